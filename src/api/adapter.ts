@@ -1,0 +1,84 @@
+import { headers as natsHeaders } from "@nats-io/nats-core";
+import type { ServiceHandler, ServiceMsg } from "@nats-io/services";
+import { BadRequestError, MonError } from "../domain/index.ts";
+import { API_VERSION_HEADER } from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+
+/** What a handler sees of a request. */
+export interface ApiRequest {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  header(name: string): string | undefined;
+}
+
+/** What a handler answers; errors are thrown as MonError and mapped here. */
+export interface ApiReply {
+  readonly body: string | Uint8Array;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type ApiHandler = (request: ApiRequest) => Promise<ApiReply>;
+
+/** API revisions this build answers (spec: Versioning 3); none has broken the first yet. */
+const SUPPORTED_API_VERSIONS = new Set(["1"]);
+
+/**
+ * The one place errors become micro errors. A MonError keeps its code and message; anything
+ * else is logged with its cause and masked as `500 internal server error` (spec: Errors).
+ * The services library does not catch async failures, so every handler goes through here.
+ */
+export function adapt(handler: ApiHandler, log: Logger): ServiceHandler {
+  return (err, msg) => {
+    if (err) {
+      log.error({ err }, "service endpoint failed");
+      return;
+    }
+    void answer(handler, msg, log);
+  };
+}
+
+async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promise<void> {
+  try {
+    const version = msg.headers?.get(API_VERSION_HEADER);
+    if (version && !SUPPORTED_API_VERSIONS.has(version)) {
+      throw new BadRequestError(
+        `${API_VERSION_HEADER} ${version} is not supported; supported: ${[...SUPPORTED_API_VERSIONS].join(", ")}`,
+      );
+    }
+    const request: ApiRequest = {
+      subject: msg.subject,
+      data: msg.data,
+      header: (name) => msg.headers?.get(name) || undefined,
+    };
+    const reply = await handler(request);
+    if (reply.headers) {
+      const headers = natsHeaders();
+      for (const [k, v] of Object.entries(reply.headers)) headers.set(k, v);
+      msg.respond(reply.body, { headers });
+    } else {
+      msg.respond(reply.body);
+    }
+  } catch (error) {
+    if (error instanceof MonError) {
+      msg.respondError(error.code, error.message);
+      return;
+    }
+    log.error({ err: error, subject: msg.subject }, "request failed with an internal error");
+    msg.respondError(500, "internal server error");
+  }
+}
+
+/** Parses a JSON request body; an empty body is `{}`. */
+export function parseJsonRequest(data: Uint8Array): Record<string, unknown> {
+  if (data.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(data).toString("utf8"));
+  } catch (cause) {
+    throw new BadRequestError(`invalid JSON: ${(cause as Error).message}`, { cause });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new BadRequestError("invalid JSON: the request must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,12 @@
+/**
+ * The request/reply API: one NATS micro service per node whose endpoints node/ adds per
+ * system and side, every handler behind the one error adapter, and `$MON.ping`.
+ * Requests flow in from the bus; replies and micro errors flow out. It owns no state.
+ */
+export { startApi } from "./service.ts";
+export type { Api } from "./service.ts";
+export { adapt, parseJsonRequest } from "./adapter.ts";
+export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
+export { dbQueryHandler } from "./db-handlers.ts";
+export type { QueryPort, QueryFormat } from "./db-handlers.ts";
+export { opsInfoHandler } from "./ops-handlers.ts";

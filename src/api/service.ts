@@ -1,0 +1,53 @@
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import { Svcm, type Service } from "@nats-io/services";
+import {
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  endpointName,
+  systemSubject,
+  type DiscoveryReply,
+} from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { adapt, type ApiHandler } from "./adapter.ts";
+import { answerPing } from "./ping.ts";
+
+export interface Api extends AsyncDisposable {
+  /** Registers `$MON.sys.<systemId>.<action>` for each handler given. */
+  addSystemEndpoints(systemId: string, handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
+}
+
+/**
+ * One micro service per node (`monitor` 0.0.1, `node_id` in its metadata) plus the
+ * `$MON.ping` subscription. Endpoints are added per system and side by node/.
+ */
+export async function startApi(
+  nc: NatsConnection,
+  options: { nodeId: string; discovery: () => DiscoveryReply; log: Logger },
+): Promise<Api> {
+  const { log } = options;
+  const service: Service = await new Svcm(nc).add({
+    name: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    description: "natsmon: monitoring of NATS systems",
+    metadata: { node_id: options.nodeId },
+  });
+  const ping: Subscription = answerPing(nc, options.discovery, log);
+  // A request sent right after subscribing can race the subscription (stack-notes pitfall 1).
+  await nc.flush();
+  return {
+    async addSystemEndpoints(systemId, handlers) {
+      for (const [action, handler] of Object.entries(handlers)) {
+        service.addEndpoint(endpointName(systemId, action), {
+          subject: systemSubject(systemId, action),
+          handler: adapt(handler, log.child({ system: systemId, endpoint: action })),
+          metadata: { system_id: systemId },
+        });
+      }
+      await nc.flush();
+    },
+    async [Symbol.asyncDispose]() {
+      ping.unsubscribe();
+      await service.stop();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { systemAssets, systemSubjects } from "../protocol/index.ts";
+
+const STREAMS_DIR = fileURLToPath(new URL("../../streams/", import.meta.url));
+
+/**
+ * Reads a stream definition from `streams/` (the `nats stream add --config` shape) and fills
+ * in the `{system_id}` and `{node_id}` tokens.
+ */
+export async function loadStreamDefinition(
+  file: string,
+  tokens: { system_id?: string; node_id?: string },
+): Promise<StreamConfig> {
+  let text = await readFile(`${STREAMS_DIR}${file}`, "utf8");
+  for (const [token, value] of Object.entries(tokens)) {
+    if (value !== undefined) text = text.replaceAll(`{${token}}`, value);
+  }
+  return JSON.parse(text) as StreamConfig;
+}
+
+/** The scrape stream of one system, checked against the names protocol/ builds. */
+export async function scrapeStreamConfig(systemId: string, replicas: number): Promise<StreamConfig> {
+  const config = await loadStreamDefinition("scrape-stream.json", { system_id: systemId });
+  const name = systemAssets(systemId).scrapeStream;
+  const subject = systemSubjects(systemId).scrapeAll;
+  if (config.name !== name || config.subjects.length !== 1 || config.subjects[0] !== subject) {
+    throw new Error(`streams/scrape-stream.json does not match protocol/subjects.ts (${name} on ${subject})`);
+  }
+  return { ...config, num_replicas: replicas };
+}
+
+/**
+ * Creates the stream, or updates it in place when it exists, so start-up is idempotent
+ * and a changed definition (say, more replicas) is applied.
+ */
+export async function ensureStream(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
+  try {
+    const info = await jsm.streams.info(config.name);
+    const current = info.config;
+    const changed =
+      current.num_replicas !== config.num_replicas ||
+      current.max_age !== config.max_age ||
+      current.duplicate_window !== config.duplicate_window ||
+      current.max_bytes !== config.max_bytes ||
+      current.allow_direct !== config.allow_direct;
+    if (changed) await jsm.streams.update(config.name, { ...current, ...config });
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
+      await jsm.streams.add(config);
+      return;
+    }
+    throw err;
+  }
+}

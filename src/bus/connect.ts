@@ -1,0 +1,28 @@
+import { readFile } from "node:fs/promises";
+import { connect } from "@nats-io/transport-node";
+import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
+import type { NatsAuth } from "../config/index.ts";
+
+export interface ConnectTarget extends NatsAuth {
+  /** One URL or several, comma-separated. */
+  readonly url: string;
+}
+
+/**
+ * Connects with whatever credentials the target carries, and keeps reconnecting for ever:
+ * a monitor must outlive restarts of the servers it watches.
+ */
+export async function connectNats(target: ConnectTarget, name: string): Promise<NatsConnection> {
+  const options: ConnectionOptions = {
+    servers: target.url.split(",").map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    waitOnFirstConnect: false,
+  };
+  if (target.creds) options.authenticator = credsAuthenticator(await readFile(target.creds));
+  if (target.user !== undefined) options.user = target.user;
+  if (target.password !== undefined) options.pass = target.password;
+  if (target.token !== undefined) options.token = target.token;
+  return connect(options);
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type { SinkConfig } from "../config/index.ts";
+import type { ConnectTarget } from "./connect.ts";
+import { natsServerConfig } from "./nats-server-config.ts";
+import { startNatsServer, type NatsServerProcess } from "./nats-server-process.ts";
+
+/** Account names of the embedded server. */
+export const EMBEDDED_ACCOUNT = { system: "SYS", monitor: "MON" } as const;
+
+export interface EmbeddedSink extends AsyncDisposable {
+  readonly server: NatsServerProcess;
+  /** natsmon's own connection: the MON account, where its streams and API live. */
+  readonly sink: ConnectTarget;
+  /** The system account, so natsmon monitors its own bus. */
+  readonly system: ConnectTarget;
+}
+
+/**
+ * Starts the embedded nats-server: JetStream on with its store under the data dir, a
+ * system account with a generated user (natsmon monitors itself through it), and a MON
+ * account that local clients without credentials land in (`no_auth_user`), so
+ * `natsmon query` and the `nats` tools work next to it with no set-up.
+ */
+export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Promise<EmbeddedSink> {
+  const workDir = join(dataDir, "nats");
+  const monitorPassword = randomBytes(18).toString("base64url");
+  const systemPassword = randomBytes(18).toString("base64url");
+  const server = await startNatsServer({
+    workDir,
+    ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
+    configText: natsServerConfig({
+      serverName: "natsmon-embedded",
+      host: config.embedded.host,
+      port: config.embedded.port,
+      workDir,
+      storeDir: join(workDir, "jetstream"),
+      maxPayload: 8 * 1024 * 1024,
+      accounts: [
+        { name: EMBEDDED_ACCOUNT.system, users: [{ user: "natsmon-sys", password: systemPassword }] },
+        {
+          name: EMBEDDED_ACCOUNT.monitor,
+          jetstream: true,
+          users: [{ user: "natsmon", password: monitorPassword }, { user: "local" }],
+        },
+      ],
+      systemAccount: EMBEDDED_ACCOUNT.system,
+      noAuthUser: "local",
+    }),
+  });
+  return {
+    server,
+    sink: { url: server.clientUrl, user: "natsmon", password: monitorPassword },
+    system: { url: server.clientUrl, user: "natsmon-sys", password: systemPassword },
+    [Symbol.asyncDispose]: () => server.stop(),
+  };
+}

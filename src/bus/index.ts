@@ -1,0 +1,16 @@
+/**
+ * The sink bus and natsmon's JetStream assets: connections, the embedded nats-server,
+ * stream definitions loaded from streams/, and the scrape-stream adapters (publisher on
+ * the scrape side, durable commit consumer on the catalog side). JsMsg never leaves here.
+ */
+export { connectNats } from "./connect.ts";
+export type { ConnectTarget } from "./connect.ts";
+export { startEmbeddedSink, EMBEDDED_ACCOUNT } from "./embedded-sink.ts";
+export type { EmbeddedSink } from "./embedded-sink.ts";
+export { startNatsServer, findNatsServer, INSTALL_HINT } from "./nats-server-process.ts";
+export type { NatsServerProcess, NatsServerPorts } from "./nats-server-process.ts";
+export { natsServerConfig } from "./nats-server-config.ts";
+export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
+export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
+export { ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
+export type { CommitDelivery } from "./scrape-stream.ts";

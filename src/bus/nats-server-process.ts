@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { createConnection } from "node:net";
+import { join } from "node:path";
+
+export interface NatsServerPorts {
+  nats?: string[];
+  monitoring?: string[];
+  cluster?: string[];
+}
+
+export interface NatsServerProcess extends AsyncDisposable {
+  readonly pid: number;
+  /** `nats://host:port` of the client listener. */
+  readonly clientUrl: string;
+  readonly ports: NatsServerPorts;
+  readonly workDir: string;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
+  stop(): Promise<void>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export const INSTALL_HINT =
+  "nats-server was not found: install it with `apt-get install -y nats-server` (Debian), " +
+  "or put a nats-server 2.9+ binary on PATH, or set sink.embedded.binary";
+
+/** Finds nats-server: the configured binary, else PATH, else Debian's /usr/sbin. */
+export function findNatsServer(binary?: string): string {
+  if (binary) return binary;
+  for (const dir of [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/local/sbin"]) {
+    if (dir && existsSync(join(dir, "nats-server"))) return join(dir, "nats-server");
+  }
+  throw new Error(INSTALL_HINT);
+}
+
+/**
+ * Starts nats-server as a child that dies with this process, even on SIGKILL: it runs
+ * under `setpriv --pdeathsig KILL` where util-linux has it. A server left behind by an
+ * earlier crash (its pid file still names a live nats-server using our config) is
+ * stopped first. Resolves once the client port accepts connections.
+ */
+export async function startNatsServer(opts: {
+  configText: string;
+  workDir: string;
+  binary?: string;
+  readyTimeoutMs?: number;
+}): Promise<NatsServerProcess> {
+  await mkdir(opts.workDir, { recursive: true });
+  const confPath = join(opts.workDir, "nats-server.conf");
+  await killOrphan(opts.workDir, confPath);
+  await removePortsFiles(opts.workDir);
+  await writeFile(confPath, opts.configText);
+  const binary = findNatsServer(opts.binary);
+  const withDeathSignal = existsSync("/usr/bin/setpriv");
+  const child: ChildProcess = withDeathSignal
+    ? spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", binary, "-c", confPath], {
+        stdio: ["ignore", "ignore", "pipe"],
+      })
+    : spawn(binary, ["-c", confPath], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-8192);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${binary}`);
+  let ports: NatsServerPorts;
+  try {
+    ports = await waitForPorts(opts.workDir, pid, exited, opts.readyTimeoutMs ?? 15_000);
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw new Error(`nats-server did not start: ${(err as Error).message}\n${stderr.trim()}`, { cause: err });
+  }
+  const clientUrl = ports.nats?.[0];
+  if (!clientUrl) throw new Error("nats-server wrote no client port");
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    pid,
+    clientUrl,
+    ports,
+    workDir: opts.workDir,
+    exited,
+    stop,
+    kill: (signal = "SIGKILL") => child.kill(signal),
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function waitForPorts(
+  workDir: string,
+  pid: number,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+): Promise<NatsServerPorts> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error("the process exited during start-up");
+    // setpriv execs nats-server, so the child's pid is the server's pid.
+    const file = join(workDir, `nats-server_${pid}.ports`);
+    if (existsSync(file)) {
+      const ports = JSON.parse(await readFile(file, "utf8")) as NatsServerPorts;
+      const url = ports.nats?.[0];
+      if (url && (await accepts(url))) return ports;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms`);
+}
+
+function accepts(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function removePortsFiles(workDir: string): Promise<void> {
+  for (const name of await readdir(workDir)) {
+    if (name.endsWith(".ports")) await rm(join(workDir, name), { force: true });
+  }
+}
+
+async function killOrphan(workDir: string, confPath: string): Promise<void> {
+  const pidFile = join(workDir, "nats-server.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number((await readFile(pidFile, "utf8")).trim());
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  let cmdline: string;
+  try {
+    cmdline = (await readFile(`/proc/${pid}/cmdline`, "utf8")).replaceAll("\0", " ");
+  } catch {
+    return;
+  }
+  if (!cmdline.includes("nats-server") || !cmdline.includes(confPath)) return;
+  process.kill(pid, "SIGKILL");
+  const deadline = Date.now() + 5_000;
+  while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+}

@@ -1,0 +1,182 @@
+import { headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import { gunzipSync } from "node:zlib";
+import {
+  ScrapeHeader,
+  systemAssets,
+  systemSubjects,
+  type CommitMarker,
+  type RawReply,
+  type ScrapePartRef,
+} from "../protocol/index.ts";
+
+/** Room left in each message for headers, below the server's max_payload. */
+const HEADER_ROOM = 4096;
+
+/**
+ * Writes one epoch to the scrape stream: each reply (split into chunks when it exceeds
+ * the server's max_payload), then the commit marker. Every message has a msg-id derived
+ * from the epoch, so a retried publish after a reconnect is deduplicated by JetStream.
+ */
+export class ScrapePublisher {
+  readonly #js: JetStreamClient;
+  readonly #subjects: ReturnType<typeof systemSubjects>;
+  readonly #maxChunk: number;
+  constructor(nc: NatsConnection, systemId: string) {
+    this.#js = jetstream(nc);
+    this.#subjects = systemSubjects(systemId);
+    this.#maxChunk = Math.max(1024, nc.info!.max_payload - HEADER_ROOM);
+  }
+
+  async publishReply(epoch: string, reply: RawReply): Promise<ScrapePartRef> {
+    const count = Math.max(1, Math.ceil(reply.data.byteLength / this.#maxChunk));
+    const acks = [];
+    for (let i = 0; i < count; i++) {
+      const h = natsHeaders();
+      h.set(ScrapeHeader.Epoch, epoch);
+      h.set(ScrapeHeader.Source, reply.source);
+      h.set(ScrapeHeader.Server, reply.server);
+      h.set(ScrapeHeader.Chunk, `${i + 1}/${count}`);
+      if (reply.encoding) h.set("Content-Encoding", reply.encoding);
+      const chunk = reply.data.subarray(i * this.#maxChunk, (i + 1) * this.#maxChunk);
+      acks.push(
+        this.#js.publish(this.#subjects.scrapePart(reply.source), chunk, {
+          headers: h,
+          msgID: `${epoch}.${reply.source}.${reply.server}.${i + 1}`,
+        }),
+      );
+    }
+    const seqs = (await Promise.all(acks)).map((ack) => ack.seq);
+    return { source: reply.source, server: reply.server, seqs, bytes: reply.data.byteLength };
+  }
+
+  async publishCommit(marker: CommitMarker): Promise<number> {
+    const h = natsHeaders();
+    h.set(ScrapeHeader.Epoch, marker.epoch);
+    const ack = await this.#js.publish(this.#subjects.scrapeCommit, JSON.stringify(marker), {
+      headers: h,
+      msgID: `${marker.epoch}.commit`,
+    });
+    return ack.seq;
+  }
+}
+
+/** A commit marker handed to the catalog side, with its explicit ack handle. */
+export interface CommitDelivery {
+  readonly marker: CommitMarker;
+  /** Stream sequence of the marker; the catalog stores it with the folded epoch. */
+  readonly seq: number;
+  readonly redelivered: boolean;
+  /** Reads the parts the marker lists, chunks joined and decompressed. */
+  readParts(): Promise<{ source: string; server: string; text: string }[]>;
+  /** Tells the server the fold is still running, so the marker is not redelivered. */
+  working(): void;
+  ack(): Promise<void>;
+  nak(delayMs: number): void;
+  term(reason: string): void;
+}
+
+/**
+ * The catalog's durable consumer of commit markers. Parts are not consumed: they are read
+ * by sequence when their marker arrives, so a crash before the ack simply redelivers the
+ * marker and the fold runs again (and is skipped if it had committed).
+ */
+export async function consumeCommits(
+  nc: NatsConnection,
+  systemId: string,
+  options: { ackWaitMs: number },
+): Promise<{ commits: AsyncIterable<CommitDelivery>; stop(): Promise<void> }> {
+  const jsm = await jetstreamManager(nc);
+  const assets = systemAssets(systemId);
+  const subjects = systemSubjects(systemId);
+  await ensureCommitConsumer(
+    jsm,
+    assets.scrapeStream,
+    assets.catalogConsumer,
+    subjects.scrapeCommit,
+    options,
+  );
+  const consumer = await jetstream(nc).consumers.get(assets.scrapeStream, assets.catalogConsumer);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
+  async function* deliveries(): AsyncGenerator<CommitDelivery> {
+    for await (const m of messages) yield toDelivery(jsm, assets.scrapeStream, m);
+  }
+  return {
+    commits: deliveries(),
+    stop: async () => {
+      await messages.close();
+    },
+  };
+}
+
+async function ensureCommitConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  filter: string,
+  options: { ackWaitMs: number },
+): Promise<void> {
+  const config = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: filter,
+    ack_wait: options.ackWaitMs * 1_000_000,
+    // Epochs are folded strictly in order, one at a time.
+    max_ack_pending: 1,
+    max_deliver: -1,
+  };
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_ack_pending: 1 });
+  } catch {
+    await jsm.consumers.add(stream, config);
+  }
+}
+
+function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDelivery {
+  const marker = m.json<CommitMarker>();
+  return {
+    marker,
+    seq: m.seq,
+    redelivered: m.redelivered,
+    readParts: () => readParts(jsm, stream, marker.parts),
+    working: () => m.working(),
+    ack: async () => {
+      await m.ackAck();
+    },
+    nak: (delayMs) => m.nak(delayMs),
+    term: (reason) => m.term(reason),
+  };
+}
+
+async function readParts(
+  jsm: JetStreamManager,
+  stream: string,
+  parts: ScrapePartRef[],
+): Promise<{ source: string; server: string; text: string }[]> {
+  return Promise.all(
+    parts.map(async (part) => {
+      const chunks: Uint8Array[] = [];
+      let encoding: string | undefined;
+      for (const seq of part.seqs) {
+        const msg = await jsm.streams.getMessage(stream, { seq });
+        if (msg === null) throw new Error(`scrape part ${part.source}/${part.server} seq ${seq} is gone`);
+        encoding = msg.header.get("Content-Encoding") || undefined;
+        chunks.push(msg.data);
+      }
+      const joined = Buffer.concat(chunks);
+      const data = encoding === "gzip" ? gunzipSync(joined) : joined;
+      return { source: part.source, server: part.server, text: data.toString("utf8") };
+    }),
+  );
+}

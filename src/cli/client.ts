@@ -1,0 +1,53 @@
+import { readFile } from "node:fs/promises";
+import { connect } from "@nats-io/transport-node";
+import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
+import type { Command } from "commander";
+
+export interface ClientOptions {
+  server?: string;
+  creds?: string;
+  user?: string;
+  password?: string;
+  token?: string;
+}
+
+/** The embedded default listens here, so `natsmon query` works next to `npm start`. */
+export const DEFAULT_SERVER = "nats://127.0.0.1:4222";
+
+/** Adds the usual NATS connection flags to a client command. */
+export function withClientOptions(command: Command): Command {
+  return command
+    .option(
+      "-s, --server <url>",
+      `NATS server URL(s), comma-separated (env NATS_URL; default ${DEFAULT_SERVER})`,
+    )
+    .option("--creds <file>", "NATS credentials file")
+    .option("--user <user>", "NATS user")
+    .option("--password <password>", "NATS password")
+    .option("--token <token>", "NATS token");
+}
+
+/** Connects a client command to the bus; fails fast with a hint rather than retrying for ever. */
+export async function connectClient(options: ClientOptions): Promise<NatsConnection> {
+  const servers = (options.server ?? process.env.NATS_URL ?? DEFAULT_SERVER).split(",").map((s) => s.trim());
+  const connectOptions: ConnectionOptions = { servers, name: "natsmon-cli", maxReconnectAttempts: 2 };
+  if (options.creds) connectOptions.authenticator = credsAuthenticator(await readFile(options.creds));
+  if (options.user) connectOptions.user = options.user;
+  if (options.password) connectOptions.pass = options.password;
+  if (options.token) connectOptions.token = options.token;
+  try {
+    return await connect(connectOptions);
+  } catch (cause) {
+    throw new Error(
+      `cannot connect to ${servers.join(", ")}: ${(cause as Error).message}. ` +
+        "Is a natsmon node running (npm start)? Point --server or NATS_URL at its bus.",
+      { cause },
+    );
+  }
+}
+
+/** Prints an error for a person and sets a failing exit code. */
+export function fail(message: string, exitCode = 1): void {
+  process.stderr.write(`natsmon: ${message}\n`);
+  process.exitCode = exitCode;
+}

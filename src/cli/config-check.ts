@@ -1,0 +1,27 @@
+import type { Command } from "commander";
+import { loadConfig, formatConfigIssues } from "../config/index.ts";
+import { fail } from "./client.ts";
+
+/** `natsmon config check`: the start-up validation, without starting anything. */
+export function configCommand(program: Command): void {
+  const config = program.command("config").description("configuration tools");
+  config
+    .command("check")
+    .description("validate the configuration exactly as start-up does, without starting")
+    .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
+    .action(async (options: { config?: string }) => {
+      const file = options.config ?? process.env.NATSMON_CONFIG;
+      const result = await loadConfig({ ...(file ? { file } : {}), env: process.env });
+      if (!result.ok) {
+        fail(`${file ?? "configuration"} is invalid:\n${formatConfigIssues(result.errors)}`, 2);
+        return;
+      }
+      for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+      const c = result.config;
+      process.stdout.write(
+        `${file ?? "configuration"} is valid: node ${c.node.id}, ` +
+          `sink ${c.sink.url ?? "embedded"}, systems ${c.systems.map((s) => `${s.id} (${s.roles.join("+")})`).join(", ")}, ` +
+          `${c.notifications.endpoints.length} notification endpoint(s)\n`,
+      );
+    });
+}

@@ -1,0 +1,8 @@
+/**
+ * The `natsmon` command line: one file per command. `run` starts a node; the client
+ * commands talk only to the API on the bus, exactly as a remote user would.
+ */
+export { runCommand } from "./run.ts";
+export { configCommand } from "./config-check.ts";
+export { systemsCommand } from "./systems.ts";
+export { queryCommand } from "./query.ts";

@@ -1,0 +1,72 @@
+import type { Command } from "commander";
+import { loadConfig, formatConfigIssues } from "../config/index.ts";
+import { createLogger } from "../lib/index.ts";
+import { startNode } from "../node/index.ts";
+import type { ScrapeFaults } from "../scrape/index.ts";
+import { fail } from "./client.ts";
+
+/**
+ * Crash points for the crash-safety tests: `NATSMON_FAULT=before-commit|after-commit|after-fold`
+ * kills the process with SIGKILL the first time it gets there. Never set it in production.
+ */
+function faultsFromEnv(): ScrapeFaults | undefined {
+  const point = process.env.NATSMON_FAULT;
+  if (!point) return undefined;
+  const crash = () => process.kill(process.pid, "SIGKILL");
+  switch (point) {
+    case "before-commit":
+      return { beforeCommit: crash };
+    case "after-commit":
+      return { afterCommit: crash };
+    case "after-fold":
+      return { afterFold: crash };
+    default:
+      throw new Error(`NATSMON_FAULT=${point} is not one of before-commit, after-commit, after-fold`);
+  }
+}
+
+/** `natsmon run`: start a node; stop it cleanly on SIGINT or SIGTERM. */
+export function runCommand(program: Command): void {
+  program
+    .command("run", { isDefault: true })
+    .description("start a natsmon node (an embedded bus monitoring itself when nothing is configured)")
+    .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
+    .option("--data-dir <dir>", "where DuckDB files and the embedded server's store live")
+    .option("--sink <url>", "NATS URL of the sink bus (default: start an embedded nats-server)")
+    .action(async (options: { config?: string; dataDir?: string; sink?: string }) => {
+      const file = options.config ?? process.env.NATSMON_CONFIG;
+      const result = await loadConfig({
+        ...(file ? { file } : {}),
+        env: process.env,
+        flags: { "node.data-dir": options.dataDir, "sink.url": options.sink },
+      });
+      if (!result.ok) {
+        fail(`invalid configuration:\n${formatConfigIssues(result.errors)}`, 2);
+        return;
+      }
+      const config = result.config;
+      const log = createLogger(config.log.level, { app: "natsmon" });
+      for (const warning of result.warnings) log.warn(warning);
+      const node = await startNode(config, { log, ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}) });
+      const system = config.systems[0]?.id;
+      const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;
+      process.stdout.write(
+        [
+          `natsmon ${node.nodeId} is running; its bus listens at ${node.url}${node.embedded ? " (embedded nats-server)" : ""}.`,
+          system
+            ? `Try, in another terminal:  npm run natsmon -- query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
+            : "",
+          "Stop with Ctrl-C.",
+          "",
+        ]
+          .filter((l) => l !== "")
+          .join("\n") + "\n",
+      );
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      log.info("stopping");
+      await node[Symbol.asyncDispose]();
+    });
+}

@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import { connectClient, withClientOptions, type ClientOptions } from "./client.ts";
+import { discover } from "./discover.ts";
+import { renderTable } from "./table.ts";
+
+/** `natsmon systems`: which nodes and systems answer `$MON.ping`. */
+export function systemsCommand(program: Command): void {
+  withClientOptions(
+    program
+      .command("systems")
+      .description("list the natsmon nodes and systems on the bus ($MON.ping)")
+      .option("--json", "print the discovery replies as JSON")
+      .option("--wait <ms>", "how long to collect replies", "1000"),
+  ).action(async (options: ClientOptions & { json?: boolean; wait: string }) => {
+    const nc = await connectClient(options);
+    try {
+      const replies = await discover(nc, Number(options.wait));
+      if (options.json) {
+        process.stdout.write(JSON.stringify(replies, null, 2) + "\n");
+        return;
+      }
+      const rows = replies.flatMap((r) =>
+        r.systems.length === 0
+          ? [{ node: r.node_id, version: r.version, system: "", roles: "", status: "" }]
+          : r.systems.map((s) => ({
+              node: r.node_id,
+              version: r.version,
+              system: s.id,
+              roles: s.roles.join(","),
+              status: s.catalog_error ? `catalog error: ${s.catalog_error}` : "ok",
+            })),
+      );
+      process.stdout.write(rows.length ? renderTable(rows) : "no natsmon node answered $MON.ping\n");
+    } finally {
+      await nc.close();
+    }
+  });
+}

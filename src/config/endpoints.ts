@@ -1,0 +1,109 @@
+import type { RawConfig, RawEndpoint } from "./schema.ts";
+import type { AuthType, EndpointConfig } from "./types.ts";
+
+const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
+const LEGACY_CODE = /^[A-Z]+(_[A-Z0-9]+)+$/;
+
+interface Issue {
+  path: string;
+  message: string;
+}
+
+/** `SERVER_001` → `server-001`, the current spelling of an old-style check code. */
+export function modernCode(code: string): string {
+  return code.toLowerCase().replaceAll("_", "-");
+}
+
+function checkPattern(
+  pattern: string,
+  path: string,
+  known: ReadonlySet<string> | undefined,
+): Issue | undefined {
+  if (pattern === "") return { path, message: "must not be empty" };
+  if (pattern.slice(0, -1).includes("*"))
+    return { path, message: `"${pattern}": * is allowed only as the last character` };
+  if (LEGACY_CODE.test(pattern.replace(/\*$/, ""))) {
+    return { path, message: `"${pattern}" is an old-style check code; use "${modernCode(pattern)}"` };
+  }
+  if (known && pattern !== "*") {
+    const matches = pattern.endsWith("*")
+      ? [...known].some((c) => c.startsWith(pattern.slice(0, -1)))
+      : known.has(pattern);
+    if (!matches) return { path, message: `"${pattern}" matches no check` };
+  }
+  return undefined;
+}
+
+/**
+ * Startup validation of notification endpoints (spec: Errors): every endpoint, enabled or
+ * not, is checked, and each problem names the endpoint by its path.
+ */
+export function resolveEndpoints(
+  raw: RawConfig["notifications"],
+  systems: ReadonlySet<string>,
+  known: ReadonlySet<string> | undefined,
+): { endpoints: EndpointConfig[]; issues: Issue[]; warnings: string[] } {
+  const issues: Issue[] = [];
+  const endpoints: EndpointConfig[] = [];
+  const names = new Map<string, string>();
+  const lists: ["webhook" | "alertmanager", RawEndpoint[]][] = [
+    ["webhook", raw?.webhook ?? []],
+    ["alertmanager", raw?.alertmanager ?? []],
+  ];
+  for (const [type, list] of lists) {
+    list.forEach((e, i) => {
+      const at = `notifications.${type}[${i}]`;
+      if (!e.name) issues.push({ path: `${at}.name`, message: "is required" });
+      else if (names.has(e.name))
+        issues.push({ path: `${at}.name`, message: `"${e.name}" is already used by ${names.get(e.name)}` });
+      else names.set(e.name, at);
+      if (!e.url) issues.push({ path: `${at}.url`, message: "is required" });
+      else if (!isHttpUrl(e.url))
+        issues.push({ path: `${at}.url`, message: "must be an http or https URL with a host" });
+      const auth = e["auth-type"] || undefined;
+      if (auth !== undefined && !AUTH_TYPES.includes(auth)) {
+        issues.push({
+          path: `${at}.auth-type`,
+          message: `"${auth}" is not one of basic, bearer, hmac (or empty)`,
+        });
+      }
+      if (auth === "basic" && !e["auth-user"])
+        issues.push({ path: `${at}.auth-user`, message: "is required with auth-type basic" });
+      if (auth && AUTH_TYPES.includes(auth) && !e["auth-token"]) {
+        issues.push({ path: `${at}.auth-token`, message: `is required with auth-type ${auth}` });
+      }
+      for (const field of ["subscriptions", "ignore"] as const) {
+        (e[field] ?? []).forEach((p, j) => {
+          const issue = checkPattern(p, `${at}.${field}[${j}]`, known);
+          if (issue) issues.push(issue);
+        });
+      }
+      (e.systems ?? []).forEach((s, j) => {
+        if (!systems.has(s))
+          issues.push({ path: `${at}.systems[${j}]`, message: `"${s}" is not a system this node serves` });
+      });
+      endpoints.push({
+        type,
+        name: e.name ?? "",
+        url: e.url ?? "",
+        enabled: e.enabled ?? true,
+        ...(auth ? { authType: auth as AuthType } : {}),
+        ...(e["auth-user"] ? { authUser: e["auth-user"] } : {}),
+        ...(e["auth-token"] ? { authToken: e["auth-token"] } : {}),
+        subscriptions: e.subscriptions ?? [],
+        ignore: e.ignore ?? [],
+        systems: e.systems ?? [],
+      });
+    });
+  }
+  return { endpoints, issues, warnings: [] };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}

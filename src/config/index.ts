@@ -1,0 +1,24 @@
+/**
+ * Configuration: a YAML file, `NATSMON_*` environment variables and flags flow in; one
+ * validated, fully defaulted, frozen Config flows out, or every problem at once, each
+ * named by its path. Owns no state.
+ */
+export { loadConfig, formatConfigIssues } from "./load.ts";
+export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
+export { parseDuration } from "./duration.ts";
+export { envName } from "./sources.ts";
+export { modernCode } from "./endpoints.ts";
+export type {
+  Config,
+  NodeConfig,
+  SinkConfig,
+  SystemConfig,
+  ScraperConfig,
+  DbConfig,
+  EndpointConfig,
+  NotificationsConfig,
+  NatsAuth,
+  MonitoredNats,
+  AuthType,
+  LogLevel,
+} from "./types.ts";

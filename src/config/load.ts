@@ -1,0 +1,108 @@
+import { readFile } from "node:fs/promises";
+import { hostname as osHostname } from "node:os";
+import { parseDocument } from "yaml";
+import type { z } from "zod";
+import { fileSchema } from "./schema.ts";
+import { applyOverrides } from "./sources.ts";
+import { resolveConfig } from "./resolve.ts";
+import type { Config } from "./types.ts";
+
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+export type ConfigResult =
+  { ok: true; config: Config; warnings: string[] } | { ok: false; errors: ConfigIssue[] };
+
+export interface LoadOptions {
+  file?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Dotted kebab paths, e.g. `{"sink.url": "nats://…"}`. */
+  flags?: Readonly<Record<string, unknown>>;
+  hostname?: string;
+  knownCheckCodes?: ReadonlySet<string>;
+}
+
+/**
+ * YAML file, then `NATSMON_*` env, then flags, validated once into a frozen, defaulted
+ * Config. Every problem is reported together, each named by its path.
+ */
+export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResult> {
+  let raw: Record<string, unknown> = {};
+  if (options.file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.file, "utf8");
+    } catch (err) {
+      return {
+        ok: false,
+        errors: [{ path: "(file)", message: `cannot read ${options.file}: ${(err as Error).message}` }],
+      };
+    }
+    const doc = parseDocument(text, { prettyErrors: true });
+    if (doc.errors.length > 0) {
+      return {
+        ok: false,
+        errors: doc.errors.map((e) => ({ path: "(file)", message: e.message.split("\n")[0]! })),
+      };
+    }
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) {
+      if (typeof value !== "object" || Array.isArray(value)) {
+        return {
+          ok: false,
+          errors: [{ path: "(file)", message: "the configuration must be a YAML mapping" }],
+        };
+      }
+      raw = value as Record<string, unknown>;
+    }
+  }
+  const overrideIssues = applyOverrides(raw, options.env ?? {}, options.flags ?? {});
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, errors: [...overrideIssues, ...zodIssues(parsed.error)] };
+  }
+  const { config, issues, warnings } = resolveConfig(
+    parsed.data,
+    options.hostname ?? safeHostname(),
+    options.knownCheckCodes,
+  );
+  const errors = [...overrideIssues, ...issues];
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, config: deepFreeze(config), warnings };
+}
+
+export function formatConfigIssues(errors: readonly ConfigIssue[]): string {
+  return errors.map((e) => `${e.path}: ${e.message}`).join("\n");
+}
+
+function zodIssues(error: z.ZodError): ConfigIssue[] {
+  return error.issues.map((issue) => {
+    let path = "";
+    for (const key of issue.path) {
+      path += typeof key === "number" ? `[${key}]` : path === "" ? String(key) : `.${String(key)}`;
+    }
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys;
+      return {
+        path: keys.map((k) => (path ? `${path}.${k}` : k)).join(", "),
+        message: "is not a known setting",
+      };
+    }
+    return { path: path || "(root)", message: issue.message };
+  });
+}
+
+function safeHostname(): string {
+  // A node id must be a token; hostnames may carry dots.
+  return osHostname().replaceAll(/[^A-Za-z0-9_-]/g, "-") || "natsmon";
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,98 @@
+import type { Role } from "../domain/index.ts";
+import type { RawConfig, RawSystem } from "./schema.ts";
+import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
+import { resolveEndpoints } from "./endpoints.ts";
+
+export interface ResolveIssue {
+  path: string;
+  message: string;
+}
+
+/** The system a node serves when nothing is configured: its own embedded bus. */
+const DEFAULT_SYSTEM: RawSystem = { id: "local" };
+
+type RawScraper = NonNullable<RawConfig["scraper"]>;
+type RawDb = NonNullable<RawConfig["db"]>;
+
+function scraper(top: RawScraper | undefined, own: RawScraper | undefined): ScraperConfig {
+  const s = { ...top, ...own };
+  return { intervalMs: s.interval ?? 30_000, quietMs: s.quiet ?? 300, timeoutMs: s.timeout ?? 5_000 };
+}
+
+function db(top: RawDb | undefined, own: RawDb | undefined): DbConfig {
+  const d = { ...top, ...own };
+  const stream = { ...top?.["query-stream"], ...own?.["query-stream"] };
+  const profile = { ...top?.["memory-profile"], ...own?.["memory-profile"] };
+  return {
+    retentionMs: d.retention ?? 768 * 3_600_000,
+    memoryLimit: d["memory-limit"] ?? "1GB",
+    threads: d.threads ?? 0,
+    queryMaxRows: d["query-max-rows"] ?? 100_000,
+    queryTimeoutMs: d["query-timeout"] ?? 30_000,
+    queryStream: {
+      maxRows: stream["max-rows"] ?? 1_000_000,
+      window: stream.window ?? 8,
+      compression: stream.compression ?? "none",
+    },
+    memoryProfile: { enabled: profile.enabled ?? false, intervalMs: profile.interval ?? 2_000 },
+  };
+}
+
+/** Turns the schema-checked file into the defaulted Config, collecting cross-field issues. */
+export function resolveConfig(
+  raw: RawConfig,
+  hostname: string,
+  knownCheckCodes: ReadonlySet<string> | undefined,
+): { config: Config; issues: ResolveIssue[]; warnings: string[] } {
+  const issues: ResolveIssue[] = [];
+  if (raw.system && raw.systems) {
+    issues.push({ path: "systems", message: "give either system (one) or systems (a list), not both" });
+  }
+  const rawSystems: { raw: RawSystem; path: string }[] = raw.systems
+    ? raw.systems.map((s, i) => ({ raw: s, path: `systems[${i}]` }))
+    : [{ raw: raw.system ?? DEFAULT_SYSTEM, path: "system" }];
+  const seen = new Map<string, string>();
+  for (const { raw: s, path } of rawSystems) {
+    const first = seen.get(s.id);
+    if (first) issues.push({ path: `${path}.id`, message: `"${s.id}" is already the id of ${first}` });
+    else seen.set(s.id, path);
+  }
+  const systems: SystemConfig[] = rawSystems.map(({ raw: s }) => ({
+    id: s.id,
+    roles: (s.roles ?? ["scrape", "catalog"]) as Role[],
+    metadata: s.metadata ?? {},
+    ...(s.nats ? { nats: s.nats } : {}),
+    scraper: scraper(raw.scraper, s.scraper),
+    db: db(raw.db, s.db),
+    disabledChecks: s["disabled-checks"] ?? raw["disabled-checks"] ?? [],
+    checkThresholds: { ...raw["check-thresholds"], ...s["check-thresholds"] },
+  }));
+  if (systems.length > 1 && !raw.node?.id) {
+    issues.push({ path: "node.id", message: "is required when the node serves several systems" });
+  }
+  const nodeId = raw.node?.id ?? (systems.length === 1 ? systems[0]!.id : hostname);
+  const endpoints = resolveEndpoints(raw.notifications, new Set(systems.map((s) => s.id)), knownCheckCodes);
+  issues.push(...endpoints.issues);
+  const sink = raw.sink ?? {};
+  const config: Config = {
+    node: { id: nodeId, metadata: raw.node?.metadata ?? {}, dataDir: raw.node?.["data-dir"] ?? "./data" },
+    sink: {
+      ...(sink.url ? { url: sink.url } : {}),
+      ...(sink.creds ? { creds: sink.creds } : {}),
+      ...(sink.user ? { user: sink.user } : {}),
+      ...(sink.password ? { password: sink.password } : {}),
+      ...(sink.token ? { token: sink.token } : {}),
+      replicas: sink.replicas ?? 1,
+      embedded: {
+        host: sink.embedded?.host ?? "127.0.0.1",
+        port: sink.embedded?.port ?? 4222,
+        ...(sink.embedded?.binary ? { binary: sink.embedded.binary } : {}),
+      },
+    },
+    systems,
+    web: raw.web?.["external-url"] ? { externalUrl: raw.web["external-url"] } : {},
+    notifications: { endpoints: endpoints.endpoints },
+    log: { level: raw.log?.level ?? "info" },
+  };
+  return { config, issues, warnings: endpoints.warnings };
+}

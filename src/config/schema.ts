@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { isToken } from "../domain/index.ts";
+import { parseDuration } from "./duration.ts";
+
+const token = z.string().refine(isToken, "must be a token of letters, digits, _ and - only");
+const duration = z
+  .string()
+  .refine((v) => parseDuration(v) !== undefined, 'must be a duration such as "30s", "1m" or "768h"')
+  .transform((v) => parseDuration(v)!);
+const natsUrl = z
+  .string()
+  .refine(
+    (v) =>
+      v
+        .split(",")
+        .every((u) => /^(nats|tls|ws|wss):\/\/[^/\s]+/.test(u.trim()) || /^[\w.-]+:\d+$/.test(u.trim())),
+    "must be nats://host:port (or tls://, ws://, wss://), comma-separated for several",
+  );
+const labels = z.record(z.string(), z.string());
+
+const natsAuth = {
+  creds: z.string().optional(),
+  user: z.string().optional(),
+  password: z.string().optional(),
+  token: z.string().optional(),
+};
+
+export const scraperSchema = z.strictObject({
+  interval: duration.optional(),
+  quiet: duration.optional(),
+  timeout: duration.optional(),
+});
+
+export const dbSchema = z.strictObject({
+  retention: duration.optional(),
+  "memory-limit": z.string().optional(),
+  threads: z.number().int().min(0).optional(),
+  "query-max-rows": z.number().int().positive().optional(),
+  "query-timeout": duration.optional(),
+  "query-stream": z
+    .strictObject({
+      "max-rows": z.number().int().min(0).optional(),
+      window: z.number().int().positive().optional(),
+      compression: z.enum(["none", "lz4", "zstd"]).optional(),
+    })
+    .optional(),
+  "memory-profile": z
+    .strictObject({ enabled: z.boolean().optional(), interval: duration.optional() })
+    .optional(),
+});
+
+const perSystem = {
+  scraper: scraperSchema.optional(),
+  db: dbSchema.optional(),
+  "disabled-checks": z.array(z.string()).optional(),
+  "check-thresholds": z.record(z.string(), z.record(z.string(), z.number())).optional(),
+};
+
+export const systemSchema = z.strictObject({
+  id: token,
+  roles: z
+    .array(z.enum(["scrape", "catalog"]))
+    .min(1, "must name at least one role")
+    .refine((r) => new Set(r).size === r.length, "must not repeat a role")
+    .optional(),
+  metadata: labels.optional(),
+  nats: z.strictObject({ url: natsUrl, ...natsAuth }).optional(),
+  ...perSystem,
+});
+
+const endpointSchema = z.strictObject({
+  name: z.string().min(1, "is required").optional(),
+  url: z.string().optional(),
+  enabled: z.boolean().optional(),
+  "auth-type": z.string().optional(),
+  "auth-user": z.string().optional(),
+  "auth-token": z.string().optional(),
+  subscriptions: z.array(z.string()).optional(),
+  ignore: z.array(z.string()).optional(),
+  systems: z.array(z.string()).optional(),
+});
+export type RawEndpoint = z.infer<typeof endpointSchema>;
+
+export const fileSchema = z.strictObject({
+  node: z
+    .strictObject({
+      id: token.optional(),
+      metadata: labels.optional(),
+      "data-dir": z.string().min(1).optional(),
+    })
+    .optional(),
+  sink: z
+    .strictObject({
+      url: natsUrl.optional(),
+      ...natsAuth,
+      replicas: z.number().int().min(1).max(5).optional(),
+      embedded: z
+        .strictObject({
+          host: z.string().min(1).optional(),
+          port: z.number().int().min(-1).max(65535).optional(),
+          binary: z.string().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  system: systemSchema.optional(),
+  systems: z.array(systemSchema).optional(),
+  ...perSystem,
+  web: z.strictObject({ "external-url": z.url().optional() }).optional(),
+  notifications: z
+    .strictObject({
+      webhook: z.array(endpointSchema).optional(),
+      alertmanager: z.array(endpointSchema).optional(),
+    })
+    .optional(),
+  log: z
+    .strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).optional() })
+    .optional(),
+});
+export type RawConfig = z.infer<typeof fileSchema>;
+export type RawSystem = z.infer<typeof systemSchema>;

@@ -1,0 +1,104 @@
+import type { Role } from "../domain/index.ts";
+
+/**
+ * The one validated, fully defaulted, frozen configuration (architecture.md §8).
+ * Durations are milliseconds internally (`…Ms`); the wire converts to nanoseconds.
+ */
+export interface Config {
+  readonly node: NodeConfig;
+  readonly sink: SinkConfig;
+  /** Every system this node serves (the single `system:` form becomes a list of one). */
+  readonly systems: readonly SystemConfig[];
+  readonly web: { readonly externalUrl?: string };
+  readonly notifications: NotificationsConfig;
+  readonly log: { readonly level: LogLevel };
+}
+
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+
+export interface NodeConfig {
+  /** Resolved per spec: configured, else the served system's id, else the hostname. */
+  readonly id: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly dataDir: string;
+}
+
+export interface NatsAuth {
+  readonly creds?: string;
+  readonly user?: string;
+  readonly password?: string;
+  readonly token?: string;
+}
+
+export interface SinkConfig extends NatsAuth {
+  /** Absent: natsmon starts its embedded nats-server. */
+  readonly url?: string;
+  /** Replicas of natsmon's own streams and buckets. */
+  readonly replicas: number;
+  readonly embedded: {
+    readonly host: string;
+    /** -1 lets the OS choose. */
+    readonly port: number;
+    /** nats-server binary; found on PATH (and /usr/sbin) when absent. */
+    readonly binary?: string;
+  };
+}
+
+export interface MonitoredNats extends NatsAuth {
+  readonly url: string;
+}
+
+export interface SystemConfig {
+  readonly id: string;
+  readonly roles: readonly Role[];
+  readonly metadata: Readonly<Record<string, string>>;
+  /** The monitored system through its system account; absent monitors the sink itself. */
+  readonly nats?: MonitoredNats;
+  readonly scraper: ScraperConfig;
+  readonly db: DbConfig;
+  readonly disabledChecks: readonly string[];
+  readonly checkThresholds: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
+export interface ScraperConfig {
+  readonly intervalMs: number;
+  /** A gather ends after this long with no new reply. */
+  readonly quietMs: number;
+  /** …and in any case after this long. */
+  readonly timeoutMs: number;
+}
+
+export interface DbConfig {
+  /** 0 keeps everything. */
+  readonly retentionMs: number;
+  readonly memoryLimit: string;
+  /** 0: DuckDB's default (one per core). */
+  readonly threads: number;
+  readonly queryMaxRows: number;
+  readonly queryTimeoutMs: number;
+  readonly queryStream: {
+    readonly maxRows: number;
+    readonly window: number;
+    readonly compression: "none" | "lz4" | "zstd";
+  };
+  readonly memoryProfile: { readonly enabled: boolean; readonly intervalMs: number };
+}
+
+export type AuthType = "basic" | "bearer" | "hmac";
+
+export interface EndpointConfig {
+  readonly type: "webhook" | "alertmanager";
+  readonly name: string;
+  readonly url: string;
+  readonly enabled: boolean;
+  readonly authType?: AuthType;
+  readonly authUser?: string;
+  readonly authToken?: string;
+  readonly subscriptions: readonly string[];
+  readonly ignore: readonly string[];
+  readonly systems: readonly string[];
+}
+
+export interface NotificationsConfig {
+  readonly endpoints: readonly EndpointConfig[];
+}

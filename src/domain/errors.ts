@@ -1,0 +1,50 @@
+/** HTTP-style codes natsmon answers with (spec: Errors). */
+export const ErrorCode = {
+  BadRequest: 400,
+  NotFound: 404,
+  Timeout: 408,
+  TooLarge: 413,
+  Internal: 500,
+  Unavailable: 503,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The one error family. Mapped to micro errors in api/ and to HTTP statuses in the gateway. */
+export class MonError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+export class BadRequestError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.BadRequest, message, options);
+  }
+}
+
+export class NotFoundError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.NotFound, message, options);
+  }
+}
+
+export class QueryTimeoutError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Timeout, message, options);
+  }
+}
+
+export class TooManyRowsError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.TooLarge, message, options);
+  }
+}
+
+export class CatalogUnavailableError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Unavailable, message, options);
+  }
+}

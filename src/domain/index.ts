@@ -1,0 +1,17 @@
+/**
+ * The shared vocabulary of natsmon: ids, epochs, roles and the error family.
+ * Pure values and functions, no I/O; every other folder may import it.
+ */
+export { isToken, assertToken } from "./ids.ts";
+export { formatEpoch, parseEpoch } from "./epoch.ts";
+export type { Epoch } from "./epoch.ts";
+export { Role, ROLES } from "./roles.ts";
+export {
+  ErrorCode,
+  MonError,
+  BadRequestError,
+  NotFoundError,
+  QueryTimeoutError,
+  TooManyRowsError,
+  CatalogUnavailableError,
+} from "./errors.ts";

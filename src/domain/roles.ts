@@ -1,0 +1,3 @@
+export const Role = { Scrape: "scrape", Catalog: "catalog" } as const;
+export type Role = (typeof Role)[keyof typeof Role];
+export const ROLES: readonly Role[] = [Role.Scrape, Role.Catalog];

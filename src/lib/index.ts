@@ -1,0 +1,7 @@
+/**
+ * Domain-free helpers: logging and exact JSON. Nothing here knows about NATS,
+ * DuckDB or natsmon's domain.
+ */
+export { createLogger, silentLogger } from "./logger.ts";
+export type { Logger } from "./logger.ts";
+export { parseJsonExact, stringifyExact } from "./json.ts";

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
+import { Command } from "commander";
+import { configCommand, queryCommand, runCommand, systemsCommand } from "./cli/index.ts";
+import { VERSION } from "./node/index.ts";
+
+const program = new Command("natsmon")
+  .description("natsmon: monitoring of NATS systems")
+  .version(VERSION)
+  .showHelpAfterError();
+runCommand(program);
+configCommand(program);
+systemsCommand(program);
+queryCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.stderr.write(`natsmon: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,146 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { consumeCommits, type CommitDelivery } from "../bus/index.ts";
+import { foldEpoch, openCatalog, runReadOnlyQuery, type Catalog } from "../catalog/index.ts";
+import type { SystemConfig } from "../config/index.ts";
+import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
+import { publishEpoch } from "../feed/index.ts";
+import { parseJsonExact, type Logger } from "../lib/index.ts";
+import type { QueryPort } from "../api/index.ts";
+
+export interface CatalogSide extends AsyncDisposable {
+  readonly query: QueryPort;
+  /** The reason the database would not open, while it is not open. */
+  readonly error: string | undefined;
+  /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
+  readonly foldedThrough: () => number;
+}
+
+/** How long the server waits for an ack before redelivering a marker (the fold says `working`). */
+const ACK_WAIT_MS = 60_000;
+/** Delay before a marker whose fold failed is tried again. */
+const RETRY_MS = 5_000;
+
+/**
+ * ③ The catalog side of one system: opens its DuckDB file, consumes commit markers in
+ * order, folds each epoch in one transaction, announces it on feed.epoch, then acks.
+ * A crash anywhere before the ack redelivers the marker; the fold skips an epoch it
+ * already has, so nothing is lost or counted twice.
+ */
+export async function startCatalogSide(options: {
+  sink: NatsConnection;
+  system: SystemConfig;
+  nodeId: string;
+  dataDir: string;
+  log: Logger;
+  faults?: { afterFold?: () => void };
+}): Promise<CatalogSide> {
+  const { sink, system, nodeId, log } = options;
+  let catalog: Catalog | undefined;
+  let error: string | undefined;
+  try {
+    catalog = await openCatalog({
+      path: `${options.dataDir}/${system.id}.duckdb`,
+      db: system.db,
+      logger: log,
+    });
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+    log.error({ err }, "catalog database would not open; queries answer 503 until it does");
+  }
+
+  let lastSeq = 0;
+  let loop: Promise<void> = Promise.resolve();
+  let stopConsumer = async () => {};
+  if (catalog) {
+    const open = catalog;
+    const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
+    stopConsumer = consumer.stop;
+    loop = (async () => {
+      for await (const delivery of consumer.commits) {
+        await handleCommit(open, delivery, {
+          sink,
+          systemId: system.id,
+          nodeId,
+          log,
+          faults: options.faults,
+        });
+        lastSeq = delivery.seq;
+      }
+    })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
+  }
+
+  const query: QueryPort = {
+    query: (request, format) => {
+      if (!catalog) throw new CatalogUnavailableError(`catalog of system ${system.id} is not open: ${error}`);
+      return runReadOnlyQuery(catalog, request, {
+        maxRows: system.db.queryMaxRows,
+        timeoutMs: system.db.queryTimeoutMs,
+        format,
+      });
+    },
+  };
+
+  return {
+    query,
+    get error() {
+      return error;
+    },
+    foldedThrough: () => lastSeq,
+    async [Symbol.asyncDispose]() {
+      await stopConsumer();
+      await loop;
+      await catalog?.[Symbol.asyncDispose]();
+    },
+  };
+}
+
+async function handleCommit(
+  catalog: Catalog,
+  delivery: CommitDelivery,
+  ctx: {
+    sink: NatsConnection;
+    systemId: string;
+    nodeId: string;
+    log: Logger;
+    faults: { afterFold?: () => void } | undefined;
+  },
+): Promise<void> {
+  const { marker, seq } = delivery;
+  const log = ctx.log.child({ epoch: marker.epoch, seq });
+  try {
+    const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
+    let result;
+    try {
+      const parts = await delivery.readParts();
+      const replies = parts.map((part) => ({
+        source: part.source,
+        server: part.server,
+        body: parseBody(part.text),
+      }));
+      result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });
+    } finally {
+      clearInterval(keepAlive);
+    }
+    ctx.faults?.afterFold?.();
+    if (result.status === "folded") {
+      publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
+      log.info({ rows: result.rows, ms: Math.round(result.ms) }, "epoch folded");
+    } else {
+      log.info({ reason: result.reason }, "epoch skipped");
+    }
+    await delivery.ack();
+  } catch (err) {
+    // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
+    log.error({ err }, "epoch fold failed; retrying");
+    delivery.nak(RETRY_MS);
+  }
+}
+
+/** A part that is not JSON is passed on as such; the fold records it as an error. */
+function parseBody(text: string): unknown {
+  try {
+    return parseJsonExact(text);
+  } catch {
+    return { error: { code: 0, description: "scrape part is not valid JSON" } };
+  }
+}

@@ -1,0 +1,83 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { dbQueryHandler, opsInfoHandler, type Api } from "../api/index.ts";
+import { ensureStream, scrapeStreamConfig, type ConnectTarget } from "../bus/index.ts";
+import type { SystemConfig } from "../config/index.ts";
+import { Role } from "../domain/index.ts";
+import type { OpsInfoReply } from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+import type { ScrapeFaults } from "../scrape/index.ts";
+import { startCatalogSide, type CatalogSide } from "./catalog-side.ts";
+import { startScrapeSide, type ScrapeSide } from "./scrape-side.ts";
+
+export interface SystemPipeline extends AsyncDisposable {
+  readonly system: SystemConfig;
+  readonly scrape: ScrapeSide | undefined;
+  readonly catalog: CatalogSide | undefined;
+  opsInfo(): OpsInfoReply;
+}
+
+/**
+ * The table of contents of one system, in flow order:
+ *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
+ *   ② the scrape stream on the sink: the seam between the two sides
+ *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch
+ *   ⑦ API: db.query and ops.info on the catalog node
+ * Each side runs only where its role is configured; they meet only through the stream.
+ */
+export async function startSystemPipeline(options: {
+  sink: NatsConnection;
+  sinkSystem: ConnectTarget | undefined;
+  replicas: number;
+  system: SystemConfig;
+  nodeId: string;
+  dataDir: string;
+  api: Api;
+  log: Logger;
+  faults?: ScrapeFaults;
+}): Promise<SystemPipeline> {
+  const { system, api } = options;
+  const log = options.log.child({ system: system.id });
+
+  // ② Both sides make sure the stream exists, so either may start first.
+  await ensureStream(
+    await jetstreamManager(options.sink),
+    await scrapeStreamConfig(system.id, options.replicas),
+  );
+
+  // ③ Catalog side first, so a scrape published right away is consumed by this node.
+  const catalog = system.roles.includes(Role.Catalog)
+    ? await startCatalogSide({ ...options, log })
+    : undefined;
+
+  const opsInfo = (): OpsInfoReply => ({
+    geo: { enabled: false },
+    realtime: { enabled: false },
+    scraper: { interval: system.scraper.intervalMs * 1_000_000 },
+    db: { retention: system.db.retentionMs * 1_000_000 },
+    checks: system.disabledChecks.length > 0 ? { disabled: [...system.disabledChecks] } : {},
+  });
+
+  // ⑦ API endpoints of the catalog side.
+  if (catalog) {
+    await api.addSystemEndpoints(system.id, {
+      "db.query": dbQueryHandler(catalog.query),
+      "ops.info": opsInfoHandler(opsInfo),
+    });
+  }
+
+  // ① Scrape side last: everything downstream is ready for its first epoch.
+  const scrape = system.roles.includes(Role.Scrape) ? await startScrapeSide({ ...options, log }) : undefined;
+
+  return {
+    system,
+    scrape,
+    catalog,
+    opsInfo,
+    async [Symbol.asyncDispose]() {
+      // Upstream first: stop producing, then let the catalog finish what it holds.
+      await scrape?.[Symbol.asyncDispose]();
+      await catalog?.[Symbol.asyncDispose]();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connectNats, startEmbeddedSink, type ConnectTarget, type EmbeddedSink } from "../bus/index.ts";
+import type { Config } from "../config/index.ts";
+
+export interface Sink extends AsyncDisposable {
+  readonly nc: NatsConnection;
+  /** Where clients reach the bus (the embedded server's URL, or sink.url). */
+  readonly url: string;
+  readonly embedded: EmbeddedSink | undefined;
+  /** The sink itself through its system account, when natsmon knows one (embedded). */
+  readonly systemTarget: ConnectTarget | undefined;
+  /** Server version of the sink, e.g. "2.9.10". */
+  readonly version: string;
+}
+
+/**
+ * The bus natsmon lives on: the configured `sink.url`, or an embedded nats-server started
+ * as a child process when none is configured. JetStream must be available on it.
+ */
+export async function startSink(config: Config, nodeId: string): Promise<Sink> {
+  const embedded = config.sink.url ? undefined : await startEmbeddedSink(config.sink, config.node.dataDir);
+  const target: ConnectTarget = embedded?.sink ?? { ...config.sink, url: config.sink.url! };
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats(target, `natsmon ${nodeId}`);
+    await jetstreamManager(nc).then((jsm) => jsm.getAccountInfo());
+  } catch (err) {
+    await embedded?.[Symbol.asyncDispose]();
+    throw new Error(
+      `cannot use the sink bus at ${target.url}: ${(err as Error).message}. ` +
+        "natsmon needs a NATS server with JetStream enabled for its account.",
+      { cause: err },
+    );
+  }
+  return {
+    nc,
+    url: embedded?.server.clientUrl ?? target.url,
+    embedded,
+    systemTarget: embedded?.system,
+    version: nc.info?.version ?? "unknown",
+    async [Symbol.asyncDispose]() {
+      await nc.drain().catch(() => undefined);
+      await embedded?.[Symbol.asyncDispose]();
+    },
+  };
+}

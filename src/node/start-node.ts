@@ -1,0 +1,95 @@
+import type { Config } from "../config/index.ts";
+import { startApi } from "../api/index.ts";
+import { Role } from "../domain/index.ts";
+import type { DiscoveryReply } from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+import type { ScrapeFaults } from "../scrape/index.ts";
+import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
+import { startSink } from "./sink.ts";
+import { VERSION } from "./version.ts";
+
+export interface RunningNode extends AsyncDisposable {
+  readonly nodeId: string;
+  /** Where clients reach the bus this node serves on. */
+  readonly url: string;
+  readonly embedded: boolean;
+  readonly systems: readonly SystemPipeline[];
+  discovery(): DiscoveryReply;
+}
+
+/**
+ * Starts a node: the sink bus (embedded when none is configured), the micro service and
+ * `$MON.ping`, then each system's pipeline. Disposal runs in reverse: systems, API, bus.
+ */
+export async function startNode(
+  config: Config,
+  options: { log: Logger; faults?: ScrapeFaults },
+): Promise<RunningNode> {
+  const nodeId = config.node.id;
+  const log = options.log.child({ node: nodeId });
+  const sink = await startSink(config, nodeId);
+  const systems: SystemPipeline[] = [];
+  const discovery = (): DiscoveryReply => {
+    const firstCatalog = systems.find((s) => s.catalog && !s.catalog.error);
+    return {
+      node_id: nodeId,
+      version: VERSION,
+      capabilities: firstCatalog ? firstCatalog.opsInfo() : {},
+      systems: config.systems.map((system) => {
+        const running = systems.find((s) => s.system.id === system.id);
+        const hasScrape = system.roles.includes(Role.Scrape);
+        return {
+          id: system.id,
+          roles: [...system.roles],
+          ...(hasScrape && Object.keys(system.metadata).length > 0
+            ? { metadata: { ...system.metadata } }
+            : {}),
+          ...(running?.catalog?.error ? { catalog_error: running.catalog.error } : {}),
+        };
+      }),
+      ...(Object.keys(config.node.metadata).length > 0 ? { metadata: { ...config.node.metadata } } : {}),
+    };
+  };
+  let api;
+  try {
+    api = await startApi(sink.nc, { nodeId, discovery, log });
+    for (const system of config.systems) {
+      systems.push(
+        await startSystemPipeline({
+          sink: sink.nc,
+          sinkSystem: sink.systemTarget,
+          replicas: config.sink.replicas,
+          system,
+          nodeId,
+          dataDir: config.node.dataDir,
+          api,
+          log,
+          ...(options.faults ? { faults: options.faults } : {}),
+        }),
+      );
+    }
+  } catch (err) {
+    for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
+    await api?.[Symbol.asyncDispose]();
+    await sink[Symbol.asyncDispose]();
+    throw err;
+  }
+  const startedApi = api;
+  log.info(
+    { url: sink.url, embedded: sink.embedded !== undefined, systems: config.systems.map((s) => s.id) },
+    "node started",
+  );
+  return {
+    nodeId,
+    url: sink.url,
+    embedded: sink.embedded !== undefined,
+    systems,
+    discovery,
+    async [Symbol.asyncDispose]() {
+      for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
+      await startedApi[Symbol.asyncDispose]();
+      await sink[Symbol.asyncDispose]();
+      log.info("node stopped");
+    },
+  };
+}

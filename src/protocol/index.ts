@@ -1,0 +1,26 @@
+/**
+ * The wire: every `$MON.*` subject and JetStream asset name is built here, and the payload
+ * types that cross the bus are declared here. Nothing else spells a subject.
+ */
+export {
+  PING_SUBJECT,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  systemSubject,
+  nodeSubject,
+  systemSubjects,
+  systemAssets,
+  endpointName,
+} from "./subjects.ts";
+export type { SystemSubjects } from "./subjects.ts";
+export { ScrapeHeader, ACCEPT, CSV_MEDIA_TYPE, JSON_MEDIA_TYPE, API_VERSION_HEADER } from "./headers.ts";
+export type {
+  EpochAnnouncement,
+  OpsInfoReply,
+  DiscoverySystem,
+  DiscoveryReply,
+  QueryRequest,
+  ScrapePartRef,
+  CommitMarker,
+  RawReply,
+} from "./payloads.ts";

@@ -1,0 +1,92 @@
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { gunzipSync } from "node:zlib";
+
+/** One server's reply to a broadcast `$SYS` request. */
+export interface GatheredReply {
+  server: string;
+  /** The bytes as received (gzip when `encoding` says so), kept for the scrape stream. */
+  data: Uint8Array;
+  encoding?: "gzip";
+  /** The parsed envelope, for the server name and to spot error envelopes. */
+  envelope: { server?: { name?: string }; error?: { code?: number; description?: string } };
+}
+
+export type GatherResult =
+  | { kind: "replies"; replies: GatheredReply[]; duplicates: number; ms: number }
+  /** Nobody subscribes to the subject: every server is too old for this request. */
+  | { kind: "unsupported"; ms: number };
+
+export interface GatherOptions {
+  /** The gather ends once no reply has come for this long… */
+  quietMs: number;
+  /** …or after this long in any case. */
+  timeoutMs: number;
+}
+
+/**
+ * Sends a request that every server answers and collects the replies until a quiet
+ * window passes (nothing says how many replies to expect). Servers are told apart by
+ * name, since ids change on restart; a duplicate (seen over two paths) is dropped.
+ * Replies are requested gzip-compressed.
+ */
+export async function gather(
+  nc: NatsConnection,
+  subject: string,
+  body: object,
+  options: GatherOptions,
+): Promise<GatherResult> {
+  const started = performance.now();
+  const inbox = createInbox();
+  const sub = nc.subscribe(inbox);
+  const byServer = new Map<string, GatheredReply>();
+  let duplicates = 0;
+  let unsupported = false;
+  let quietTimer: NodeJS.Timeout | undefined;
+  const overall = setTimeout(() => sub.unsubscribe(), options.timeoutMs);
+  const armQuiet = () => {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => sub.unsubscribe(), options.quietMs);
+  };
+  try {
+    const h = natsHeaders();
+    h.set("Accept-Encoding", "gzip");
+    nc.publish(subject, JSON.stringify(body), { reply: inbox, headers: h });
+    for await (const msg of sub) {
+      if (isNoResponders(msg)) {
+        unsupported = byServer.size === 0;
+        break;
+      }
+      const reply = decode(msg);
+      armQuiet();
+      if (reply === undefined) continue;
+      if (byServer.has(reply.server)) duplicates++;
+      else byServer.set(reply.server, reply);
+    }
+  } finally {
+    clearTimeout(overall);
+    clearTimeout(quietTimer);
+    sub.unsubscribe();
+  }
+  const ms = performance.now() - started;
+  if (unsupported) return { kind: "unsupported", ms };
+  return { kind: "replies", replies: [...byServer.values()], duplicates, ms };
+}
+
+function isNoResponders(msg: Msg): boolean {
+  return msg.data.length === 0 && msg.headers?.code === 503;
+}
+
+function decode(msg: Msg): GatheredReply | undefined {
+  const encoding = msg.headers?.get("Content-Encoding") === "gzip" ? "gzip" : undefined;
+  try {
+    const text = (encoding ? gunzipSync(msg.data) : Buffer.from(msg.data)).toString("utf8");
+    const envelope = JSON.parse(text) as GatheredReply["envelope"];
+    const server = envelope.server?.name;
+    if (typeof server !== "string" || server === "") return undefined;
+    return { server, data: msg.data, ...(encoding ? { encoding } : {}), envelope };
+  } catch {
+    // A reply that is not JSON cannot be attributed to a server; it is dropped here and
+    // the server shows as not answering this source.
+    return undefined;
+  }
+}

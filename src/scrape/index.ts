@@ -1,0 +1,11 @@
+/**
+ * ① The scrape side: on each interval it asks every monitored server, through the system
+ * account, for its monitoring data, and writes the replies plus a commit marker (one epoch)
+ * to a ScrapeSink. It owns the schedule and the set of servers seen so far.
+ */
+export { startScraper } from "./scraper.ts";
+export type { Scraper, ScraperOptions, ScrapeSink, ScrapeFaults, EpochSummary } from "./scraper.ts";
+export { gather } from "./gather.ts";
+export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
+export { SOURCES } from "./sources.ts";
+export type { Source } from "./sources.ts";
