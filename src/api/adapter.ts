@@ -60,11 +60,42 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
     }
   } catch (error) {
     if (error instanceof MonError) {
-      msg.respondError(error.code, error.message);
+      respondError(msg, error.code, error.message, log);
+      return;
+    }
+    if (error instanceof Error && /max_payload|payload exceeds/i.test(error.message)) {
+      // The reply itself is larger than the bus accepts in one message.
+      respondError(
+        msg,
+        413,
+        "the reply is larger than the bus's max_payload; add a LIMIT or use db.query.stream",
+        log,
+      );
       return;
     }
     log.error({ err: error, subject: msg.subject }, "request failed with an internal error");
-    msg.respondError(500, "internal server error");
+    respondError(msg, 500, "internal server error", log);
+  }
+}
+
+/** Longest error description sent in a header; the full text goes in `data`. */
+const MAX_DESCRIPTION = 1024;
+
+/**
+ * Headers cannot hold CR or LF, and DuckDB's messages span lines (LINE 1: …), so the
+ * description is folded onto one line and the full message travels as the error `data`.
+ * Failing to answer is logged, never thrown: it would take the whole node down.
+ */
+function respondError(msg: ServiceMsg, code: number, message: string, log: Logger): void {
+  const description = message
+    .replaceAll(/\s*[\r\n]+\s*/g, " ")
+    .trim()
+    .slice(0, MAX_DESCRIPTION);
+  const data = description === message ? undefined : JSON.stringify({ message });
+  try {
+    msg.respondError(code, description || "error", data);
+  } catch (err) {
+    log.error({ err, subject: msg.subject }, "could not send an error reply");
   }
 }
 

@@ -1,0 +1,106 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { NatsServerProcess } from "../../src/bus/index.ts";
+import { SYS_USER, launch, portOf, type ServerSpec } from "./start-nats-server.ts";
+import { waitFor } from "./wait-for.ts";
+
+export interface ClusterNode {
+  readonly name: string;
+  readonly url: string;
+  readonly running: boolean;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export interface TestCluster extends AsyncDisposable {
+  readonly name: string;
+  readonly nodes: readonly ClusterNode[];
+  /** Client URLs of every node, comma-separated. */
+  readonly urls: string;
+  /** Waits until the JetStream meta group has a leader and `size` current peers. */
+  waitForMeta(): Promise<void>;
+}
+
+/**
+ * A real JetStream cluster (n1..nN) with a system account, on OS-chosen ports: n1 starts
+ * first and the others route to it; once every port is known each node's config names
+ * all the others, so any node can be stopped and started again (same ports, same store)
+ * and rejoin.
+ */
+export async function startTestCluster(options: { size?: number; name?: string } = {}): Promise<TestCluster> {
+  const size = options.size ?? 3;
+  const clusterName = options.name ?? "c1";
+  const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
+  const specs: ServerSpec[] = [];
+  const procs: (NatsServerProcess | undefined)[] = [];
+  for (let i = 1; i <= size; i++) {
+    const first = specs[0];
+    const routes = first ? [`nats://127.0.0.1:${first.cluster!.port}`] : [];
+    const spec: ServerSpec = {
+      name: `n${i}`,
+      workDir: join(root, `n${i}`),
+      port: -1,
+      cluster: { name: clusterName, port: -1, routes },
+    };
+    const proc = await launch(spec);
+    spec.port = portOf(proc.clientUrl);
+    spec.cluster!.port = portOf(proc.ports.cluster![0]!);
+    specs.push(spec);
+    procs.push(proc);
+  }
+  // From now on each node routes to every other, by the ports they were given.
+  for (const spec of specs) {
+    spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
+  }
+  const urls = specs.map((s) => `nats://127.0.0.1:${s.port}`).join(",");
+  const nodes: ClusterNode[] = specs.map((spec, i) => ({
+    name: spec.name,
+    url: `nats://127.0.0.1:${spec.port}`,
+    get running() {
+      return procs[i] !== undefined;
+    },
+    async stop() {
+      await procs[i]?.stop();
+      procs[i] = undefined;
+    },
+    async kill() {
+      procs[i]?.kill("SIGKILL");
+      await procs[i]?.exited;
+      procs[i] = undefined;
+    },
+    async start() {
+      if (!procs[i]) procs[i] = await launch(spec);
+    },
+  }));
+  const cluster: TestCluster = {
+    name: clusterName,
+    nodes,
+    urls,
+    async waitForMeta() {
+      const nc = await connect({ servers: urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
+      try {
+        await waitFor(
+          async () => {
+            const reply = await nc.request("$SYS.REQ.SERVER.PING.JSZ", "{}", { timeout: 2000 });
+            const meta =
+              reply.json<{ data?: { meta_cluster?: { leader?: string; cluster_size?: number } } }>().data
+                ?.meta_cluster ?? {};
+            return meta.leader !== undefined && meta.cluster_size === size;
+          },
+          { timeoutMs: 30_000, message: `meta group of ${size} with a leader` },
+        );
+      } finally {
+        await nc.close();
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      await Promise.all(procs.map((p) => p?.stop()));
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  await cluster.waitForMeta();
+  return cluster;
+}
