@@ -15,8 +15,11 @@ export interface CatalogSide extends AsyncDisposable {
   readonly foldedThrough: () => number;
 }
 
-/** How long the server waits for an ack before redelivering a marker (the fold says `working`). */
-const ACK_WAIT_MS = 60_000;
+/**
+ * How long the server waits for an ack before redelivering a marker. A fold in progress
+ * says `working` every third of it; a node that died holding a marker gets it back this soon.
+ */
+const ACK_WAIT_MS = 15_000;
 /** Delay before a marker whose fold failed is tried again. */
 const RETRY_MS = 5_000;
 
