@@ -245,6 +245,48 @@ function buildRows(
       ]);
   }
 
+  const streamRows = (d: Record<string, unknown>, streamPk: number) => {
+    const c = obj(d.config);
+    if (Object.keys(c).length > 0) {
+      const opts: Row = [
+        listValue(arr(c.subjects).filter((s): s is string => typeof s === "string")),
+        str(c.retention),
+        str(c.storage),
+        num(c.num_replicas),
+        num(c.max_consumers),
+        num(c.max_msgs),
+        num(c.max_bytes),
+        num(c.max_age),
+        num(c.max_msgs_per_subject),
+        num(c.max_msg_size),
+        str(c.discard),
+        num(c.duplicate_window),
+        bool(c.allow_direct),
+        bool(c.sealed),
+      ];
+      if (keys.optsChanged("stream", streamPk, opts))
+        rows.get("stream_opts")!.push([streamPk, epoch, ...opts]);
+    }
+    const st = obj(d.state);
+    const health = replicaHealth(d);
+    const leader = str(obj(d.cluster).leader);
+    rows
+      .get("stream_stats")!
+      .push([
+        epoch,
+        streamPk,
+        leader ? serverPk(leader, null) : null,
+        num(st.messages),
+        num(st.bytes),
+        num(st.first_seq),
+        num(st.last_seq),
+        num(st.num_subjects),
+        num(st.num_deleted),
+        num(st.consumer_count),
+        health.offline,
+        health.lagging,
+      ]);
+  };
   // Two servers can both claim a leadership during an election; the first claim wins.
   const streamsDone = new Set<number>();
   const consumersDone = new Set<number>();
@@ -259,48 +301,10 @@ function buildRows(
         ts(d.created),
         epoch,
       ]);
-      if (!seen.trusted || streamsDone.has(streamPk)) continue;
-      streamsDone.add(streamPk);
-      const c = obj(d.config);
-      if (Object.keys(c).length > 0) {
-        const opts: Row = [
-          listValue(arr(c.subjects).filter((s): s is string => typeof s === "string")),
-          str(c.retention),
-          str(c.storage),
-          num(c.num_replicas),
-          num(c.max_consumers),
-          num(c.max_msgs),
-          num(c.max_bytes),
-          num(c.max_age),
-          num(c.max_msgs_per_subject),
-          num(c.max_msg_size),
-          str(c.discard),
-          num(c.duplicate_window),
-          bool(c.allow_direct),
-          bool(c.sealed),
-        ];
-        if (keys.optsChanged("stream", streamPk, opts))
-          rows.get("stream_opts")!.push([streamPk, epoch, ...opts]);
+      if (seen.trusted && !streamsDone.has(streamPk)) {
+        streamsDone.add(streamPk);
+        streamRows(d, streamPk);
       }
-      const st = obj(d.state);
-      const health = replicaHealth(d);
-      const leader = str(obj(d.cluster).leader);
-      rows
-        .get("stream_stats")!
-        .push([
-          epoch,
-          streamPk,
-          leader ? serverPk(leader, null) : null,
-          num(st.messages),
-          num(st.bytes),
-          num(st.first_seq),
-          num(st.last_seq),
-          num(st.num_subjects),
-          num(st.num_deleted),
-          num(st.consumer_count),
-          health.offline,
-          health.lagging,
-        ]);
       for (const consumer of arr(d.consumer_detail)) {
         const cd = obj(consumer);
         const cname = str(cd.name) ?? "";
@@ -312,8 +316,10 @@ function buildRows(
           epoch,
         ]);
         const cLeader = str(obj(cd.cluster).leader);
-        // A consumer may be led by another server than its stream: trust only its own leader.
-        if ((cLeader !== null && cLeader !== server) || consumersDone.has(consumerPk)) continue;
+        // A consumer may be led by another server than its stream: trust only its own leader
+        // (or, outside a cluster, the one server that has it).
+        const trusted = cLeader === server || (cLeader === null && seen.trusted);
+        if (!trusted || consumersDone.has(consumerPk)) continue;
         consumersDone.add(consumerPk);
         const cc = obj(cd.config);
         if (Object.keys(cc).length > 0) {

@@ -60,7 +60,7 @@ async function recover(dataDir: string, expected: number) {
       const all = await waitFor(
         async () => {
           const ms = await markers(nc);
-          const [{ n }] = await query<{ n: number }>(nc, "SELECT count(*) AS n FROM hx.epochs");
+          const n = (await query<{ n: number }>(nc, "SELECT count(*) AS n FROM hx.epochs"))[0]?.n;
           return ms.length === expected && n === ms.length ? ms : undefined;
         },
         { timeoutMs: 45_000, message: "every committed epoch to be folded" },

@@ -25,36 +25,36 @@ export interface TestCluster extends AsyncDisposable {
 }
 
 /**
- * A real JetStream cluster (n1..nN) with a system account, on OS-chosen ports: n1 starts
- * first and the others route to it; once every port is known each node's config names
- * all the others, so any node can be stopped and started again (same ports, same store)
- * and rejoin.
+ * A real JetStream cluster (n1..nN) with a system account, on OS-chosen ports. Each
+ * node's config names all the others, so any node can be stopped and started again
+ * (same ports, same store) and rejoin.
  */
 export async function startTestCluster(options: { size?: number; name?: string } = {}): Promise<TestCluster> {
   const size = options.size ?? 3;
   const clusterName = options.name ?? "c1";
   const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
+  // JetStream clustering refuses to start without routes, and routes need ports: a first
+  // start without JetStream lets the OS choose each node's ports, then all start for real.
   const specs: ServerSpec[] = [];
-  const procs: (NatsServerProcess | undefined)[] = [];
   for (let i = 1; i <= size; i++) {
-    const first = specs[0];
-    const routes = first ? [`nats://127.0.0.1:${first.cluster!.port}`] : [];
     const spec: ServerSpec = {
       name: `n${i}`,
       workDir: join(root, `n${i}`),
       port: -1,
-      cluster: { name: clusterName, port: -1, routes },
+      cluster: { name: clusterName, port: -1, routes: [] },
+      jetstream: false,
     };
-    const proc = await launch(spec);
-    spec.port = portOf(proc.clientUrl);
-    spec.cluster!.port = portOf(proc.ports.cluster![0]!);
+    const probe = await launch(spec);
+    spec.port = portOf(probe.clientUrl);
+    spec.cluster!.port = portOf(probe.ports.cluster![0]!);
+    await probe.stop();
     specs.push(spec);
-    procs.push(proc);
   }
-  // From now on each node routes to every other, by the ports they were given.
   for (const spec of specs) {
+    spec.jetstream = true;
     spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
   }
+  const procs: (NatsServerProcess | undefined)[] = await Promise.all(specs.map((spec) => launch(spec)));
   const urls = specs.map((s) => `nats://127.0.0.1:${s.port}`).join(",");
   const nodes: ClusterNode[] = specs.map((spec, i) => ({
     name: spec.name,

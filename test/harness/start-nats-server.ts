@@ -19,6 +19,8 @@ export interface ServerSpec {
   workDir: string;
   port: number;
   cluster?: { name: string; port: number; routes: string[] };
+  /** Default true. */
+  jetstream?: boolean;
 }
 
 export function testServerConfig(spec: ServerSpec): string {
@@ -27,7 +29,7 @@ export function testServerConfig(spec: ServerSpec): string {
     host: "127.0.0.1",
     port: spec.port,
     workDir: spec.workDir,
-    storeDir: join(spec.workDir, "jetstream"),
+    ...(spec.jetstream === false ? {} : { storeDir: join(spec.workDir, "jetstream") }),
     accounts: [
       { name: "SYS", users: [SYS_USER] },
       { name: "APP", jetstream: true, users: [APP_USER, { user: "local" }] },

@@ -1,0 +1,142 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { systemAssets, systemSubjects, type EpochAnnouncement } from "../../src/protocol/index.ts";
+import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
+import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+async function query<T>(nc: NatsConnection, system: string, sql: string): Promise<T[]> {
+  const reply = await nc.request(systemSubjects(system).dbQuery, JSON.stringify({ sql }), {
+    timeout: 10_000,
+  });
+  const code = reply.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new Error(`${code} ${reply.headers?.get("Nats-Service-Error")}`);
+  return reply.json<T[]>();
+}
+
+describe("natsmon and a real 3-node JetStream cluster", () => {
+  let cluster: TestCluster;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let app: NatsConnection;
+
+  before(async () => {
+    cluster = await startTestCluster({ size: 3 });
+    dir = await tempDir();
+    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
+    const jsm = await jetstreamManager(app);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
+    await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
+    const js = jetstream(app);
+    for (let i = 0; i < 25; i++) await js.publish(`orders.${i}`, `order ${i}`);
+  });
+
+  after(async () => {
+    await app?.close();
+    await cluster?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("an embedded-sink node monitoring the cluster records all three servers in an epoch", async () => {
+    const config = join(dir.path, "monitor.yaml");
+    await writeFile(
+      config,
+      [
+        "node: {data-dir: " + JSON.stringify(join(dir.path, "a")) + "}",
+        "sink: {embedded: {port: -1}}",
+        "system:",
+        "  id: east",
+        `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+        "scraper: {interval: 1s}",
+      ].join("\n"),
+    );
+    const node: NatsmonProcess = spawnNatsmon(["run", "--config", config]);
+    try {
+      const nc = await connect({ servers: await node.waitForUrl() });
+      try {
+        const sub = nc.subscribe(systemSubjects("east").feedEpoch, { max: 1 });
+        let epoch = "";
+        for await (const m of sub) epoch = m.json<EpochAnnouncement>().epoch;
+        const [row] = await query<{ servers_answered: string[]; servers_expected: string[] }>(
+          nc,
+          "east",
+          `SELECT servers_answered, servers_expected FROM hx.epochs WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
+        );
+        assert.deepEqual(row?.servers_answered, ["n1", "n2", "n3"]);
+        const servers = await query<{ server: string; cluster: string; healthz_status: string }>(
+          nc,
+          "east",
+          `SELECT server, cluster, healthz_status FROM hx.servers WHERE epoch = '${epoch}'::TIMESTAMPTZ ORDER BY server`,
+        );
+        assert.deepEqual(
+          servers.map((s) => [s.server, s.cluster]),
+          [
+            ["n1", "c1"],
+            ["n2", "c1"],
+            ["n3", "c1"],
+          ],
+        );
+        // Only the leader's copy of the R3 stream and its consumer is kept: one row each.
+        const streams = await query<{ stream: string; messages: number; replicas: number; leader: string }>(
+          nc,
+          "east",
+          `SELECT stream, messages, replicas, leader FROM hx.streams WHERE epoch = '${epoch}'::TIMESTAMPTZ AND stream = 'ORDERS'`,
+        );
+        assert.equal(streams.length, 1);
+        assert.equal(streams[0]!.messages, 25);
+        assert.equal(streams[0]!.replicas, 3);
+        assert.match(streams[0]!.leader, /^n[123]$/);
+        const consumers = await query<{ consumer: string; num_pending: number }>(
+          nc,
+          "east",
+          `SELECT consumer, num_pending FROM hx.consumers WHERE epoch = '${epoch}'::TIMESTAMPTZ AND stream = 'ORDERS'`,
+        );
+        assert.deepEqual(consumers, [{ consumer: "proc", num_pending: 25 }]);
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await node.kill("SIGTERM");
+    }
+  });
+
+  test("with the cluster as external sink and sink.replicas 3, the scrape stream is R3 and epochs fold", async () => {
+    const config = join(dir.path, "sink.yaml");
+    await writeFile(
+      config,
+      [
+        "node: {id: sinknode, data-dir: " + JSON.stringify(join(dir.path, "b")) + "}",
+        `sink: {url: ${JSON.stringify(cluster.urls)}, user: ${APP_USER.user}, password: ${APP_USER.password}, replicas: 3}`,
+        "system:",
+        "  id: prod",
+        `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+        "scraper: {interval: 1s}",
+      ].join("\n"),
+    );
+    const node = spawnNatsmon(["run", "--config", config]);
+    try {
+      await node.waitForUrl();
+      const info = await waitFor(async () => {
+        try {
+          return await (await jetstreamManager(app)).streams.info(systemAssets("prod").scrapeStream);
+        } catch {
+          return undefined;
+        }
+      });
+      assert.equal(info.config.num_replicas, 3);
+      const rows = await waitFor(async () => {
+        const r = await query<{ n: number }>(app, "prod", "SELECT count(*) AS n FROM hx.epochs");
+        return r[0]!.n > 0 ? r : undefined;
+      });
+      assert.ok(rows[0]!.n >= 1);
+    } finally {
+      await node.kill("SIGTERM");
+    }
+  });
+});
