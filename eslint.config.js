@@ -14,7 +14,15 @@ export default tseslint.config(
     plugins: { "import-x": importX },
     settings: { "import-x/resolver": { node: { extensions: [".ts", ".js"] } } },
     rules: {
-      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        {
+          // node:test's describe/test return promises the runner itself awaits.
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["describe", "test", "it", "suite"] },
+          ],
+        },
+      ],
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/switch-exhaustiveness-check": "error",
       "@typescript-eslint/consistent-type-imports": "error",

@@ -25,7 +25,9 @@ export function unwrap(body: unknown): { data: Json } | { error: string } {
   const envelope = obj(body);
   const error = obj(envelope.error);
   if (Object.keys(error).length > 0) {
-    return { error: `${String(error.code ?? "?")} ${String(error.description ?? "error")}` };
+    const code = typeof error.code === "number" ? error.code : "?";
+    const description = typeof error.description === "string" ? error.description : "error";
+    return { error: `${code} ${description}` };
   }
   if (!("data" in envelope)) return { error: "reply has no data" };
   return { data: obj(envelope.data) };

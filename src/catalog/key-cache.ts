@@ -22,7 +22,7 @@ async function loadKind(
   const pks = new Map<string, number>();
   let max = 0;
   for (const [key, value] of (await con.runAndReadAll(identSql)).getRowsJS()) {
-    pks.set(String(key), Number(value));
+    pks.set(typeof key === "string" ? key : JSON.stringify(key), Number(value));
     max = Math.max(max, Number(value));
   }
   // The latest row per pk, rendered as the fold renders it, so a change is a string compare.

@@ -33,7 +33,8 @@ export function uniqueNames(names: readonly string[]): string[] {
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF. */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "object" ? JSON.stringify(value) : String(value as string | number | boolean);
+  const text =
+    typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : scalarText(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -41,4 +42,10 @@ export function toCsv(columns: readonly string[], rows: readonly unknown[][]): s
   const lines = [columns.map(csvField).join(",")];
   for (const row of rows) lines.push(row.map(csvField).join(","));
   return lines.join("\r\n") + "\r\n";
+}
+
+function scalarText(value: unknown): string {
+  return typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
+    ? `${value}`
+    : "";
 }

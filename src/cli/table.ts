@@ -3,7 +3,7 @@ export function renderTable(rows: readonly Record<string, unknown>[], columns?: 
   const cols = columns ?? (rows[0] ? Object.keys(rows[0]) : []);
   if (cols.length === 0) return "(no rows)\n";
   const cell = (v: unknown): string =>
-    v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v as string);
+    v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v);
   const body = rows.map((row) => cols.map((c) => cell(row[c])));
   const widths = cols.map((c, i) => Math.max(c.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) =>

@@ -1,4 +1,3 @@
-import type { Role } from "../domain/index.ts";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
 import { resolveEndpoints } from "./endpoints.ts";
@@ -59,7 +58,7 @@ export function resolveConfig(
   }
   const systems: SystemConfig[] = rawSystems.map(({ raw: s }) => ({
     id: s.id,
-    roles: (s.roles ?? ["scrape", "catalog"]) as Role[],
+    roles: s.roles ?? ["scrape", "catalog"],
     metadata: s.metadata ?? {},
     ...(s.nats ? { nats: s.nats } : {}),
     scraper: scraper(raw.scraper, s.scraper),

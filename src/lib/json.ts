@@ -14,7 +14,8 @@ export function parseJsonExact(text: string): unknown {
 }
 
 /** `JSON.rawJSON` (Node 21+), not yet in TypeScript's lib. */
-const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+const rawJSON = (text: string): unknown =>
+  (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(text);
 
 /** JSON.stringify that writes bigint as a plain number literal. */
 export function stringifyExact(value: unknown): string {

@@ -57,7 +57,7 @@ export async function startCatalogSide(options: {
   if (catalog) {
     const open = catalog;
     const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
-    stopConsumer = consumer.stop;
+    stopConsumer = () => consumer.stop();
     loop = (async () => {
       for await (const delivery of consumer.commits) {
         await handleCommit(open, delivery, {

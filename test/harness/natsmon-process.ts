@@ -31,8 +31,8 @@ export function spawnNatsmon(args: readonly string[], env: Record<string, string
   live.add(child);
   let out = "";
   let err = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | string>((resolve) =>
     child.once("exit", (code, signal) => {
       live.delete(child);

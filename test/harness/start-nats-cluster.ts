@@ -97,7 +97,7 @@ export async function startTestCluster(options: { size?: number; name?: string }
       }
     },
     async [Symbol.asyncDispose]() {
-      await Promise.all(procs.map((p) => p?.stop()));
+      await Promise.all(procs.map(async (p) => p?.stop()));
       await rm(root, { recursive: true, force: true });
     },
   };
