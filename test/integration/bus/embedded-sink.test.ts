@@ -1,0 +1,73 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { startEmbeddedSink } from "../../../src/bus/index.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { waitFor } from "../../harness/wait-for.ts";
+
+const SINK = { replicas: 1, embedded: { host: "127.0.0.1", port: -1 } } as const;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("the embedded sink", () => {
+  test("lets local clients in without credentials, with JetStream, and natsmon's system user see $SYS", async () => {
+    await using dir = await tempDir();
+    await using sink = await startEmbeddedSink(SINK, dir.path);
+    const local = await connect({ servers: sink.server.clientUrl });
+    const jsm = await jetstreamManager(local);
+    await jsm.streams.add({ name: "PROBE", subjects: ["probe.>"] });
+    assert.equal((await jsm.streams.info("PROBE")).config.name, "PROBE");
+    await local.close();
+
+    const sys = await connect({ servers: sink.system.url, user: sink.system.user, pass: sink.system.password });
+    const reply = await sys.request("$SYS.REQ.SERVER.PING.VARZ", "{}", { timeout: 2000 });
+    assert.equal(reply.json<{ server: { name: string } }>().server.name, "natsmon-embedded");
+    await sys.close();
+  });
+
+  test("leaves no process behind when stopped", async () => {
+    await using dir = await tempDir();
+    const sink = await startEmbeddedSink(SINK, dir.path);
+    const pid = sink.server.pid;
+    await sink[Symbol.asyncDispose]();
+    assert.equal(alive(pid), false);
+  });
+
+  test("kills an orphan nats-server left by an earlier crash before starting", async () => {
+    await using dir = await tempDir();
+    const first = await startEmbeddedSink(SINK, dir.path);
+    // A second start on the same data dir finds the first one's pid file, as after a crash.
+    await using second = await startEmbeddedSink(SINK, dir.path);
+    await waitFor(() => !alive(first.server.pid), { message: "the orphan to die" });
+    assert.notEqual(second.server.pid, first.server.pid);
+  });
+
+  test("dies with its parent when the parent is killed with SIGKILL", async () => {
+    await using dir = await tempDir();
+    const module = fileURLToPath(new URL("../../../src/bus/index.ts", import.meta.url));
+    const script = `
+      const { startEmbeddedSink } = await import(${JSON.stringify(module)});
+      const sink = await startEmbeddedSink(${JSON.stringify(SINK)}, ${JSON.stringify(dir.path)});
+      process.stdout.write("ready " + sink.server.pid + "\\n");
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    parent.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    const pid = await waitFor(() => Number(/ready (\d+)/.exec(out)?.[1]) || undefined, { message: "the child to start" });
+    assert.equal(Number(await readFile(join(dir.path, "nats", "nats-server.pid"), "utf8")), pid);
+    parent.kill("SIGKILL");
+    await waitFor(() => !alive(pid), { message: "nats-server to die with its parent" });
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  PING_SUBJECT,
+  endpointName,
+  nodeSubject,
+  systemAssets,
+  systemSubject,
+  systemSubjects,
+} from "../../../src/protocol/index.ts";
+
+describe("subjects", () => {
+  test("system and node spaces are built under $MON", () => {
+    assert.equal(systemSubject("prod", "db.query"), "$MON.sys.prod.db.query");
+    assert.equal(nodeSubject("node-a", "ops.pprof"), "$MON.node.node-a.ops.pprof");
+    assert.equal(PING_SUBJECT, "$MON.ping");
+  });
+
+  test("a system's subjects keep the API outside the scrape stream's subjects", () => {
+    const s = systemSubjects("prod");
+    assert.equal(s.scrapeAll, "$MON.sys.prod.scrape.>");
+    assert.equal(s.scrapePart("varz"), "$MON.sys.prod.scrape.part.varz");
+    assert.equal(s.scrapeCommit, "$MON.sys.prod.scrape.commit");
+    assert.equal(s.feedEpoch, "$MON.sys.prod.feed.epoch");
+    for (const subject of [s.dbQuery, s.opsInfo, s.feedEpoch]) assert.ok(!subject.startsWith("$MON.sys.prod.scrape."));
+  });
+
+  test("ids that are not subject tokens are rejected", () => {
+    for (const bad of ["", "a.b", "a b", "a*", "a>", "é", "a/b"]) {
+      assert.throws(() => systemSubject(bad, "db.query"), /not a valid id/, bad);
+      assert.throws(() => nodeSubject(bad, "ops.info"), /not a valid id/, bad);
+      assert.throws(() => systemAssets(bad), /not a valid id/, bad);
+    }
+    assert.equal(systemSubject("A_z-9", "x"), "$MON.sys.A_z-9.x");
+  });
+
+  test("asset and endpoint names are valid JetStream and micro names", () => {
+    assert.deepEqual(systemAssets("prod"), { scrapeStream: "MON_SCRAPE_prod", catalogConsumer: "catalog_prod" });
+    assert.match(endpointName("prod", "db.query"), /^[-\w]+$/);
+  });
+});
