@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
+import "./cli/threadpool.ts";
 import { Command } from "commander";
 import { configCommand, queryCommand, runCommand, systemsCommand } from "./cli/index.ts";
 import { VERSION } from "./node/index.ts";

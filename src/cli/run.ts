@@ -62,11 +62,21 @@ export function runCommand(program: Command): void {
           .filter((l) => l !== "")
           .join("\n") + "\n",
       );
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once("SIGINT", () => resolve("SIGINT"));
+        process.once("SIGTERM", () => resolve("SIGTERM"));
       });
-      log.info("stopping");
+      log.info({ signal }, "stopping");
+      // A second signal, or a shutdown that hangs, ends the process anyway.
+      const force = () => {
+        log.error("shutdown did not finish in time; exiting");
+        process.exit(1);
+      };
+      process.once("SIGINT", force);
+      process.once("SIGTERM", force);
+      setTimeout(force, 15_000).unref();
       await node[Symbol.asyncDispose]();
+      // Libraries may keep handles open after a clean stop; the node is done, so is the process.
+      process.exit(0);
     });
 }
