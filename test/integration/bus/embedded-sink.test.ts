@@ -31,7 +31,11 @@ describe("the embedded sink", () => {
     assert.equal((await jsm.streams.info("PROBE")).config.name, "PROBE");
     await local.close();
 
-    const sys = await connect({ servers: sink.system.url, user: sink.system.user, pass: sink.system.password });
+    const sys = await connect({
+      servers: sink.system.url,
+      user: sink.system.user,
+      pass: sink.system.password,
+    });
     const reply = await sys.request("$SYS.REQ.SERVER.PING.VARZ", "{}", { timeout: 2000 });
     assert.equal(reply.json<{ server: { name: string } }>().server.name, "natsmon-embedded");
     await sys.close();
@@ -62,10 +66,14 @@ describe("the embedded sink", () => {
       const sink = await startEmbeddedSink(${JSON.stringify(SINK)}, ${JSON.stringify(dir.path)});
       process.stdout.write("ready " + sink.server.pid + "\\n");
       setInterval(() => {}, 1000);`;
-    const parent = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     parent.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    const pid = await waitFor(() => Number(/ready (\d+)/.exec(out)?.[1]) || undefined, { message: "the child to start" });
+    const pid = await waitFor(() => Number(/ready (\d+)/.exec(out)?.[1]) || undefined, {
+      message: "the child to start",
+    });
     assert.equal(Number(await readFile(join(dir.path, "nats", "nats-server.pid"), "utf8")), pid);
     parent.kill("SIGKILL");
     await waitFor(() => !alive(pid), { message: "nats-server to die with its parent" });

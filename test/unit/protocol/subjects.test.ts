@@ -22,7 +22,8 @@ describe("subjects", () => {
     assert.equal(s.scrapePart("varz"), "$MON.sys.prod.scrape.part.varz");
     assert.equal(s.scrapeCommit, "$MON.sys.prod.scrape.commit");
     assert.equal(s.feedEpoch, "$MON.sys.prod.feed.epoch");
-    for (const subject of [s.dbQuery, s.opsInfo, s.feedEpoch]) assert.ok(!subject.startsWith("$MON.sys.prod.scrape."));
+    for (const subject of [s.dbQuery, s.opsInfo, s.feedEpoch])
+      assert.ok(!subject.startsWith("$MON.sys.prod.scrape."));
   });
 
   test("ids that are not subject tokens are rejected", () => {
@@ -35,7 +36,10 @@ describe("subjects", () => {
   });
 
   test("asset and endpoint names are valid JetStream and micro names", () => {
-    assert.deepEqual(systemAssets("prod"), { scrapeStream: "MON_SCRAPE_prod", catalogConsumer: "catalog_prod" });
+    assert.deepEqual(systemAssets("prod"), {
+      scrapeStream: "MON_SCRAPE_prod",
+      catalogConsumer: "catalog_prod",
+    });
     assert.match(endpointName("prod", "db.query"), /^[-\w]+$/);
   });
 });
