@@ -26,28 +26,41 @@ export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Pr
   const workDir = join(dataDir, "nats");
   const monitorPassword = randomBytes(18).toString("base64url");
   const systemPassword = randomBytes(18).toString("base64url");
-  const server = await startNatsServer({
-    workDir,
-    ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
-    configText: natsServerConfig({
-      serverName: "natsmon-embedded",
-      host: config.embedded.host,
-      port: config.embedded.port,
+  let server: NatsServerProcess;
+  try {
+    server = await startNatsServer({
       workDir,
-      storeDir: join(workDir, "jetstream"),
-      maxPayload: 8 * 1024 * 1024,
-      accounts: [
-        { name: EMBEDDED_ACCOUNT.system, users: [{ user: "natsmon-sys", password: systemPassword }] },
-        {
-          name: EMBEDDED_ACCOUNT.monitor,
-          jetstream: true,
-          users: [{ user: "natsmon", password: monitorPassword }, { user: "local" }],
-        },
-      ],
-      systemAccount: EMBEDDED_ACCOUNT.system,
-      noAuthUser: "local",
-    }),
-  });
+      ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
+      configText: natsServerConfig({
+        serverName: "natsmon-embedded",
+        host: config.embedded.host,
+        port: config.embedded.port,
+        workDir,
+        storeDir: join(workDir, "jetstream"),
+        maxPayload: 8 * 1024 * 1024,
+        accounts: [
+          { name: EMBEDDED_ACCOUNT.system, users: [{ user: "natsmon-sys", password: systemPassword }] },
+          {
+            name: EMBEDDED_ACCOUNT.monitor,
+            jetstream: true,
+            users: [{ user: "natsmon", password: monitorPassword }, { user: "local" }],
+          },
+        ],
+        systemAccount: EMBEDDED_ACCOUNT.system,
+        noAuthUser: "local",
+      }),
+    });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/address already in use/.test(message)) {
+      throw new Error(
+        `the embedded nats-server cannot listen on ${config.embedded.host}:${config.embedded.port}: the port is in use. ` +
+          "Stop whatever uses it, or choose another with sink.embedded.port (NATSMON_SINK_EMBEDDED_PORT; -1 picks a free one).",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
   return {
     server,
     sink: { url: server.clientUrl, user: "natsmon", password: monitorPassword },
