@@ -1,0 +1,29 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import { PING_SUBJECT, systemSubjects, type DiscoveryReply } from "../../src/protocol/index.ts";
+import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+
+test("a catalog file that will not open leaves the node up, reports catalog_error and answers db.query with 503", async () => {
+  await using dir = await tempDir();
+  await writeFile(join(dir.path, "local.duckdb"), "this is not a DuckDB file, it is garbage".repeat(200));
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    const ping = (await nc.request(PING_SUBJECT, "", { timeout: 2000 })).json<DiscoveryReply>();
+    assert.equal(ping.systems[0]?.id, "local");
+    assert.deepEqual(ping.systems[0]?.roles, ["scrape", "catalog"]);
+    assert.ok(ping.systems[0]?.catalog_error, "catalog_error is set");
+    assert.deepEqual(ping.capabilities, {});
+    const reply = await nc.request(systemSubjects("local").dbQuery, JSON.stringify({ sql: "SELECT 1" }), {
+      timeout: 5000,
+    });
+    assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "503");
+    assert.match(reply.headers?.get("Nats-Service-Error") ?? "", /not open/);
+  } finally {
+    await nc.close();
+  }
+});

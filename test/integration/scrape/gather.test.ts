@@ -1,0 +1,43 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { gather } from "../../../src/scrape/index.ts";
+import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
+import { SYS_USER } from "../../harness/start-nats-server.ts";
+
+const WINDOW = { quietMs: 300, timeoutMs: 5000 };
+
+describe("gathering a $SYS request from a real 3-node cluster", () => {
+  let cluster: TestCluster;
+  let sys: NatsConnection;
+  before(async () => {
+    cluster = await startTestCluster();
+    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
+  });
+  after(async () => {
+    await sys?.close();
+    await cluster?.[Symbol.asyncDispose]();
+  });
+
+  test("collects one gzip reply per server, named by server name", async () => {
+    const result = await gather(sys, "$SYS.REQ.SERVER.PING.VARZ", {}, WINDOW);
+    assert.equal(result.kind, "replies");
+    if (result.kind !== "replies") return;
+    assert.deepEqual(result.replies.map((r) => r.server).sort(), ["n1", "n2", "n3"]);
+    assert.ok(result.replies.every((r) => r.encoding === "gzip"));
+  });
+
+  test("marks a request the servers are too old for as unsupported, not as an error (IDZ needs 2.10)", async () => {
+    const result = await gather(sys, "$SYS.REQ.SERVER.PING.IDZ", {}, WINDOW);
+    assert.equal(result.kind, "unsupported");
+  });
+
+  test("a stopped server is simply absent from the replies", async () => {
+    await cluster.nodes[2]!.stop();
+    const result = await gather(sys, "$SYS.REQ.SERVER.PING.HEALTHZ", {}, WINDOW);
+    assert.equal(result.kind, "replies");
+    if (result.kind === "replies") assert.deepEqual(result.replies.map((r) => r.server).sort(), ["n1", "n2"]);
+    await cluster.nodes[2]!.start();
+  });
+});
