@@ -13,4 +13,4 @@ export { natsServerConfig } from "./nats-server-config.ts";
 export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
 export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
 export { ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
-export type { CommitDelivery } from "./scrape-stream.ts";
+export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

@@ -70,6 +70,10 @@ export class ScrapePublisher {
   }
 }
 
+/** One listed reply, or why it can no longer be read (aged out of the stream, corrupt). */
+export type ScrapePart =
+  { source: string; server: string; text: string } | { source: string; server: string; missing: string };
+
 /** A commit marker handed to the catalog side, with its explicit ack handle. */
 export interface CommitDelivery {
   readonly marker: CommitMarker;
@@ -77,12 +81,13 @@ export interface CommitDelivery {
   readonly seq: number;
   readonly redelivered: boolean;
   /** Reads the parts the marker lists, chunks joined and decompressed. */
-  readParts(): Promise<{ source: string; server: string; text: string }[]>;
+  readParts(): Promise<ScrapePart[]>;
   /** Tells the server the fold is still running, so the marker is not redelivered. */
   working(): void;
   ack(): Promise<void>;
   nak(delayMs: number): void;
-  term(reason: string): void;
+  /** Never redeliver this marker. */
+  term(): void;
 }
 
 /**
@@ -108,7 +113,14 @@ export async function consumeCommits(
   const consumer = await jetstream(nc).consumers.get(assets.scrapeStream, assets.catalogConsumer);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
   async function* deliveries(): AsyncGenerator<CommitDelivery> {
-    for await (const m of messages) yield toDelivery(jsm, assets.scrapeStream, m);
+    for await (const m of messages) {
+      const delivery = toDelivery(jsm, assets.scrapeStream, m);
+      // A marker nobody can read would come back for ever and hold up every later epoch.
+      if (delivery) yield delivery;
+      // No reason text: `+TERM <reason>` is not understood by nats-server 2.9, which
+      // would leave the marker pending.
+      else m.term();
+    }
   }
   return {
     commits: deliveries(),
@@ -143,8 +155,14 @@ async function ensureCommitConsumer(
   }
 }
 
-function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDelivery {
-  const marker = m.json<CommitMarker>();
+function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDelivery | undefined {
+  let marker: CommitMarker;
+  try {
+    marker = m.json<CommitMarker>();
+  } catch {
+    return undefined;
+  }
+  if (typeof marker.epoch !== "string" || !Array.isArray(marker.parts)) return undefined;
   return {
     marker,
     seq: m.seq,
@@ -155,7 +173,7 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
       await m.ackAck();
     },
     nak: (delayMs) => m.nak(delayMs),
-    term: (reason) => m.term(reason),
+    term: () => m.term(),
   };
 }
 
@@ -163,20 +181,34 @@ async function readParts(
   jsm: JetStreamManager,
   stream: string,
   parts: ScrapePartRef[],
-): Promise<{ source: string; server: string; text: string }[]> {
+): Promise<ScrapePart[]> {
   return Promise.all(
-    parts.map(async (part) => {
+    parts.map(async (part): Promise<ScrapePart> => {
       const chunks: Uint8Array[] = [];
       let encoding: string | undefined;
       for (const seq of part.seqs) {
-        const msg = await jsm.streams.getMessage(stream, { seq });
-        if (msg === null) throw new Error(`scrape part ${part.source}/${part.server} seq ${seq} is gone`);
+        // A message that aged out (or was purged) is "not found"; either way it is gone.
+        const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+        if (msg === null)
+          return {
+            source: part.source,
+            server: part.server,
+            missing: `seq ${seq} is no longer in the stream`,
+          };
         encoding = msg.header.get("Content-Encoding") || undefined;
         chunks.push(msg.data);
       }
       const joined = Buffer.concat(chunks);
-      const data = encoding === "gzip" ? gunzipSync(joined) : joined;
-      return { source: part.source, server: part.server, text: data.toString("utf8") };
+      try {
+        const data = encoding === "gzip" ? gunzipSync(joined) : joined;
+        return { source: part.source, server: part.server, text: data.toString("utf8") };
+      } catch (err) {
+        return {
+          source: part.source,
+          server: part.server,
+          missing: `cannot decompress: ${(err as Error).message}`,
+        };
+      }
     }),
   );
 }

@@ -118,7 +118,7 @@ async function handleCommit(
       const replies = parts.map((part) => ({
         source: part.source,
         server: part.server,
-        body: parseBody(part.text),
+        body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
       }));
       result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });
     } finally {
@@ -139,11 +139,15 @@ async function handleCommit(
   }
 }
 
-/** A part that is not JSON is passed on as such; the fold records it as an error. */
+/** A part that cannot be read becomes an error reply, which the fold records in hx.epochs.errors. */
+function errorEnvelope(description: string): unknown {
+  return { error: { code: 0, description } };
+}
+
 function parseBody(text: string): unknown {
   try {
     return parseJsonExact(text);
   } catch {
-    return { error: { code: 0, description: "scrape part is not valid JSON" } };
+    return errorEnvelope("scrape part is not valid JSON");
   }
 }

@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { jetstream } from "@nats-io/jetstream";
+import { systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
+import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const subjects = systemSubjects("local");
+
+test("an unreadable marker is set aside and a marker whose parts are gone is folded with the loss recorded", async () => {
+  await using dir = await tempDir();
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], {
+    NATSMON_SINK_EMBEDDED_PORT: "-1",
+    NATSMON_SCRAPER_INTERVAL: "1h",
+  });
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    const js = jetstream(nc);
+    await js.publish(subjects.scrapeCommit, "this is not JSON");
+    const lost: CommitMarker = {
+      system_id: "local",
+      epoch: "2020-01-01T00:00:00.000Z",
+      finished_at: "2020-01-01T00:00:01.000Z",
+      parts: [{ source: "varz", server: "ghost", seqs: [987654], bytes: 10 }],
+      servers_expected: ["ghost"],
+      servers_answered: ["ghost"],
+      unsupported: [],
+      errors: [],
+    };
+    await js.publish(subjects.scrapeCommit, JSON.stringify(lost));
+    const query = async <T>(sql: string): Promise<T[]> =>
+      (await nc.request(subjects.dbQuery, JSON.stringify({ sql }), { timeout: 5000 })).json<T[]>();
+    const row = await waitFor(
+      async () =>
+        (
+          await query<{ errors: string[] }>(
+            "SELECT errors FROM hx.epochs WHERE epoch = '2020-01-01T00:00:00Z'::TIMESTAMPTZ",
+          )
+        )[0],
+      { message: "the epoch with missing parts to be folded" },
+    );
+    assert.ok(
+      row.errors.some((e) => /no longer in the stream/.test(e)),
+      JSON.stringify(row),
+    );
+    // The scraper's own epoch was folded too: the bad markers held nothing up.
+    await waitFor(
+      async () => (await query<{ n: number }>("SELECT count(*)::INTEGER AS n FROM hx.epochs"))[0]?.n === 2,
+      {
+        message: "the scraper's own epoch to be folded after the bad markers",
+      },
+    );
+  } finally {
+    await nc.close();
+  }
+});
