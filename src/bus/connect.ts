@@ -8,21 +8,24 @@ export interface ConnectTarget extends NatsAuth {
   readonly url: string;
 }
 
-/**
- * Connects with whatever credentials the target carries, and keeps reconnecting for ever:
- * a monitor must outlive restarts of the servers it watches.
- */
-export async function connectNats(target: ConnectTarget, name: string): Promise<NatsConnection> {
-  const options: ConnectionOptions = {
-    servers: target.url.split(",").map((s) => s.trim()),
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 1000,
-    waitOnFirstConnect: false,
-  };
+/** Connection options for a target: its servers and whichever credentials it carries. */
+export async function connectionOptions(target: ConnectTarget, name: string): Promise<ConnectionOptions> {
+  const options: ConnectionOptions = { servers: target.url.split(",").map((s) => s.trim()), name };
   if (target.creds) options.authenticator = credsAuthenticator(await readFile(target.creds));
   if (target.user !== undefined) options.user = target.user;
   if (target.password !== undefined) options.pass = target.password;
   if (target.token !== undefined) options.token = target.token;
-  return connect(options);
+  return options;
+}
+
+/**
+ * Connects and keeps reconnecting for ever: a monitor must outlive restarts of the
+ * servers it watches.
+ */
+export async function connectNats(target: ConnectTarget, name: string): Promise<NatsConnection> {
+  return connect({
+    ...(await connectionOptions(target, name)),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+  });
 }

@@ -3,7 +3,7 @@
  * stream definitions loaded from streams/, and the scrape-stream adapters (publisher on
  * the scrape side, durable commit consumer on the catalog side). JsMsg never leaves here.
  */
-export { connectNats } from "./connect.ts";
+export { connectNats, connectionOptions } from "./connect.ts";
 export type { ConnectTarget } from "./connect.ts";
 export { startEmbeddedSink, EMBEDDED_ACCOUNT } from "./embedded-sink.ts";
 export type { EmbeddedSink } from "./embedded-sink.ts";

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { connect } from "@nats-io/transport-node";
-import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connectionOptions, type ConnectTarget } from "../bus/index.ts";
 import type { Command } from "commander";
 
 export interface ClientOptions {
@@ -29,17 +29,19 @@ export function withClientOptions(command: Command): Command {
 
 /** Connects a client command to the bus; fails fast with a hint rather than retrying for ever. */
 export async function connectClient(options: ClientOptions): Promise<NatsConnection> {
-  const servers = (options.server ?? process.env.NATS_URL ?? DEFAULT_SERVER).split(",").map((s) => s.trim());
-  const connectOptions: ConnectionOptions = { servers, name: "natsmon-cli", maxReconnectAttempts: 2 };
-  if (options.creds) connectOptions.authenticator = credsAuthenticator(await readFile(options.creds));
-  if (options.user) connectOptions.user = options.user;
-  if (options.password) connectOptions.pass = options.password;
-  if (options.token) connectOptions.token = options.token;
+  const url = options.server ?? process.env.NATS_URL ?? DEFAULT_SERVER;
+  const target: ConnectTarget = {
+    url,
+    ...(options.creds ? { creds: options.creds } : {}),
+    ...(options.user ? { user: options.user } : {}),
+    ...(options.password ? { password: options.password } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  };
   try {
-    return await connect(connectOptions);
+    return await connect({ ...(await connectionOptions(target, "natsmon-cli")), maxReconnectAttempts: 2 });
   } catch (cause) {
     throw new Error(
-      `cannot connect to ${servers.join(", ")}: ${(cause as Error).message}. ` +
+      `cannot connect to ${url}: ${(cause as Error).message}. ` +
         "Is a natsmon node running (npm start)? Point --server or NATS_URL at its bus.",
       { cause },
     );
