@@ -10,3 +10,10 @@ export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
 export { dbQueryHandler } from "./db-handlers.ts";
 export type { QueryPort, QueryFormat } from "./db-handlers.ts";
 export { opsInfoHandler } from "./ops-handlers.ts";
+export {
+  scraperStatusHandler,
+  scraperToggleHandler,
+  scraperTriggerHandler,
+  sinkInfoHandler,
+} from "./scrape-handlers.ts";
+export type { ScraperPort } from "./scrape-handlers.ts";

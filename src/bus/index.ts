@@ -13,4 +13,5 @@ export { natsServerConfig } from "./nats-server-config.ts";
 export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
 export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
 export { ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
+export { scrapeStreamInfo } from "./sink-info.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

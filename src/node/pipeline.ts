@@ -1,7 +1,15 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { dbQueryHandler, opsInfoHandler, type Api } from "../api/index.ts";
-import { ensureStream, scrapeStreamConfig, type ConnectTarget } from "../bus/index.ts";
+import {
+  dbQueryHandler,
+  opsInfoHandler,
+  scraperStatusHandler,
+  scraperToggleHandler,
+  scraperTriggerHandler,
+  sinkInfoHandler,
+  type Api,
+} from "../api/index.ts";
+import { ensureStream, scrapeStreamConfig, scrapeStreamInfo, type ConnectTarget } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { Role } from "../domain/index.ts";
 import type { OpsInfoReply } from "../protocol/index.ts";
@@ -22,7 +30,7 @@ export interface SystemPipeline extends AsyncDisposable {
  *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
  *   ② the scrape stream on the sink: the seam between the two sides
  *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch
- *   ⑦ API: db.query and ops.info on the catalog node
+ *   ⑦ API: db.query and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
  */
 export async function startSystemPipeline(options: {
@@ -68,6 +76,16 @@ export async function startSystemPipeline(options: {
 
   // ① Scrape side last: everything downstream is ready for its first epoch.
   const scrape = system.roles.includes(Role.Scrape) ? await startScrapeSide({ ...options, log }) : undefined;
+
+  // ⑦ API endpoints of the scrape side.
+  if (scrape) {
+    await api.addSystemEndpoints(system.id, {
+      "ops.scraper.status": scraperStatusHandler(scrape.port),
+      "ops.scraper.toggle": scraperToggleHandler(scrape.port),
+      "ops.scraper.trigger": scraperTriggerHandler(scrape.port),
+      "ops.sink.info": sinkInfoHandler(() => scrapeStreamInfo(options.sink, system.id)),
+    });
+  }
 
   return {
     system,

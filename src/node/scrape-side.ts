@@ -1,11 +1,39 @@
 import type { NatsConnection } from "@nats-io/nats-core";
+import type { ScraperPort } from "../api/index.ts";
 import { connectNats, ScrapePublisher, type ConnectTarget } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import type { Logger } from "../lib/index.ts";
+import type { ScraperStatusReply } from "../protocol/index.ts";
 import { startScraper, type ScrapeFaults, type Scraper } from "../scrape/index.ts";
 
 export interface ScrapeSide extends AsyncDisposable {
   readonly scraper: Scraper;
+  /** The scraper as its ops endpoints see it. */
+  readonly port: ScraperPort;
+}
+
+function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
+  const last = scraper.lastEpoch;
+  return {
+    system_id: systemId,
+    state: scraper.state,
+    interval: scraper.intervalMs * 1_000_000,
+    ...(last
+      ? {
+          last_epoch: {
+            epoch: last.epoch,
+            parts: last.parts,
+            bytes: last.bytes,
+            duration_ms: Math.round(last.ms),
+            commit_seq: last.commitSeq,
+            servers_expected: last.serversExpected,
+            servers_answered: last.serversAnswered,
+            sources: last.sources.map((s) => ({ ...s, ms: Math.round(s.ms) })),
+          },
+        }
+      : {}),
+    ...(scraper.lastError ? { last_error: scraper.lastError } : {}),
+  };
 }
 
 /**
@@ -40,6 +68,14 @@ export async function startScrapeSide(options: {
   });
   return {
     scraper,
+    port: {
+      status: () => statusOf(system.id, scraper),
+      setPaused: (paused) => scraper.setPaused(paused),
+      trigger: async () => {
+        await scraper.scrapeOnce();
+        return statusOf(system.id, scraper);
+      },
+    },
     async [Symbol.asyncDispose]() {
       await scraper[Symbol.asyncDispose]();
       await monitored.drain().catch(() => undefined);

@@ -23,4 +23,8 @@ export type {
   ScrapePartRef,
   CommitMarker,
   RawReply,
+  ScraperSourceStatus,
+  ScraperStatusReply,
+  ScraperToggleRequest,
+  SinkInfoReply,
 } from "./payloads.ts";

@@ -74,3 +74,64 @@ export interface RawReply {
   data: Uint8Array;
   encoding?: "gzip";
 }
+
+/** Per-source figures of the last epoch, in `ops.scraper.status`. */
+export interface ScraperSourceStatus {
+  source: string;
+  /** Servers that answered. */
+  servers: number;
+  /** Bytes received, as sent (compressed when gzip). */
+  bytes: number;
+  /** Milliseconds the gather took (quiet window included). */
+  ms: number;
+  /** Replies dropped as duplicates of a server already heard. */
+  duplicates: number;
+  /** No server answers this request (too old for it). */
+  unsupported: boolean;
+}
+
+/** `ops.scraper.status` reply (natsmon's shape; the spec leaves it open). */
+export interface ScraperStatusReply {
+  system_id: string;
+  state: "running" | "paused";
+  /** Scrape cadence, nanoseconds (as in ops.info). */
+  interval: number;
+  last_epoch?: {
+    epoch: string;
+    parts: number;
+    bytes: number;
+    duration_ms: number;
+    commit_seq: number;
+    servers_expected: string[];
+    servers_answered: string[];
+    sources: ScraperSourceStatus[];
+  };
+  last_error?: string;
+}
+
+/** `ops.scraper.toggle` request: `{paused: true|false}`, or `{}` to flip. Reply: the status. */
+export interface ScraperToggleRequest {
+  paused?: boolean;
+}
+
+/** `ops.sink.info` reply: the layout and state of the system's scrape stream. */
+export interface SinkInfoReply {
+  stream: string;
+  subjects: string[];
+  replicas: number;
+  storage: string;
+  retention: string;
+  /** Nanoseconds; 0 keeps messages for ever. */
+  max_age: number;
+  max_bytes: number;
+  max_msgs: number;
+  duplicate_window: number;
+  state: { messages: number; bytes: number; first_seq: number; last_seq: number; consumer_count: number };
+  cluster?: {
+    name?: string;
+    leader?: string;
+    replicas: { name: string; current: boolean; offline: boolean }[];
+  };
+  /** Server version of the sink bus. */
+  server_version: string;
+}

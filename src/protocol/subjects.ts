@@ -31,6 +31,10 @@ export function systemSubjects(systemId: string) {
     feedEpoch: s("feed.epoch"),
     dbQuery: s("db.query"),
     opsInfo: s("ops.info"),
+    opsScraperStatus: s("ops.scraper.status"),
+    opsScraperToggle: s("ops.scraper.toggle"),
+    opsScraperTrigger: s("ops.scraper.trigger"),
+    opsSinkInfo: s("ops.sink.info"),
   } as const;
 }
 export type SystemSubjects = ReturnType<typeof systemSubjects>;

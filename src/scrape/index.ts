@@ -3,8 +3,15 @@
  * account, for its monitoring data, and writes the replies plus a commit marker (one epoch)
  * to a ScrapeSink. It owns the schedule and the set of servers seen so far.
  */
-export { startScraper } from "./scraper.ts";
-export type { Scraper, ScraperOptions, ScrapeSink, ScrapeFaults, EpochSummary } from "./scraper.ts";
+export { startScraper, ScraperState } from "./scraper.ts";
+export type {
+  Scraper,
+  ScraperOptions,
+  ScrapeSink,
+  ScrapeFaults,
+  EpochSummary,
+  SourceSummary,
+} from "./scraper.ts";
 export { gather } from "./gather.ts";
 export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
 export { SOURCES } from "./sources.ts";

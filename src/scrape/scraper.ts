@@ -20,18 +20,37 @@ export interface ScrapeFaults {
   afterFold?: () => void;
 }
 
+/** How one source went in the last epoch. */
+export interface SourceSummary {
+  source: string;
+  servers: number;
+  bytes: number;
+  ms: number;
+  duplicates: number;
+  unsupported: boolean;
+}
+
 export interface EpochSummary {
   epoch: string;
   parts: number;
   bytes: number;
   serversAnswered: string[];
+  serversExpected: string[];
   commitSeq: number;
   ms: number;
+  sources: SourceSummary[];
 }
 
+export const ScraperState = { Running: "running", Paused: "paused" } as const;
+export type ScraperState = (typeof ScraperState)[keyof typeof ScraperState];
+
 export interface Scraper extends AsyncDisposable {
-  /** Scrapes now (waits for a scrape already running, then runs one more). */
+  /** Scrapes now, also while paused (waits for a scrape already running, then runs one). */
   scrapeOnce(): Promise<EpochSummary>;
+  /** Stops or restarts the interval; an on-demand scrape still works while paused. */
+  setPaused(paused: boolean): void;
+  readonly state: ScraperState;
+  readonly intervalMs: number;
   readonly lastEpoch: EpochSummary | undefined;
   readonly lastError: string | undefined;
 }
@@ -63,11 +82,11 @@ export function startScraper(options: ScraperOptions): Scraper {
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let paused = false;
   let stopped = false;
 
   async function scrape(): Promise<EpochSummary> {
-    const started = now();
-    const epoch = formatEpoch(started);
+    const epoch = formatEpoch(now());
     const t0 = performance.now();
     const gathered = await Promise.all(
       sources.map(async (source) => ({
@@ -78,14 +97,25 @@ export function startScraper(options: ScraperOptions): Scraper {
     const answered = new Set<string>();
     const unsupported: CommitMarker["unsupported"] = [];
     const errors: CommitMarker["errors"] = [];
+    const summaries: SourceSummary[] = [];
     const publishing: Promise<ScrapePartRef>[] = [];
     for (const { source, result } of gathered) {
       if (result.kind === "unsupported") {
         unsupported.push({ source: source.name, servers: [...known] });
+        summaries.push({
+          source: source.name,
+          servers: 0,
+          bytes: 0,
+          ms: result.ms,
+          duplicates: 0,
+          unsupported: true,
+        });
         continue;
       }
+      let bytes = 0;
       for (const reply of result.replies) {
         answered.add(reply.server);
+        bytes += reply.data.byteLength;
         if (reply.envelope.error) {
           errors.push({ source: source.name, error: `${reply.server}: ${reply.envelope.error.description}` });
         }
@@ -99,6 +129,14 @@ export function startScraper(options: ScraperOptions): Scraper {
           }),
         );
       }
+      summaries.push({
+        source: source.name,
+        servers: result.replies.length,
+        bytes,
+        ms: result.ms,
+        duplicates: result.duplicates,
+        unsupported: false,
+      });
     }
     const parts = await Promise.all(publishing);
     for (const server of answered) known.add(server);
@@ -120,8 +158,10 @@ export function startScraper(options: ScraperOptions): Scraper {
       parts: parts.length,
       bytes: parts.reduce((sum, p) => sum + p.bytes, 0),
       serversAnswered: marker.servers_answered,
+      serversExpected: marker.servers_expected,
       commitSeq,
       ms: performance.now() - t0,
+      sources: summaries,
     };
     log.info(
       {
@@ -137,8 +177,7 @@ export function startScraper(options: ScraperOptions): Scraper {
   }
 
   function scrapeOnce(): Promise<EpochSummary> {
-    const previous = running ?? Promise.resolve(undefined);
-    const next = previous
+    const next = (running ?? Promise.resolve(undefined))
       .catch(() => undefined)
       .then(scrape)
       .then(
@@ -157,7 +196,8 @@ export function startScraper(options: ScraperOptions): Scraper {
   }
 
   function schedule(delayMs: number): void {
-    if (stopped) return;
+    clearTimeout(timer);
+    if (stopped || paused) return;
     timer = setTimeout(() => {
       const tickStarted = Date.now();
       scrapeOnce()
@@ -169,6 +209,17 @@ export function startScraper(options: ScraperOptions): Scraper {
 
   return {
     scrapeOnce,
+    setPaused(value) {
+      if (value === paused) return;
+      paused = value;
+      log.info({ paused }, paused ? "scraper paused" : "scraper resumed");
+      // Resuming scrapes at once; the interval then runs from there.
+      schedule(0);
+    },
+    get state() {
+      return paused ? ScraperState.Paused : ScraperState.Running;
+    },
+    intervalMs: config.intervalMs,
     get lastEpoch() {
       return lastEpoch;
     },

@@ -1,0 +1,79 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { systemSubjects, type ScraperStatusReply, type SinkInfoReply } from "../../src/protocol/index.ts";
+import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const subjects = systemSubjects("local");
+
+async function call<T>(nc: NatsConnection, subject: string, body: unknown = {}): Promise<T> {
+  const reply = await nc.request(subject, JSON.stringify(body), { timeout: 10_000 });
+  const code = reply.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new Error(`${code} ${reply.headers?.get("Nats-Service-Error")}`);
+  return reply.json<T>();
+}
+
+const epochCount = async (nc: NatsConnection) =>
+  (
+    await call<{ n: number }[]>(nc, subjects.dbQuery, { sql: "SELECT count(*)::INTEGER AS n FROM hx.epochs" })
+  )[0]!.n;
+
+test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and describe the sink", async () => {
+  await using dir = await tempDir();
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], {
+    NATSMON_SINK_EMBEDDED_PORT: "-1",
+    NATSMON_SCRAPER_INTERVAL: "300ms",
+  });
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    const status = await waitFor(async () => {
+      const s = await call<ScraperStatusReply>(nc, subjects.opsScraperStatus);
+      return s.last_epoch ? s : undefined;
+    });
+    assert.equal(status.state, "running");
+    assert.equal(status.interval, 300_000_000);
+    assert.deepEqual(status.last_epoch?.servers_answered, ["natsmon-embedded"]);
+    assert.deepEqual(status.last_epoch?.sources.map((s) => s.source).sort(), ["healthz", "jsz", "varz"]);
+    assert.ok(status.last_epoch!.sources.every((s) => s.servers === 1 && s.bytes > 0 && !s.unsupported));
+
+    const paused = await call<ScraperStatusReply>(nc, subjects.opsScraperToggle, { paused: true });
+    assert.equal(paused.state, "paused");
+    // Let anything in flight land, then nothing more may arrive while paused.
+    const settled = await waitFor(async () => {
+      const a = await epochCount(nc);
+      await new Promise((r) => setTimeout(r, 1000));
+      return (await epochCount(nc)) === a ? a : undefined;
+    });
+    const before = (await call<ScraperStatusReply>(nc, subjects.opsScraperStatus)).last_epoch!.commit_seq;
+    const triggered = await call<ScraperStatusReply>(nc, subjects.opsScraperTrigger);
+    assert.equal(triggered.state, "paused");
+    assert.ok(triggered.last_epoch!.commit_seq > before, "the trigger committed a new epoch");
+    await waitFor(async () => (await epochCount(nc)) === settled + 1, {
+      message: "the triggered epoch to fold",
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(await epochCount(nc), settled + 1, "only the triggered epoch while paused");
+
+    const resumed = await call<ScraperStatusReply>(nc, subjects.opsScraperToggle, {});
+    assert.equal(resumed.state, "running");
+    await waitFor(async () => (await epochCount(nc)) > settled + 2, { message: "scrapes to resume" });
+
+    const bad = await nc.request(subjects.opsScraperToggle, JSON.stringify({ paused: "yes" }), {
+      timeout: 2000,
+    });
+    assert.equal(bad.headers?.get("Nats-Service-Error-Code"), "400");
+
+    const sink = await call<SinkInfoReply>(nc, subjects.opsSinkInfo);
+    assert.equal(sink.stream, "MON_SCRAPE_local");
+    assert.deepEqual(sink.subjects, [subjects.scrapeAll]);
+    assert.equal(sink.replicas, 1);
+    assert.equal(sink.storage, "file");
+    assert.ok(sink.state.messages > 0);
+    assert.match(sink.server_version, /^\d+\.\d+\.\d+/);
+  } finally {
+    await nc.close();
+  }
+});
