@@ -37,7 +37,7 @@ test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and
     assert.equal(status.interval, 300_000_000);
     assert.deepEqual(status.last_epoch?.servers_answered, ["natsmon-embedded"]);
     assert.deepEqual(status.last_epoch?.sources.map((s) => s.source).sort(), ["healthz", "jsz", "varz"]);
-    assert.ok(status.last_epoch!.sources.every((s) => s.servers === 1 && s.bytes > 0 && !s.unsupported));
+    assert.ok(status.last_epoch.sources.every((s) => s.servers === 1 && s.bytes > 0 && !s.unsupported));
 
     const paused = await call<ScraperStatusReply>(nc, subjects.opsScraperToggle, { paused: true });
     assert.equal(paused.state, "paused");
