@@ -1,0 +1,178 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatConfigIssues, loadConfig, type Config } from "../../../src/config/index.ts";
+import { runNatsmon } from "../../harness/natsmon-process.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+
+const FIXTURES = fileURLToPath(new URL("../../fixtures/config/", import.meta.url));
+
+async function withFile<T>(yaml: string, fn: (file: string) => Promise<T>): Promise<T> {
+  await using dir = await tempDir();
+  const file = join(dir.path, "natsmon.yaml");
+  await writeFile(file, yaml);
+  return fn(file);
+}
+
+async function ok(options: Parameters<typeof loadConfig>[0]): Promise<Config> {
+  const result = await loadConfig({ hostname: "host", ...options });
+  assert.ok(result.ok, result.ok ? "" : formatConfigIssues(result.errors));
+  return result.config;
+}
+
+describe("loadConfig", () => {
+  test("with nothing configured gives the embedded default: one system 'local' with both roles", async () => {
+    const config = await ok({});
+    assert.equal(config.node.id, "local");
+    assert.equal(config.node.dataDir, "./data");
+    assert.equal(config.sink.url, undefined);
+    assert.deepEqual(config.sink.embedded, { host: "127.0.0.1", port: 4222 });
+    assert.equal(config.sink.replicas, 1);
+    assert.equal(config.systems.length, 1);
+    const [system] = config.systems;
+    assert.equal(system?.id, "local");
+    assert.deepEqual(system?.roles, ["scrape", "catalog"]);
+    assert.equal(system?.scraper.intervalMs, 30_000);
+    assert.equal(system?.db.queryMaxRows, 100_000);
+    assert.equal(system?.db.queryTimeoutMs, 30_000);
+    assert.equal(system?.db.retentionMs, 768 * 3_600_000);
+    assert.deepEqual(system?.db.queryStream, { maxRows: 1_000_000, window: 8, compression: "none" });
+    assert.equal(config.log.level, "info");
+  });
+
+  test("returns a deeply frozen config", async () => {
+    const config = await ok({ file: FIXTURES + "valid-full.yaml" });
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.systems));
+    assert.ok(Object.isFrozen(config.systems[0]!.db.queryStream));
+    assert.throws(() => {
+      (config.sink as { replicas: number }).replicas = 9;
+    }, TypeError);
+  });
+
+  test("reports every problem together, each with its path", async () => {
+    await withFile("scraper: {interval: soon}\nsink: {replicas: 0}\nsystem: {id: 'a b'}\n", async (file) => {
+      const result = await loadConfig({ file });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(result.errors.map((e) => e.path).sort(), [
+        "scraper.interval",
+        "sink.replicas",
+        "system.id",
+      ]);
+      assert.match(formatConfigIssues(result.errors), /^scraper\.interval: .+$/m);
+    });
+  });
+
+  test("applies the file, then NATSMON_* environment, then flags", async () => {
+    await withFile(
+      "sink: {url: 'nats://file:4222'}\nscraper: {interval: 10s}\ndb: {query-max-rows: 7}\nsystem: {id: prod}\n",
+      async (file) => {
+        const env = {
+          NATSMON_SCRAPER_INTERVAL: "45s",
+          NATSMON_DB_QUERY_MAX_ROWS: "5",
+          NATSMON_SINK_URL: "nats://env:4222",
+          NATSMON_NODE_DATA_DIR: "/var/lib/natsmon",
+          NATSMON_SYSTEM_ROLES: "catalog",
+          NATSMON_SINK_EMBEDDED_PORT: "-1",
+        };
+        const config = await ok({ file, env, flags: { "sink.url": "nats://flag:4222" } });
+        assert.equal(config.sink.url, "nats://flag:4222");
+        assert.equal(config.node.dataDir, "/var/lib/natsmon");
+        assert.equal(config.sink.embedded.port, -1);
+        assert.equal(config.systems[0]!.scraper.intervalMs, 45_000);
+        assert.equal(config.systems[0]!.db.queryMaxRows, 5);
+        assert.deepEqual(config.systems[0]!.roles, ["catalog"]);
+      },
+    );
+  });
+
+  test("refuses a flag that names no setting, and takes no notification endpoint from the environment", async () => {
+    const bad = await loadConfig({ flags: { "sink.nope": "x" } });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) assert.equal(bad.errors[0]?.path, "sink.nope");
+    const config = await ok({ env: { NATSMON_NOTIFICATIONS_WEBHOOK: "https://x.example.com" } });
+    assert.deepEqual(config.notifications.endpoints, []);
+  });
+
+  test("lets each entry of systems override scraper and db settings, merging db per key", async () => {
+    const config = await ok({ file: FIXTURES + "valid-multi-system.yaml" });
+    const [prod, staging] = config.systems;
+    assert.equal(prod?.scraper.intervalMs, 15_000);
+    assert.equal(prod?.db.queryMaxRows, 500);
+    assert.equal(prod?.db.queryTimeoutMs, 30_000);
+    assert.equal(staging?.scraper.intervalMs, 30_000);
+    assert.deepEqual(staging?.roles, ["catalog"]);
+    assert.deepEqual(staging?.disabledChecks, ["server-011"]);
+    assert.equal(config.node.id, "node-a");
+    assert.equal(config.sink.replicas, 3);
+  });
+
+  test("names the node after its single system, or after the host when it serves none", async () => {
+    assert.equal((await ok({ file: FIXTURES + "valid-single-system.yaml" })).node.id, "prod");
+    await withFile("systems: []\n", async (file) => {
+      const config = await ok({ file, hostname: "mon-01" });
+      assert.equal(config.node.id, "mon-01");
+      assert.equal(config.systems.length, 0);
+    });
+  });
+
+  test("checks subscription patterns against the known check codes when given", async () => {
+    const known = new Set(["server-001", "server-002", "jetstream-001"]);
+    const yaml = (patterns: string) =>
+      `notifications:\n  webhook: [{name: a, url: "https://h.example.com", subscriptions: [${patterns}]}]\n`;
+    await withFile(yaml('"*", "server-*", "jetstream-001"'), async (file) => {
+      await ok({ file, knownCheckCodes: known });
+    });
+    await withFile(yaml('"consumer-*", "server-999"'), async (file) => {
+      const result = await loadConfig({ file, knownCheckCodes: known });
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.deepEqual(
+          result.errors.map((e) => e.path),
+          ["notifications.webhook[0].subscriptions[0]", "notifications.webhook[0].subscriptions[1]"],
+        );
+        assert.match(result.errors[0]!.message, /matches no check/);
+      }
+    });
+  });
+
+  test("fills endpoint defaults: enabled, empty patterns and systems", async () => {
+    const config = await ok({ file: FIXTURES + "valid-full.yaml" });
+    const [hook, am] = config.notifications.endpoints;
+    assert.deepEqual(
+      { type: hook?.type, name: hook?.name, enabled: hook?.enabled, authType: hook?.authType },
+      { type: "webhook", name: "ops-hook", enabled: true, authType: "hmac" },
+    );
+    assert.deepEqual(am?.systems, ["prod"]);
+    assert.deepEqual(am?.ignore, []);
+  });
+
+  test("names a configuration file that cannot be read", async () => {
+    const result = await loadConfig({ file: "/nonexistent/natsmon.yaml" });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.match(result.errors[0]!.message, /cannot read \/nonexistent\/natsmon\.yaml/);
+  });
+});
+
+describe("natsmon config check", () => {
+  test("exits 0 and summarises a valid file", async () => {
+    const r = await runNatsmon(["config", "check", "--config", FIXTURES + "valid-full.yaml"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /is valid: node node-a, sink nats:\/\/127\.0\.0\.1:4222, systems prod \(scrape\+catalog\)/,
+    );
+  });
+
+  test("exits 2 and prints each problem as path: message", async () => {
+    const r = await runNatsmon(["config", "check", "--config", FIXTURES + "duplicate-endpoint-name.yaml"]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /notifications\.alertmanager\[0\]\.name: "ops" is already used by notifications\.webhook\[0\]/,
+    );
+  });
+});
