@@ -1,0 +1,85 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { findNatsServer } from "../../../src/bus/index.ts";
+import { loadConfig } from "../../../src/config/index.ts";
+import { REPO_ROOT, runNatsmon } from "../../harness/natsmon-process.ts";
+
+interface Service {
+  image?: string;
+  command?: string[];
+  volumes?: string[];
+  depends_on?: string[];
+}
+
+/** docker-compose.yml is for users; Docker does not run here, so it is checked by reading it. */
+describe("docker-compose.yml", async () => {
+  const compose = parse(await readFile(join(REPO_ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
+    services: Record<string, Service>;
+  };
+  const services = compose.services;
+
+  test("has a 3-node NATS cluster, a natsmon node and the gateway", () => {
+    assert.deepEqual(Object.keys(services).sort(), ["gateway", "n1", "n2", "n3", "natsmon"]);
+    for (const n of ["n1", "n2", "n3"]) assert.match(services[n]!.image ?? "", /^nats:/);
+    assert.match(
+      services.natsmon!.command!.join(" "),
+      /src\/main\.ts run --config \/etc\/natsmon\/natsmon\.yaml/,
+    );
+    assert.match(services.gateway!.command!.join(" "), /gateway .*--auth-token/);
+  });
+
+  test("mounts only files that exist in the repository", () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const volume of service.volumes ?? []) {
+        const host = volume.split(":")[0]!;
+        if (!host.startsWith("./")) continue;
+        assert.ok(existsSync(join(REPO_ROOT, host)), `${name} mounts missing ${host}`);
+      }
+    }
+  });
+
+  test("gives each NATS server JetStream, the system account and routes to the other two", async () => {
+    const accounts = await readFile(join(REPO_ROOT, "deploy/nats/accounts.conf"), "utf8");
+    assert.match(accounts, /system_account: SYS/);
+    assert.match(accounts, /jetstream: enabled/);
+    for (const n of ["n1", "n2", "n3"]) {
+      const conf = await readFile(join(REPO_ROOT, `deploy/nats/${n}.conf`), "utf8");
+      assert.match(conf, /jetstream \{/);
+      assert.match(conf, /include \.\/accounts\.conf/);
+      const routes = /routes: \[(.*)\]/.exec(conf)?.[1] ?? "";
+      const others = ["n1", "n2", "n3"].filter((o) => o !== n);
+      assert.deepEqual(
+        [...routes.matchAll(/nats:\/\/(n\d):6222/g)].map((m) => m[1]),
+        others,
+        `${n} routes to ${others.join(", ")}`,
+      );
+    }
+  });
+
+  test("has NATS configs that nats-server itself accepts (nats-server -t)", () => {
+    for (const n of ["n1", "n2", "n3"]) {
+      const r = spawnSync(findNatsServer(), ["-t", "-c", join(REPO_ROOT, `deploy/nats/${n}.conf`)], {
+        encoding: "utf8",
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout + r.stderr, /is valid/);
+    }
+  });
+
+  test("mounts a natsmon configuration that passes natsmon config check, with its streams at 3 replicas", async () => {
+    const file = join(REPO_ROOT, "deploy/natsmon/natsmon.yaml");
+    const result = await loadConfig({ file });
+    assert.ok(result.ok);
+    if (result.ok) {
+      assert.equal(result.config.sink.replicas, 3);
+      assert.equal(result.config.systems[0]?.id, "east");
+    }
+    const check = await runNatsmon(["config", "check", "--config", file]);
+    assert.equal(check.code, 0, check.stderr);
+  });
+});
