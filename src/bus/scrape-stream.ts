@@ -51,12 +51,18 @@ export class ScrapePublisher {
       acks.push(
         this.#js.publish(this.#subjects.scrapePart(reply.source), chunk, {
           headers: h,
-          msgID: `${epoch}.${reply.source}.${reply.server}.${i + 1}`,
+          msgID: `${epoch}.${reply.source}.${reply.server}.${reply.page ?? 1}.${i + 1}`,
         }),
       );
     }
     const seqs = (await Promise.all(acks)).map((ack) => ack.seq);
-    return { source: reply.source, server: reply.server, seqs, bytes: reply.data.byteLength };
+    return {
+      source: reply.source,
+      server: reply.server,
+      ...(reply.page ? { page: reply.page } : {}),
+      seqs,
+      bytes: reply.data.byteLength,
+    };
   }
 
   async publishCommit(marker: CommitMarker): Promise<number> {

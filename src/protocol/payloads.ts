@@ -46,6 +46,8 @@ export interface QueryRequest {
 export interface ScrapePartRef {
   source: string;
   server: string;
+  /** 1-based page of a paged reply (CONNZ); absent when the reply came whole. */
+  page?: number;
   /** Stream sequences of the message chunks, in order; concatenated they are the reply body. */
   seqs: number[];
   bytes: number;
@@ -71,6 +73,7 @@ export interface CommitMarker {
 export interface RawReply {
   source: string;
   server: string;
+  page?: number;
   data: Uint8Array;
   encoding?: "gzip";
 }

@@ -8,7 +8,10 @@ export interface GatheredReply {
   data: Uint8Array;
   encoding?: "gzip";
   /** The parsed envelope, for the server name and to spot error envelopes. */
-  envelope: { server?: { name?: string }; error?: { code?: number; description?: string } };
+  envelope: {
+    server?: { name?: string; id?: string; ver?: string };
+    error?: { code?: number; description?: string };
+  };
 }
 
 export type GatherResult =

