@@ -20,9 +20,9 @@ export async function fetchRemainingPages(
   window: { quietMs: number; timeoutMs: number },
 ): Promise<{ pages: GatheredReply[]; error?: string }> {
   const paged = source.paged;
-  const id = (first.envelope.server)?.id;
+  const id = first.envelope.server?.id;
   if (!paged || !id) return { pages: [] };
-  const info = ((first.envelope as { data?: PageInfo }).data ?? {});
+  const info = (first.envelope as { data?: PageInfo }).data ?? {};
   const total = info.total ?? 0;
   let seen = (info.offset ?? 0) + (info.num_connections ?? 0);
   const pages: GatheredReply[] = [];
