@@ -2,7 +2,7 @@
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
 import "./cli/threadpool.ts";
 import { Command } from "commander";
-import { configCommand, queryCommand, runCommand, systemsCommand } from "./cli/index.ts";
+import { configCommand, queryCommand, runCommand, simulateCommand, systemsCommand } from "./cli/index.ts";
 import { VERSION } from "./node/index.ts";
 
 const program = new Command("natsmon")
@@ -13,6 +13,7 @@ runCommand(program);
 configCommand(program);
 systemsCommand(program);
 queryCommand(program);
+simulateCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -6,3 +6,4 @@ export { runCommand } from "./run.ts";
 export { configCommand } from "./config-check.ts";
 export { systemsCommand } from "./systems.ts";
 export { queryCommand } from "./query.ts";
+export { simulateCommand } from "./simulate.ts";

@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import { systemSubjects } from "../../src/protocol/index.ts";
+import { startTestServer } from "../harness/start-nats-server.ts";
+import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+test("natsmon simulate --profile small is scraped and folded like a 3-server system with 100 streams", async () => {
+  await using bus = await startTestServer("simbus");
+  await using dir = await tempDir();
+  await using sim = spawnNatsmon(["simulate", "--profile", "small", "--server", bus.url]);
+  await waitFor(() => sim.stdout().includes("simulating small"), { message: "the simulator to start" });
+  const config = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    config,
+    [
+      `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+      "sink: {embedded: {port: -1}}",
+      `system: {id: sim, nats: {url: ${JSON.stringify(bus.url)}}}`,
+      "scraper: {interval: 1s}",
+    ].join("\n"),
+  );
+  await using node = spawnNatsmon(["run", "--config", config]);
+  const nc = await connect({ servers: await node.waitForUrl() });
+  const query = async <T>(sql: string) =>
+    (await nc.request(systemSubjects("sim").dbQuery, JSON.stringify({ sql }), { timeout: 10_000 })).json<
+      T[]
+    >();
+  try {
+    const epochs = await waitFor(
+      async () => {
+        const rows = await query<{ epoch: string }>("SELECT epoch FROM hx.epochs ORDER BY epoch");
+        return rows.length >= 2 ? rows : undefined;
+      },
+      { message: "two simulated epochs" },
+    );
+    const last = epochs.at(-1)!.epoch;
+    const at = `WHERE epoch = '${last}'::TIMESTAMPTZ`;
+    assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.servers ${at}`), [{ n: 3 }]);
+    assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.streams ${at}`), [{ n: 100 }]);
+    assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.consumers ${at}`), [{ n: 300 }]);
+    // Values move between epochs like a live system.
+    const moved = await query<{ n: number }>(
+      "SELECT count(DISTINCT in_msgs)::INTEGER AS n FROM hx.servers WHERE server = 's001'",
+    );
+    assert.ok(moved[0]!.n >= 2);
+  } finally {
+    await nc.close();
+  }
+});
