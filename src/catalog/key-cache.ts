@@ -1,63 +1,114 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+/**
+ * The writer's memory of what is committed: every entity's stable pk by natural key, the
+ * next free pk per kind, and a fingerprint of each entity's latest _opts row. Loaded from
+ * the tables at open; a fold stages its changes and publishes them only after COMMIT, and
+ * a failed fold reloads the cache from the database, so it never runs ahead of the file.
+ */
+import { DuckDBListValue, type DuckDBConnection, type DuckDBValue } from "@duckdb/node-api";
+import { ENTITY_KINDS, KIND_NAMES, identTable, optsTable, type KindName } from "./kinds/entity-kinds.ts";
 
-/** One entity kind's identities: natural key → pk, and pk → its latest _opts fingerprint. */
 export interface KindKeys {
   readonly pks: Map<string, number>;
   readonly opts: Map<number, string>;
   next: number;
 }
 
-export interface KeyCache {
-  readonly server: KindKeys;
-  readonly stream: KindKeys;
-  readonly consumer: KindKeys;
+export type KeyCache = { readonly [K in KindName]: KindKeys };
+
+/**
+ * A stable text form of an _opts row's values (pk and epoch left out). Both sides hold
+ * DuckDB values of the column types (the fold's converted values, or values read back), so
+ * equal configurations give equal fingerprints across restarts.
+ */
+export function fingerprint(values: readonly DuckDBValue[]): string {
+  return JSON.stringify(values.map(canonical));
 }
 
-async function loadKind(
-  con: DuckDBConnection,
-  identSql: string,
-  optsTable: string,
+function canonical(value: DuckDBValue): unknown {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  if (value instanceof DuckDBListValue) return value.items.map(canonical);
+  return value.toString();
+}
+
+/** The values of an _opts row that describe the configuration: everything but pk and epoch. */
+export function optsValues(
+  columns: readonly string[],
   pk: string,
-): Promise<KindKeys> {
+  row: readonly DuckDBValue[],
+): DuckDBValue[] {
+  return row.filter((_v, i) => columns[i] !== pk && columns[i] !== "epoch");
+}
+
+async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys> {
+  const { pk, keyOf } = ENTITY_KINDS[kind];
   const pks = new Map<string, number>();
   let max = 0;
-  for (const [key, value] of (await con.runAndReadAll(identSql)).getRowsJS()) {
-    pks.set(typeof key === "string" ? key : JSON.stringify(key), Number(value));
-    max = Math.max(max, Number(value));
+  for (const ident of (await con.runAndReadAll(`SELECT * FROM hx.${identTable(kind)}`)).getRowObjectsJS()) {
+    const value = Number(ident[pk]);
+    pks.set(keyOf(ident), value);
+    max = Math.max(max, value);
   }
-  // The latest row per pk, rendered as the fold renders it, so a change is a string compare.
   const opts = new Map<number, string>();
   const latest = await con.runAndReadAll(
-    `SELECT * EXCLUDE (epoch) FROM ${optsTable} QUALIFY row_number() OVER (PARTITION BY ${pk} ORDER BY epoch DESC) = 1`,
+    `SELECT * FROM hx.${optsTable(kind)} QUALIFY row_number() OVER (PARTITION BY ${pk} ORDER BY epoch DESC) = 1`,
   );
-  for (const row of latest.getRowsJS()) {
-    opts.set(Number(row[0]), fingerprint(row.slice(1)));
+  const columns = latest.columnNames();
+  const pkIndex = columns.indexOf(pk);
+  for (const row of latest.getRows()) {
+    opts.set(Number(row[pkIndex]), fingerprint(optsValues(columns, pk, row)));
   }
   return { pks, opts, next: max + 1 };
 }
 
-/** A stable text form of an _opts row's values (pk and epoch excluded). */
-export function fingerprint(values: readonly unknown[]): string {
-  // Numbers read back from DuckDB are bigint where the fold had numbers: compare as text.
-  return JSON.stringify(values, (_k, v: unknown) =>
-    typeof v === "bigint" || typeof v === "number" ? String(v) : v === undefined ? null : v,
-  );
+export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
+  const entries: [KindName, KindKeys][] = [];
+  for (const kind of KIND_NAMES) entries.push([kind, await loadKind(con, kind)]);
+  return Object.fromEntries(entries) as KeyCache;
 }
 
-export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
-  return {
-    server: await loadKind(con, "SELECT name, server_pk FROM hx.server_ident", "hx.server_opts", "server_pk"),
-    stream: await loadKind(
-      con,
-      "SELECT account || '/' || name, stream_pk FROM hx.stream_ident",
-      "hx.stream_opts",
-      "stream_pk",
-    ),
-    consumer: await loadKind(
-      con,
-      "SELECT stream_pk || '/' || name, consumer_pk FROM hx.consumer_ident",
-      "hx.consumer_opts",
-      "consumer_pk",
-    ),
-  };
+/** One fold's additions to the cache, visible to that fold only until `publish`. */
+export class StagedKeys {
+  private readonly cache: KeyCache;
+  private readonly pks = new Map<KindName, Map<string, number>>();
+  private readonly opts = new Map<KindName, Map<number, string>>();
+  private readonly next = new Map<KindName, number>();
+
+  constructor(cache: KeyCache) {
+    this.cache = cache;
+  }
+
+  /** The pk for a natural key, and whether this fold just assigned it (max + 1). */
+  pk(kind: KindName, key: string): { pk: number; created: boolean } {
+    const known = this.cache[kind].pks.get(key) ?? this.pks.get(kind)?.get(key);
+    if (known !== undefined) return { pk: known, created: false };
+    const pk = this.next.get(kind) ?? this.cache[kind].next;
+    this.next.set(kind, pk + 1);
+    mapOf(this.pks, kind).set(key, pk);
+    return { pk, created: true };
+  }
+
+  /** True (and remembered) when this fingerprint differs from the entity's latest _opts row. */
+  optsChanged(kind: KindName, pk: number, print: string): boolean {
+    const latest = this.opts.get(kind)?.get(pk) ?? this.cache[kind].opts.get(pk);
+    if (latest === print) return false;
+    mapOf(this.opts, kind).set(pk, print);
+    return true;
+  }
+
+  /** Call after COMMIT: the staged pks and fingerprints become the committed state. */
+  publish(): void {
+    for (const kind of KIND_NAMES) {
+      const target = this.cache[kind];
+      for (const [key, pk] of this.pks.get(kind) ?? []) target.pks.set(key, pk);
+      for (const [pk, print] of this.opts.get(kind) ?? []) target.opts.set(pk, print);
+      target.next = this.next.get(kind) ?? target.next;
+    }
+  }
+}
+
+function mapOf<K, V>(maps: Map<KindName, Map<K, V>>, kind: KindName): Map<K, V> {
+  let map = maps.get(kind);
+  if (!map) maps.set(kind, (map = new Map<K, V>()));
+  return map;
 }

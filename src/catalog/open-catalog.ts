@@ -1,28 +1,53 @@
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+/**
+ * Opening a system's DuckDB file: one instance, one write connection for folds, a small
+ * pool of read connections for queries, the schema brought up to date, and the writer's
+ * state (table shapes, key cache) loaded.
+ */
+import { mkdir, realpath } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import type { DbConfig } from "../config/index.ts";
+import { QueryTimeoutError } from "../domain/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { migrate } from "./migrations/index.ts";
+import { ConnectionPool } from "./connection-pool.ts";
 import { loadKeyCache, type KeyCache } from "./key-cache.ts";
+import { KIND_NAMES, identTable, optsTable, statsTable } from "./kinds/entity-kinds.ts";
+import { migrate } from "./migrations/index.ts";
+import { loadTableShapes, type TableShapes } from "./table-writer.ts";
 
-/** Read connections; concurrent queries beyond this wait for one to free up. */
+/**
+ * Read connections. Concurrent queries beyond this wait their turn: each running query
+ * holds a libuv worker thread, and the pool is shared with fs, dns and crypto.
+ */
 const READ_POOL_SIZE = 2;
+
+/** The write side, lent to one fold (or other writer) at a time. */
+export interface Writer {
+  readonly con: DuckDBConnection;
+  /** Column names and types of the hx tables, as the migrations made them. */
+  readonly tables: TableShapes;
+  /** Committed pks and _opts fingerprints; replaced wholesale when a fold fails. */
+  keys: KeyCache;
+}
 
 export interface Catalog extends AsyncDisposable {
   readonly path: string;
-  /** The one connection that writes (folds, retention). */
-  readonly writer: DuckDBConnection;
-  /** Stable pks and the latest _opts of every entity, as committed. */
-  keys: KeyCache;
-  /** Runs `fn` on a free read connection. */
-  withReader<T>(fn: (con: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** True once disposal began: an interrupted query was stopped by shutdown, not by its timeout. */
+  readonly closing: boolean;
+  /** Runs `fn` with the write side; writers run one after another. */
+  withWriter<T>(fn: (writer: Writer) => Promise<T>): Promise<T>;
+  /** Runs `fn` on a free read connection, waiting for one if need be (until `signal` aborts). */
+  withReader<T>(fn: (con: DuckDBConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
+/** Files open in this process: DuckDB does not stop a second instance on the same file, which corrupts it. */
+const openFiles = new Set<string>();
+
 /**
- * Opens (or creates) a system's DuckDB file and brings its schema up to date. One instance
- * per file: two instances on one file in one process would corrupt it. External access is
- * off for the whole instance, so user SQL cannot read or write files or attach databases.
+ * Opens (or creates) a catalog file and applies pending migrations. External access is off
+ * for the whole instance from creation on (it cannot be turned back on while the database
+ * runs), so no SQL, the users' included, can read or write other files or attach databases;
+ * the database's own file, WAL and temp spill files are unaffected.
  */
 export async function openCatalog(options: {
   path: string;
@@ -30,54 +55,75 @@ export async function openCatalog(options: {
   logger?: Logger;
 }): Promise<Catalog> {
   await mkdir(dirname(options.path), { recursive: true });
+  const path = join(await realpath(dirname(options.path)), basename(options.path));
+  if (openFiles.has(path)) throw new Error(`catalog ${path} is already open in this process`);
+  openFiles.add(path);
   const settings: Record<string, string> = {
     enable_external_access: "false",
     autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+    allow_community_extensions: "false",
     memory_limit: options.db.memoryLimit,
   };
   if (options.db.threads > 0) settings.threads = String(options.db.threads);
-  const instance = await DuckDBInstance.create(options.path, settings);
-  const writer = await instance.connect();
+  const opened: { close(): void }[] = [];
   try {
-    const applied = await migrate(writer);
-    if (applied.length > 0)
-      options.logger?.info({ path: options.path, applied }, "catalog migrations applied");
+    const instance = await DuckDBInstance.create(path, settings);
+    opened.push({ close: () => instance.closeSync() });
+    const con = await instance.connect();
+    opened.push({ close: () => con.closeSync() });
+    // Results must not depend on the host's zone (date_trunc, ::DATE of a TIMESTAMPTZ).
+    // TimeZone belongs to the ICU extension, unknown at create time; GLOBAL reaches every
+    // connection made after this one.
+    await con.run("SET GLOBAL TimeZone = 'UTC'");
+    const applied = await migrate(con);
+    if (applied.length > 0) options.logger?.info({ path, applied }, "catalog migrations applied");
+    const tables = await loadTableShapes(con);
+    for (const kind of KIND_NAMES) {
+      for (const table of [identTable(kind), optsTable(kind), statsTable(kind)]) {
+        if (!tables.has(table)) throw new Error(`catalog ${path} has no table hx.${table}`);
+      }
+    }
+    const writer: Writer = { con, tables, keys: await loadKeyCache(con) };
+    const readers: DuckDBConnection[] = [];
+    for (let i = 0; i < READ_POOL_SIZE; i++) {
+      const reader = await instance.connect();
+      opened.push({ close: () => reader.closeSync() });
+      readers.push(reader);
+    }
+    return catalogOf(path, instance, writer, new ConnectionPool([con]), new ConnectionPool(readers));
   } catch (err) {
-    writer.closeSync();
-    instance.closeSync();
+    for (const o of opened.reverse()) o.close();
+    openFiles.delete(path);
     throw err;
   }
-  const readers: DuckDBConnection[] = [];
-  for (let i = 0; i < READ_POOL_SIZE; i++) readers.push(await instance.connect());
-  const free = [...readers];
-  const waiting: ((con: DuckDBConnection) => void)[] = [];
-  const acquire = (): Promise<DuckDBConnection> => {
-    const con = free.pop();
-    return con ? Promise.resolve(con) : new Promise((resolve) => waiting.push(resolve));
-  };
-  const release = (con: DuckDBConnection) => {
-    const next = waiting.shift();
-    if (next) next(con);
-    else free.push(con);
-  };
-  const catalog: Catalog = {
-    path: options.path,
-    writer,
-    keys: await loadKeyCache(writer),
-    async withReader(fn) {
-      const con = await acquire();
-      try {
-        return await fn(con);
-      } finally {
-        release(con);
-      }
+}
+
+function catalogOf(
+  path: string,
+  instance: DuckDBInstance,
+  writer: Writer,
+  writePool: ConnectionPool,
+  readPool: ConnectionPool,
+): Catalog {
+  let disposed: Promise<void> | undefined;
+  return {
+    path,
+    get closing() {
+      return readPool.closing;
     },
+    withWriter: (fn) => writePool.use(() => fn(writer)),
+    withReader: (fn, signal) => readPool.use(fn, signal),
     [Symbol.asyncDispose]() {
-      for (const con of readers) con.closeSync();
-      writer.closeSync();
-      instance.closeSync();
-      return Promise.resolve();
+      disposed ??= (async () => {
+        // Queries are stopped (spec: 408 while shutting down); a fold in progress is let
+        // finish, since its transaction is short and a half-done one would be rolled back anyway.
+        await readPool.close(() => new QueryTimeoutError("the catalog is closing; query not run"), true);
+        await writePool.close(() => new Error(`catalog ${path} is closed`), false);
+        instance.closeSync();
+        openFiles.delete(path);
+      })();
+      return disposed;
     },
   };
-  return catalog;
 }

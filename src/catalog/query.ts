@@ -1,124 +1,162 @@
+/**
+ * db.query (spec: db.query, Errors, Limits): one read-only statement with positional
+ * parameters, run on a read connection, streamed chunk by chunk into a buffered JSON or
+ * CSV reply, capped at `maxRows` rows (413) and `timeoutMs` (408).
+ */
 import {
-  DuckDBTypeId,
-  JSDuckDBValueConverter,
-  StatementType,
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  HUGEINT,
+  SQLNULL,
+  VARCHAR,
   type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
   type DuckDBValue,
 } from "@duckdb/node-api";
 import { BadRequestError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
 import type { Catalog } from "./open-catalog.ts";
-import { toCsv, toJsonValue, uniqueNames } from "./render.ts";
+import { prepareReadOnly } from "./read-only-guard.ts";
+import { renderValue } from "./render.ts";
+import { csvText, jsonText, type ResultText } from "./result-text.ts";
+
+/** How often a stopped query is interrupted again until it gives up its connection. */
+const INTERRUPT_REPEAT_MS = 50;
+
+export interface ReadOnlyQuery {
+  readonly sql: string;
+  /** Positional parameters ($1 or ?): strings, numbers, bigints, booleans or null. */
+  readonly params?: readonly unknown[];
+}
 
 export interface QueryOptions {
-  maxRows: number;
-  timeoutMs: number;
-  format: "json" | "csv";
+  /** db.query-max-rows: a result with more rows is refused with 413. */
+  readonly maxRows: number;
+  /** db.query-timeout, counted from the call: waiting for a connection included. */
+  readonly timeoutMs: number;
+  readonly format: "json" | "csv";
 }
-
-const STATEMENT_NAMES = Object.fromEntries(Object.entries(StatementType).map(([k, v]) => [v, k])) as Record<
-  number,
-  string
->;
-
-const READ_ONLY_HINT =
-  "db.query accepts a single read-only statement (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)";
 
 /**
- * db.query: the statement is prepared by DuckDB's own parser (never executed to decide)
- * and run only if it is one statement classified SELECT. The result is buffered up to
- * `maxRows`, interrupted after `timeoutMs`.
+ * Runs a db.query request. Throws BadRequestError (400) for a statement that is not one
+ * read-only query, or that fails to parse, bind or run; TooManyRowsError (413) as soon as
+ * the rows pass `maxRows`; QueryTimeoutError (408) when `timeoutMs` passes or the catalog
+ * closes meanwhile. The read connection is interrupted and stays usable.
  */
-export function runReadOnlyQuery(
+export async function runReadOnlyQuery(
   catalog: Catalog,
-  request: { sql: string; params?: readonly unknown[] },
+  request: ReadOnlyQuery,
   options: QueryOptions,
 ): Promise<string> {
-  return catalog.withReader((con) => run(con, request, options));
-}
-
-async function prepareReadOnly(con: DuckDBConnection, sql: string) {
-  let extracted;
+  const deadline = new AbortController();
+  const timeout = () =>
+    new QueryTimeoutError(`the query ran past db.query-timeout (${options.timeoutMs} ms)`);
+  const stopReason = (): QueryTimeoutError | undefined =>
+    catalog.closing
+      ? new QueryTimeoutError("the query was stopped: the catalog is shutting down")
+      : deadline.signal.aborted
+        ? timeout()
+        : undefined;
+  const timer = setTimeout(() => deadline.abort(timeout()), options.timeoutMs);
   try {
-    extracted = await con.extractStatements(sql);
-  } catch (cause) {
-    throw new BadRequestError((cause as Error).message, { cause });
-  }
-  if (extracted.count !== 1) {
-    throw new BadRequestError(`${READ_ONLY_HINT}; this payload has ${extracted.count} statements`);
-  }
-  let prepared;
-  try {
-    prepared = await extracted.prepare(0);
-  } catch (cause) {
-    throw new BadRequestError((cause as Error).message, { cause });
-  }
-  if (prepared.statementType !== StatementType.SELECT) {
-    const kind = STATEMENT_NAMES[prepared.statementType] ?? String(prepared.statementType);
-    const hint = prepared.statementType === StatementType.EXPLAIN ? "; use db.explain to see a plan" : "";
-    throw new BadRequestError(`${READ_ONLY_HINT}, not ${kind}${hint}`);
-  }
-  return prepared;
-}
-
-async function run(
-  con: DuckDBConnection,
-  request: { sql: string; params?: readonly unknown[] },
-  options: QueryOptions,
-): Promise<string> {
-  const prepared = await prepareReadOnly(con, request.sql);
-  const params = request.params ?? [];
-  if (prepared.parameterCount !== params.length) {
-    throw new BadRequestError(
-      `the statement takes ${prepared.parameterCount} parameters, ${params.length} given`,
-    );
-  }
-  try {
-    if (params.length > 0) prepared.bind(params.map(toParam));
-  } catch (cause) {
-    throw new BadRequestError(`cannot bind parameters: ${(cause as Error).message}`, { cause });
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    con.interrupt();
-  }, options.timeoutMs);
-  try {
-    const result = await prepared.stream();
-    const columns = uniqueNames(result.columnNames());
-    const dates = result.columnTypes().map((t) => t.typeId === DuckDBTypeId.DATE);
-    const rows: unknown[][] = [];
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      if (rows.length + chunk.rowCount > options.maxRows) {
-        throw new TooManyRowsError(
-          `the result has more than ${options.maxRows} rows (db.query-max-rows); add a LIMIT, aggregate, or use db.query.stream`,
-        );
-      }
-      for (const row of chunk.convertRows(JSDuckDBValueConverter)) {
-        rows.push(row.map((v, i) => toJsonValue(v, dates[i])));
-      }
-    }
-    if (options.format === "csv") return toCsv(columns, rows);
-    return JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]]))));
-  } catch (cause) {
-    if (timedOut) {
-      throw new QueryTimeoutError(
-        `the query ran past db.query-timeout (${options.timeoutMs} ms) and was stopped`,
-        {
-          cause,
-        },
-      );
-    }
-    if (cause instanceof TooManyRowsError) throw cause;
-    throw new BadRequestError((cause as Error).message, { cause });
+    return await catalog.withReader((con) => {
+      // The timer may have fired while this call waited for the connection.
+      const stop = stopReason();
+      if (stop) throw stop;
+      return run(con, request, options, deadline.signal, stopReason);
+    }, deadline.signal);
   } finally {
     clearTimeout(timer);
   }
 }
 
-function toParam(value: unknown): DuckDBValue {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return value;
-  return JSON.stringify(value);
+async function run(
+  con: DuckDBConnection,
+  request: ReadOnlyQuery,
+  options: QueryOptions,
+  deadline: AbortSignal,
+  stopReason: () => QueryTimeoutError | undefined,
+): Promise<string> {
+  const prepared = await prepareReadOnly(con, request.sql);
+  // An interrupt only reaches a statement DuckDB is already running; one that lands between
+  // two calls is lost. So once the deadline passes, interrupt again until the query is done.
+  let repeat: ReturnType<typeof setInterval> | undefined;
+  const interrupt = () => {
+    con.interrupt();
+    repeat ??= setInterval(() => con.interrupt(), INTERRUPT_REPEAT_MS);
+  };
+  deadline.addEventListener("abort", interrupt, { once: true });
+  try {
+    bindParams(prepared, request.params ?? []);
+    const stop = stopReason();
+    if (stop) throw stop;
+    const result = await duck(() => prepared.stream(), stopReason);
+    const columns = result.columnNames();
+    const types = result.columnTypes();
+    const out: ResultText = options.format === "csv" ? csvText(columns) : jsonText(columns);
+    let rows = 0;
+    for (;;) {
+      const chunk = await duck(() => result.fetchChunk(), stopReason);
+      // An interrupt can end a stream as if it were complete: never return a cut result.
+      const stop = stopReason();
+      if (stop) throw stop;
+      if (!chunk || chunk.rowCount === 0) break;
+      rows += chunk.rowCount;
+      if (rows > options.maxRows) {
+        throw new TooManyRowsError(
+          `the result has more than ${options.maxRows} rows (db.query-max-rows); add a LIMIT or use db.query.stream`,
+        );
+      }
+      for (const row of chunk.getRows()) out.addRow(row.map((value, i) => renderValue(value, types[i]!)));
+    }
+    return out.text();
+  } finally {
+    clearInterval(repeat);
+    deadline.removeEventListener("abort", interrupt);
+    prepared.destroySync();
+  }
+}
+
+/**
+ * Binds positional parameters with explicit types; DuckDB casts them where the statement
+ * needs another type (a string compared with a TIMESTAMPTZ, say).
+ */
+function bindParams(prepared: DuckDBPreparedStatement, params: readonly unknown[]): void {
+  if (prepared.parameterCount !== params.length) {
+    throw new BadRequestError(
+      `the statement has ${prepared.parameterCount} parameters and ${params.length} were given`,
+    );
+  }
+  if (params.length === 0) return;
+  const bound = params.map(param);
+  try {
+    prepared.bind(
+      bound.map(([value]) => value),
+      bound.map(([, type]) => type),
+    );
+  } catch (cause) {
+    throw new BadRequestError(`cannot bind the parameters: ${(cause as Error).message}`, { cause });
+  }
+}
+
+function param(value: unknown, i: number): [DuckDBValue, DuckDBType] {
+  if (value === null) return [null, SQLNULL];
+  if (typeof value === "string") return [value, VARCHAR];
+  if (typeof value === "boolean") return [value, BOOLEAN];
+  if (typeof value === "bigint") return [value, HUGEINT];
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) ? [BigInt(value), BIGINT] : [value, DOUBLE];
+  throw new BadRequestError(`params[${i}] must be a string, number, boolean or null`);
+}
+
+/** DuckDB errors while running are the query's fault (400), unless it was stopped (408). */
+async function duck<T>(call: () => Promise<T>, stopReason: () => QueryTimeoutError | undefined): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    const stop = stopReason();
+    if (stop) throw stop;
+    throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }

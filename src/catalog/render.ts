@@ -1,51 +1,176 @@
 /**
- * Renders query values for the buffered db.query reply: integers as JSON numbers when
- * exact, else decimal strings; timestamps RFC 3339 (DATE as YYYY-MM-DD); BLOB base64;
- * lists, structs and maps as JSON; NULL as null (an empty field in CSV).
+ * How db.query renders DuckDB values (the same rendering for JSON and CSV):
+ *
+ * - NULL → null.
+ * - Integers → JSON numbers when within ±(2^53−1), otherwise decimal strings, per value
+ *   (BIGINT, UBIGINT, HUGEINT, UHUGEINT, BIGNUM).
+ * - FLOAT/DOUBLE → numbers; NaN and ±Infinity, which JSON lacks, → "NaN", "Infinity", "-Infinity".
+ * - DECIMAL → a number when the nearest double rounds back to the same decimal at the
+ *   column's scale (always so up to 15 significant digits), else DuckDB's decimal string.
+ *   Either way a reader recovers the exact value.
+ * - TIMESTAMP, TIMESTAMPTZ and the _S/_MS/_NS variants → RFC 3339 in UTC with a "Z":
+ *   milliseconds always ("2026-11-22T11:02:14.000Z", the same text as an epoch on the
+ *   wire), micro- or nanoseconds when the value has them. A TIMESTAMP without zone is read
+ *   as UTC. ±infinity → "infinity" / "-infinity"; years outside 0000–9999 → DuckDB's text.
+ * - DATE → "YYYY-MM-DD"; TIME, TIME_TZ, INTERVAL, UUID, BIT, ENUM → DuckDB's text.
+ * - BLOB → base64.
+ * - LIST, ARRAY → arrays; STRUCT → objects; MAP → an object keyed by the keys' text;
+ *   UNION → the value of its active member; VARIANT → its value, rendered by its own type.
  */
-export function toJsonValue(value: unknown, isDate = false): unknown {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "bigint") {
-    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-      ? Number(value)
-      : value.toString();
+import {
+  DuckDBDateValue,
+  DuckDBListValue,
+  DuckDBStructValue,
+  DuckDBTimestampTZValue,
+  DuckDBTypeId,
+  type DuckDBBlobValue,
+  type DuckDBDecimalValue,
+  type DuckDBMapValue,
+  type DuckDBType,
+  type DuckDBUnionValue,
+  type DuckDBValue,
+  type DuckDBVariantValue,
+} from "@duckdb/node-api";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+type Renderer = (value: DuckDBValue, type: DuckDBType) => JsonValue;
+
+const asIs: Renderer = (value) => value as boolean | number | string;
+const asInteger: Renderer = (value) => integer(value as bigint);
+const asDouble: Renderer = (value) => double(value as number);
+
+/** Renderers by type id; any other type is written as DuckDB's text for it. */
+const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
+  [DuckDBTypeId.BOOLEAN]: asIs,
+  [DuckDBTypeId.TINYINT]: asIs,
+  [DuckDBTypeId.SMALLINT]: asIs,
+  [DuckDBTypeId.INTEGER]: asIs,
+  [DuckDBTypeId.UTINYINT]: asIs,
+  [DuckDBTypeId.USMALLINT]: asIs,
+  [DuckDBTypeId.UINTEGER]: asIs,
+  [DuckDBTypeId.VARCHAR]: asIs,
+  [DuckDBTypeId.BIGINT]: asInteger,
+  [DuckDBTypeId.UBIGINT]: asInteger,
+  [DuckDBTypeId.HUGEINT]: asInteger,
+  [DuckDBTypeId.UHUGEINT]: asInteger,
+  [DuckDBTypeId.BIGNUM]: asInteger,
+  [DuckDBTypeId.FLOAT]: asDouble,
+  [DuckDBTypeId.DOUBLE]: asDouble,
+  [DuckDBTypeId.DECIMAL]: (value) => decimal(value as DuckDBDecimalValue),
+  [DuckDBTypeId.TIMESTAMP]: (value) => timestamp((value as { micros: bigint }).micros * 1000n, 6, value),
+  [DuckDBTypeId.TIMESTAMP_TZ]: (value) => timestamp((value as { micros: bigint }).micros * 1000n, 6, value),
+  [DuckDBTypeId.TIMESTAMP_S]: (value) =>
+    timestamp((value as { seconds: bigint }).seconds * 1_000_000_000n, 0, value),
+  [DuckDBTypeId.TIMESTAMP_MS]: (value) =>
+    timestamp((value as { millis: bigint }).millis * 1_000_000n, 3, value),
+  [DuckDBTypeId.TIMESTAMP_NS]: (value) => timestamp((value as { nanos: bigint }).nanos, 9, value),
+  [DuckDBTypeId.DATE]: (value) => date(value as DuckDBDateValue),
+  [DuckDBTypeId.BLOB]: (value) => Buffer.from((value as DuckDBBlobValue).bytes).toString("base64"),
+  [DuckDBTypeId.LIST]: items,
+  [DuckDBTypeId.ARRAY]: items,
+  [DuckDBTypeId.STRUCT]: (value, type) => {
+    if (type.typeId !== DuckDBTypeId.STRUCT) return text(value);
+    const entries = (value as DuckDBStructValue).entries;
+    return Object.fromEntries(
+      type.entryNames.map((name, i) => [name, renderValue(entries[name] ?? null, type.entryTypes[i]!)]),
+    );
+  },
+  [DuckDBTypeId.MAP]: (value, type) => {
+    if (type.typeId !== DuckDBTypeId.MAP) return text(value);
+    const out: Record<string, JsonValue> = {};
+    for (const entry of (value as DuckDBMapValue).entries) {
+      const key = renderValue(entry.key, type.keyType);
+      out[typeof key === "string" ? key : JSON.stringify(key)] = renderValue(entry.value, type.valueType);
+    }
+    return out;
+  },
+  [DuckDBTypeId.UNION]: (value, type) => {
+    const union = value as DuckDBUnionValue;
+    if (type.typeId !== DuckDBTypeId.UNION) return untyped(union.value);
+    const member = type.memberTypes[type.tagMemberIndexes[union.tag] ?? -1];
+    return member ? renderValue(union.value, member) : untyped(union.value);
+  },
+  [DuckDBTypeId.VARIANT]: (value) => {
+    const variant = value as DuckDBVariantValue;
+    return variant.type ? renderValue(variant.value, variant.type) : untyped(variant.value);
+  },
+};
+
+export function renderValue(value: DuckDBValue, type: DuckDBType): JsonValue {
+  if (value === null) return null;
+  const render = RENDERERS[type.typeId];
+  return render ? render(value, type) : text(value);
+}
+
+function items(value: DuckDBValue, type: DuckDBType): JsonValue {
+  const list = (value as { items: readonly DuckDBValue[] }).items;
+  if (type.typeId !== DuckDBTypeId.LIST && type.typeId !== DuckDBTypeId.ARRAY) return list.map(untyped);
+  return list.map((item) => renderValue(item, type.valueType));
+}
+
+/** Text of a value object (TIME, INTERVAL, UUID, BIT, …): all define toString. */
+function text(value: DuckDBValue): string {
+  if (value === null) return "";
+  return typeof value === "object" ? value.toString() : String(value);
+}
+
+function integer(value: bigint): number | string {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value.toString();
+}
+
+function double(value: number): number | string {
+  return Number.isFinite(value) ? value : String(value);
+}
+
+function decimal(value: DuckDBDecimalValue): number | string {
+  const exact = value.toString();
+  const n = Number(exact);
+  // toFixed gives the double's exact decimal expansion rounded to `scale` places, or
+  // exponent notation from 1e21 on (never equal to DuckDB's text, so a string then).
+  return n.toFixed(value.scale) === exact ? n : exact;
+}
+
+const NANOS_PER_MS = 1_000_000n;
+
+/**
+ * RFC 3339 from nanoseconds since the Unix epoch. `digits` is the type's precision: a
+ * fraction finer than milliseconds is written only when the value has one.
+ */
+function timestamp(nanos: bigint, digits: number, value: DuckDBValue): string {
+  if (isInfinite(value)) return text(value).startsWith("-") ? "-infinity" : "infinity";
+  const ms = nanos >= 0n ? nanos / NANOS_PER_MS : -((-nanos + NANOS_PER_MS - 1n) / NANOS_PER_MS);
+  const date = new Date(Number(ms));
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999) return text(value);
+  const subMs = (nanos - ms * NANOS_PER_MS).toString().padStart(6, "0");
+  const extra = digits <= 3 || subMs === "000000" ? "" : subMs.slice(0, digits - 3).replace(/0{3}$/, "");
+  return date.toISOString().replace("Z", `${extra}Z`);
+}
+
+function isInfinite(value: DuckDBValue): boolean {
+  const v = value as { micros?: bigint; nanos?: bigint; seconds?: bigint; millis?: bigint };
+  const raw = v.micros ?? v.nanos ?? v.seconds ?? v.millis;
+  // DuckDB encodes ±infinity as the extreme int64 values.
+  return raw === DuckDBTimestampTZValue.PosInf.micros || raw === DuckDBTimestampTZValue.NegInf.micros;
+}
+
+function date(value: DuckDBDateValue): string {
+  if (value.days === DuckDBDateValue.PosInf.days) return "infinity";
+  if (value.days === DuckDBDateValue.NegInf.days) return "-infinity";
+  return value.toString();
+}
+
+/** A value whose type is not known (inside a VARIANT without one, or an unknown UNION tag). */
+function untyped(value: DuckDBValue): JsonValue {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return double(value);
+  if (typeof value === "bigint") return integer(value);
+  if (value instanceof DuckDBListValue) return value.items.map(untyped);
+  if (value instanceof DuckDBStructValue) {
+    return Object.fromEntries(Object.entries(value.entries).map(([k, v]) => [k, untyped(v)]));
   }
-  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
-  if (value instanceof Date) return isDate ? value.toISOString().slice(0, 10) : value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
-  if (Array.isArray(value)) return value.map((v) => toJsonValue(v));
-  if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonValue(v)]));
-  }
-  return value;
-}
-
-/** Column names made unique (`a`, `a_1`, …) so JSON objects keep every column. */
-export function uniqueNames(names: readonly string[]): string[] {
-  const seen = new Map<string, number>();
-  return names.map((name) => {
-    const count = seen.get(name) ?? 0;
-    seen.set(name, count + 1);
-    return count === 0 ? name : `${name}_${count}`;
-  });
-}
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF. */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  const text =
-    typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : scalarText(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-export function toCsv(columns: readonly string[], rows: readonly unknown[][]): string {
-  const lines = [columns.map(csvField).join(",")];
-  for (const row of rows) lines.push(row.map(csvField).join(","));
-  return lines.join("\r\n") + "\r\n";
-}
-
-function scalarText(value: unknown): string {
-  return typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
-    ? `${value}`
-    : "";
+  return text(value);
 }

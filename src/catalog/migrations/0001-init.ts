@@ -1,298 +1,363 @@
 /**
  * The first schema: epochs, and servers, streams and consumers in the _ident / _opts /
- * _stats shape (architecture.md §4). Stats tables are written in epoch order and keyed
- * (epoch, pk), so DuckDB's zone maps prune by time and row groups stay compact.
+ * _stats shape (architecture.md §4).
+ *
+ * Storage: _stats tables have no primary key or index. A key would build an ART index that
+ * lives in memory and grows with every epoch, and slows the Appender; uniqueness is already
+ * guaranteed by hx.epochs (an epoch is folded once, in one transaction). Each fold appends
+ * its rows in (epoch, pk) order and epochs arrive in time order, so the tables lie sorted
+ * by epoch and DuckDB's min/max zone maps skip row groups outside a queried time range.
+ * _ident and _opts tables are small and keep their keys.
+ *
+ * Types follow the NATS field, with one deliberate exception. Go uint64 counters and gauges
+ * (bytes, messages, sequences, pending counts) are BIGINT, not UBIGINT: real values stay far
+ * below 2^63, and DuckDB raises an error when an UBIGINT subtraction goes negative, which
+ * would break every delta query (`x - lag(x)`) across a counter reset. The fold refuses a
+ * value outside a column's range (recorded in hx.epochs.errors) rather than wrap it. UBIGINT
+ * is kept where NATS uses 2^64−1 as "unlimited". Limits NATS reports as -1 are stored as -1.
+ * Durations are integer nanoseconds, in columns named *_ns.
  */
+import { table, type ColumnDef } from "./ddl.ts";
+
+const EPOCH: ColumnDef = ["epoch", "TIMESTAMPTZ NOT NULL", "Epoch of these figures (hx.epochs)."];
+const OPTS_EPOCH: ColumnDef = [
+  "epoch",
+  "TIMESTAMPTZ NOT NULL",
+  "First epoch with this configuration; it holds until the entity's next row.",
+];
+const LEADER: ColumnDef = [
+  "leader_server_pk",
+  "INTEGER",
+  "Server whose reply these figures come from (hx.server_ident): the leader, or the one server holding a non-clustered asset.",
+];
+const REPLICA_HEALTH: ColumnDef[] = [
+  ["replicas_offline", "INTEGER", "Peers the leader reports offline."],
+  ["replicas_lagging", "INTEGER", "Peers the leader reports online but not current or behind."],
+];
+
 export const migration = {
   version: 1,
   name: "epochs, servers, streams, consumers",
-  sql: `
-CREATE SCHEMA IF NOT EXISTS hx;
-CREATE SCHEMA IF NOT EXISTS checks;
-CREATE SCHEMA IF NOT EXISTS contexts;
-
-CREATE TABLE hx.epochs (
-  epoch TIMESTAMPTZ PRIMARY KEY,
-  system_id VARCHAR NOT NULL,
-  finished_at TIMESTAMPTZ,
-  folded_at TIMESTAMPTZ NOT NULL,
-  marker_seq UBIGINT NOT NULL UNIQUE,
-  servers_expected VARCHAR[] NOT NULL,
-  servers_answered VARCHAR[] NOT NULL,
-  parts INTEGER NOT NULL,
-  bytes BIGINT NOT NULL,
-  fold_ms DOUBLE NOT NULL,
-  errors VARCHAR[] NOT NULL
-);
-COMMENT ON TABLE hx.epochs IS 'One row per folded epoch: a complete scrape of the system, named by its start time.';
-COMMENT ON COLUMN hx.epochs.epoch IS 'Start time of the scrape; the name of the epoch.';
-COMMENT ON COLUMN hx.epochs.system_id IS 'Id of the monitored system.';
-COMMENT ON COLUMN hx.epochs.finished_at IS 'When the scraper finished gathering and wrote the commit marker.';
-COMMENT ON COLUMN hx.epochs.folded_at IS 'When the catalog committed the epoch.';
-COMMENT ON COLUMN hx.epochs.marker_seq IS 'Scrape-stream sequence of the commit marker; an epoch is folded once per marker.';
-COMMENT ON COLUMN hx.epochs.servers_expected IS 'Servers expected to answer (seen in earlier epochs or now).';
-COMMENT ON COLUMN hx.epochs.servers_answered IS 'Servers that answered in this epoch; expected but missing ones are not read as gone.';
-COMMENT ON COLUMN hx.epochs.parts IS 'Number of replies (server x source) in the epoch.';
-COMMENT ON COLUMN hx.epochs.bytes IS 'Bytes received from the monitored servers for this epoch, as sent (compressed when gzip).';
-COMMENT ON COLUMN hx.epochs.fold_ms IS 'Milliseconds the fold into DuckDB took.';
-COMMENT ON COLUMN hx.epochs.errors IS 'Problems met in this epoch: error replies, unreadable parts, unsupported sources.';
-
-CREATE TABLE hx.server_ident (
-  server_pk INTEGER PRIMARY KEY,
-  name VARCHAR NOT NULL UNIQUE,
-  cluster VARCHAR,
-  first_epoch TIMESTAMPTZ NOT NULL
-);
-COMMENT ON TABLE hx.server_ident IS 'Every server ever seen, keyed by name: server ids change on restart, names do not.';
-COMMENT ON COLUMN hx.server_ident.server_pk IS 'Stable integer key of the server.';
-COMMENT ON COLUMN hx.server_ident.name IS 'Server name (server_name in its configuration).';
-COMMENT ON COLUMN hx.server_ident.cluster IS 'Cluster the server belonged to when first seen.';
-COMMENT ON COLUMN hx.server_ident.first_epoch IS 'Epoch in which the server was first seen.';
-
-CREATE TABLE hx.server_opts (
-  server_pk INTEGER NOT NULL,
-  epoch TIMESTAMPTZ NOT NULL,
-  version VARCHAR,
-  host VARCHAR,
-  port INTEGER,
-  cluster VARCHAR,
-  max_payload BIGINT,
-  max_connections BIGINT,
-  max_pending BIGINT,
-  auth_required BOOLEAN,
-  tls_required BOOLEAN,
-  jetstream BOOLEAN,
-  js_max_memory BIGINT,
-  js_max_storage BIGINT,
-  js_domain VARCHAR,
-  PRIMARY KEY (server_pk, epoch)
-);
-COMMENT ON TABLE hx.server_opts IS 'Server configuration as reported by VARZ; a row is written only when it changes.';
-COMMENT ON COLUMN hx.server_opts.server_pk IS 'Server (hx.server_ident).';
-COMMENT ON COLUMN hx.server_opts.epoch IS 'First epoch in which this configuration was seen; it holds until the next row.';
-COMMENT ON COLUMN hx.server_opts.version IS 'nats-server version.';
-COMMENT ON COLUMN hx.server_opts.host IS 'Client listen host.';
-COMMENT ON COLUMN hx.server_opts.port IS 'Client listen port.';
-COMMENT ON COLUMN hx.server_opts.cluster IS 'Cluster name (VARZ cluster.name).';
-COMMENT ON COLUMN hx.server_opts.max_payload IS 'Largest message payload accepted, bytes.';
-COMMENT ON COLUMN hx.server_opts.max_connections IS 'Client connection limit.';
-COMMENT ON COLUMN hx.server_opts.max_pending IS 'Largest pending buffer per client, bytes.';
-COMMENT ON COLUMN hx.server_opts.auth_required IS 'Whether clients must authenticate.';
-COMMENT ON COLUMN hx.server_opts.tls_required IS 'Whether clients must use TLS.';
-COMMENT ON COLUMN hx.server_opts.jetstream IS 'Whether JetStream is enabled on the server.';
-COMMENT ON COLUMN hx.server_opts.js_max_memory IS 'JetStream memory storage limit, bytes.';
-COMMENT ON COLUMN hx.server_opts.js_max_storage IS 'JetStream file storage limit, bytes.';
-COMMENT ON COLUMN hx.server_opts.js_domain IS 'JetStream domain, if any.';
-
-CREATE TABLE hx.server_stats (
-  epoch TIMESTAMPTZ NOT NULL,
-  server_pk INTEGER NOT NULL,
-  server_id VARCHAR,
-  start TIMESTAMPTZ,
-  cpu DOUBLE,
-  mem BIGINT,
-  cores INTEGER,
-  connections BIGINT,
-  total_connections BIGINT,
-  subscriptions BIGINT,
-  slow_consumers BIGINT,
-  in_msgs BIGINT,
-  out_msgs BIGINT,
-  in_bytes BIGINT,
-  out_bytes BIGINT,
-  routes INTEGER,
-  remotes INTEGER,
-  leafnodes INTEGER,
-  js_memory BIGINT,
-  js_storage BIGINT,
-  js_streams BIGINT,
-  js_consumers BIGINT,
-  js_api_total BIGINT,
-  js_api_errors BIGINT,
-  meta_leader VARCHAR,
-  healthz_status VARCHAR,
-  healthz_error VARCHAR,
-  PRIMARY KEY (epoch, server_pk)
-);
-COMMENT ON TABLE hx.server_stats IS 'Per-epoch measurements of each server that answered, from VARZ, JSZ and HEALTHZ.';
-COMMENT ON COLUMN hx.server_stats.epoch IS 'Epoch these figures belong to.';
-COMMENT ON COLUMN hx.server_stats.server_pk IS 'Server (hx.server_ident).';
-COMMENT ON COLUMN hx.server_stats.server_id IS 'Server id in this epoch (changes on restart).';
-COMMENT ON COLUMN hx.server_stats.start IS 'When the server process started.';
-COMMENT ON COLUMN hx.server_stats.cpu IS 'CPU use, percent of one core (can exceed 100).';
-COMMENT ON COLUMN hx.server_stats.mem IS 'Resident memory, bytes.';
-COMMENT ON COLUMN hx.server_stats.cores IS 'CPU cores the server sees.';
-COMMENT ON COLUMN hx.server_stats.connections IS 'Current client connections.';
-COMMENT ON COLUMN hx.server_stats.total_connections IS 'Client connections since start (counter).';
-COMMENT ON COLUMN hx.server_stats.subscriptions IS 'Current subscriptions.';
-COMMENT ON COLUMN hx.server_stats.slow_consumers IS 'Slow consumers since start (counter).';
-COMMENT ON COLUMN hx.server_stats.in_msgs IS 'Messages received since start (counter).';
-COMMENT ON COLUMN hx.server_stats.out_msgs IS 'Messages sent since start (counter).';
-COMMENT ON COLUMN hx.server_stats.in_bytes IS 'Bytes received since start (counter).';
-COMMENT ON COLUMN hx.server_stats.out_bytes IS 'Bytes sent since start (counter).';
-COMMENT ON COLUMN hx.server_stats.routes IS 'Route connections.';
-COMMENT ON COLUMN hx.server_stats.remotes IS 'Remote servers connected by routes.';
-COMMENT ON COLUMN hx.server_stats.leafnodes IS 'Leafnode connections.';
-COMMENT ON COLUMN hx.server_stats.js_memory IS 'JetStream memory storage used, bytes.';
-COMMENT ON COLUMN hx.server_stats.js_storage IS 'JetStream file storage used, bytes.';
-COMMENT ON COLUMN hx.server_stats.js_streams IS 'Streams on this server, followers included.';
-COMMENT ON COLUMN hx.server_stats.js_consumers IS 'Consumers on this server, followers included.';
-COMMENT ON COLUMN hx.server_stats.js_api_total IS 'JetStream API requests since start (counter).';
-COMMENT ON COLUMN hx.server_stats.js_api_errors IS 'JetStream API errors since start (counter).';
-COMMENT ON COLUMN hx.server_stats.meta_leader IS 'Meta-group leader as this server sees it; NULL when it sees none.';
-COMMENT ON COLUMN hx.server_stats.healthz_status IS 'HEALTHZ status (ok, unavailable, error).';
-COMMENT ON COLUMN hx.server_stats.healthz_error IS 'HEALTHZ error text when not ok.';
-
-CREATE TABLE hx.stream_ident (
-  stream_pk INTEGER PRIMARY KEY,
-  account VARCHAR NOT NULL,
-  name VARCHAR NOT NULL,
-  created TIMESTAMPTZ,
-  first_epoch TIMESTAMPTZ NOT NULL,
-  UNIQUE (account, name)
-);
-COMMENT ON TABLE hx.stream_ident IS 'Every JetStream stream ever seen, keyed by account and name.';
-COMMENT ON COLUMN hx.stream_ident.stream_pk IS 'Stable integer key of the stream.';
-COMMENT ON COLUMN hx.stream_ident.account IS 'Account the stream lives in.';
-COMMENT ON COLUMN hx.stream_ident.name IS 'Stream name.';
-COMMENT ON COLUMN hx.stream_ident.created IS 'When the stream was created.';
-COMMENT ON COLUMN hx.stream_ident.first_epoch IS 'Epoch in which the stream was first seen.';
-
-CREATE TABLE hx.stream_opts (
-  stream_pk INTEGER NOT NULL,
-  epoch TIMESTAMPTZ NOT NULL,
-  subjects VARCHAR[],
-  retention VARCHAR,
-  storage VARCHAR,
-  replicas INTEGER,
-  max_consumers BIGINT,
-  max_msgs BIGINT,
-  max_bytes BIGINT,
-  max_age_ns BIGINT,
-  max_msgs_per_subject BIGINT,
-  max_msg_size BIGINT,
-  discard VARCHAR,
-  duplicate_window_ns BIGINT,
-  allow_direct BOOLEAN,
-  sealed BOOLEAN,
-  PRIMARY KEY (stream_pk, epoch)
-);
-COMMENT ON TABLE hx.stream_opts IS 'Stream configuration from the leader''s JSZ; a row is written only when it changes.';
-COMMENT ON COLUMN hx.stream_opts.stream_pk IS 'Stream (hx.stream_ident).';
-COMMENT ON COLUMN hx.stream_opts.epoch IS 'First epoch with this configuration; it holds until the next row.';
-COMMENT ON COLUMN hx.stream_opts.subjects IS 'Subjects the stream captures.';
-COMMENT ON COLUMN hx.stream_opts.retention IS 'Retention policy: limits, interest or workqueue.';
-COMMENT ON COLUMN hx.stream_opts.storage IS 'Storage: file or memory.';
-COMMENT ON COLUMN hx.stream_opts.replicas IS 'Number of replicas.';
-COMMENT ON COLUMN hx.stream_opts.max_consumers IS 'Consumer limit; -1 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.max_msgs IS 'Message limit; -1 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.max_bytes IS 'Byte limit; -1 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.max_age_ns IS 'Maximum message age, nanoseconds; 0 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.max_msgs_per_subject IS 'Messages kept per subject; -1 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.max_msg_size IS 'Largest message accepted, bytes; -1 unlimited.';
-COMMENT ON COLUMN hx.stream_opts.discard IS 'Discard policy when full: old or new.';
-COMMENT ON COLUMN hx.stream_opts.duplicate_window_ns IS 'Window for msg-id deduplication, nanoseconds.';
-COMMENT ON COLUMN hx.stream_opts.allow_direct IS 'Whether direct get is allowed.';
-COMMENT ON COLUMN hx.stream_opts.sealed IS 'Whether the stream is sealed.';
-
-CREATE TABLE hx.stream_stats (
-  epoch TIMESTAMPTZ NOT NULL,
-  stream_pk INTEGER NOT NULL,
-  leader_server_pk INTEGER,
-  messages UBIGINT,
-  bytes UBIGINT,
-  first_seq UBIGINT,
-  last_seq UBIGINT,
-  num_subjects BIGINT,
-  num_deleted BIGINT,
-  consumer_count INTEGER,
-  replicas_offline INTEGER,
-  replicas_lagging INTEGER,
-  PRIMARY KEY (epoch, stream_pk)
-);
-COMMENT ON TABLE hx.stream_stats IS 'Per-epoch state of each stream, taken only from its leader''s reply (followers are stale).';
-COMMENT ON COLUMN hx.stream_stats.epoch IS 'Epoch these figures belong to.';
-COMMENT ON COLUMN hx.stream_stats.stream_pk IS 'Stream (hx.stream_ident).';
-COMMENT ON COLUMN hx.stream_stats.leader_server_pk IS 'Server that led the stream (NULL for a non-clustered stream).';
-COMMENT ON COLUMN hx.stream_stats.messages IS 'Messages stored.';
-COMMENT ON COLUMN hx.stream_stats.bytes IS 'Bytes stored.';
-COMMENT ON COLUMN hx.stream_stats.first_seq IS 'First sequence stored.';
-COMMENT ON COLUMN hx.stream_stats.last_seq IS 'Last sequence stored.';
-COMMENT ON COLUMN hx.stream_stats.num_subjects IS 'Distinct subjects stored.';
-COMMENT ON COLUMN hx.stream_stats.num_deleted IS 'Interior deleted messages.';
-COMMENT ON COLUMN hx.stream_stats.consumer_count IS 'Consumers of the stream.';
-COMMENT ON COLUMN hx.stream_stats.replicas_offline IS 'Replicas the leader reports offline.';
-COMMENT ON COLUMN hx.stream_stats.replicas_lagging IS 'Replicas the leader reports not current or lagging.';
-
-CREATE TABLE hx.consumer_ident (
-  consumer_pk INTEGER PRIMARY KEY,
-  stream_pk INTEGER NOT NULL,
-  name VARCHAR NOT NULL,
-  created TIMESTAMPTZ,
-  first_epoch TIMESTAMPTZ NOT NULL,
-  UNIQUE (stream_pk, name)
-);
-COMMENT ON TABLE hx.consumer_ident IS 'Every JetStream consumer ever seen, keyed by stream and name.';
-COMMENT ON COLUMN hx.consumer_ident.consumer_pk IS 'Stable integer key of the consumer.';
-COMMENT ON COLUMN hx.consumer_ident.stream_pk IS 'Stream the consumer reads (hx.stream_ident).';
-COMMENT ON COLUMN hx.consumer_ident.name IS 'Consumer name (durable name or generated name).';
-COMMENT ON COLUMN hx.consumer_ident.created IS 'When the consumer was created.';
-COMMENT ON COLUMN hx.consumer_ident.first_epoch IS 'Epoch in which the consumer was first seen.';
-
-CREATE TABLE hx.consumer_opts (
-  consumer_pk INTEGER NOT NULL,
-  epoch TIMESTAMPTZ NOT NULL,
-  durable BOOLEAN,
-  deliver_policy VARCHAR,
-  ack_policy VARCHAR,
-  ack_wait_ns BIGINT,
-  max_deliver BIGINT,
-  max_ack_pending BIGINT,
-  filter_subject VARCHAR,
-  replay_policy VARCHAR,
-  push BOOLEAN,
-  replicas INTEGER,
-  PRIMARY KEY (consumer_pk, epoch)
-);
-COMMENT ON TABLE hx.consumer_opts IS 'Consumer configuration from the leader''s JSZ; a row is written only when it changes.';
-COMMENT ON COLUMN hx.consumer_opts.consumer_pk IS 'Consumer (hx.consumer_ident).';
-COMMENT ON COLUMN hx.consumer_opts.epoch IS 'First epoch with this configuration; it holds until the next row.';
-COMMENT ON COLUMN hx.consumer_opts.durable IS 'Whether the consumer is durable.';
-COMMENT ON COLUMN hx.consumer_opts.deliver_policy IS 'Where delivery starts: all, last, new, by_start_sequence, …';
-COMMENT ON COLUMN hx.consumer_opts.ack_policy IS 'Acknowledgement policy: none, all or explicit.';
-COMMENT ON COLUMN hx.consumer_opts.ack_wait_ns IS 'How long the server waits for an ack before redelivering, nanoseconds.';
-COMMENT ON COLUMN hx.consumer_opts.max_deliver IS 'Delivery attempts per message; -1 unlimited.';
-COMMENT ON COLUMN hx.consumer_opts.max_ack_pending IS 'Unacknowledged messages allowed in flight.';
-COMMENT ON COLUMN hx.consumer_opts.filter_subject IS 'Subject filter, if any.';
-COMMENT ON COLUMN hx.consumer_opts.replay_policy IS 'Replay policy: instant or original.';
-COMMENT ON COLUMN hx.consumer_opts.push IS 'Whether the consumer pushes to a deliver subject (else pull).';
-COMMENT ON COLUMN hx.consumer_opts.replicas IS 'Consumer replicas; 0 means as many as the stream.';
-
-CREATE TABLE hx.consumer_stats (
-  epoch TIMESTAMPTZ NOT NULL,
-  consumer_pk INTEGER NOT NULL,
-  leader_server_pk INTEGER,
-  num_pending UBIGINT,
-  num_ack_pending BIGINT,
-  num_redelivered BIGINT,
-  num_waiting BIGINT,
-  delivered_stream_seq UBIGINT,
-  ack_floor_stream_seq UBIGINT,
-  last_active TIMESTAMPTZ,
-  push_bound BOOLEAN,
-  PRIMARY KEY (epoch, consumer_pk)
-);
-COMMENT ON TABLE hx.consumer_stats IS 'Per-epoch state of each consumer, taken only from its leader''s reply.';
-COMMENT ON COLUMN hx.consumer_stats.epoch IS 'Epoch these figures belong to.';
-COMMENT ON COLUMN hx.consumer_stats.consumer_pk IS 'Consumer (hx.consumer_ident).';
-COMMENT ON COLUMN hx.consumer_stats.leader_server_pk IS 'Server that led the consumer (NULL for a non-clustered one).';
-COMMENT ON COLUMN hx.consumer_stats.num_pending IS 'Messages in the stream not yet delivered to the consumer.';
-COMMENT ON COLUMN hx.consumer_stats.num_ack_pending IS 'Delivered messages awaiting acknowledgement.';
-COMMENT ON COLUMN hx.consumer_stats.num_redelivered IS 'Messages redelivered at least once.';
-COMMENT ON COLUMN hx.consumer_stats.num_waiting IS 'Pull requests waiting.';
-COMMENT ON COLUMN hx.consumer_stats.delivered_stream_seq IS 'Last stream sequence delivered.';
-COMMENT ON COLUMN hx.consumer_stats.ack_floor_stream_seq IS 'Stream sequence below which everything is acknowledged.';
-COMMENT ON COLUMN hx.consumer_stats.last_active IS 'Last delivery time.';
-COMMENT ON COLUMN hx.consumer_stats.push_bound IS 'For a push consumer, whether a subscriber is bound.';
-`,
+  sql: [
+    "CREATE SCHEMA IF NOT EXISTS hx;",
+    "CREATE SCHEMA IF NOT EXISTS checks;",
+    "CREATE SCHEMA IF NOT EXISTS contexts;",
+    table(
+      "hx.epochs",
+      "One row per folded epoch: a complete scrape of the system, named by its start time. Written last in the fold's transaction.",
+      [
+        ["epoch", "TIMESTAMPTZ PRIMARY KEY", "Start time of the scrape; the name of the epoch."],
+        ["system_id", "VARCHAR NOT NULL", "Id of the monitored system."],
+        ["finished_at", "TIMESTAMPTZ", "When the scraper finished gathering and wrote the commit marker."],
+        ["folded_at", "TIMESTAMPTZ NOT NULL", "When the catalog folded the epoch."],
+        [
+          "marker_seq",
+          "UBIGINT NOT NULL UNIQUE",
+          "Scrape-stream sequence of the commit marker; each marker is folded once.",
+        ],
+        [
+          "servers_expected",
+          "VARCHAR[] NOT NULL",
+          "Servers expected to answer (seen now or in earlier epochs).",
+        ],
+        [
+          "servers_answered",
+          "VARCHAR[] NOT NULL",
+          "Servers that answered; an expected server missing here has no rows this epoch, which does not mean it is gone.",
+        ],
+        ["parts", "INTEGER NOT NULL", "Replies (server × source) the epoch consists of."],
+        ["bytes", "BIGINT NOT NULL", "Bytes received for this epoch, as sent (compressed when gzip)."],
+        ["rows", "BIGINT NOT NULL", "Rows the fold wrote to other hx tables."],
+        [
+          "fold_ms",
+          "DOUBLE NOT NULL",
+          "Milliseconds the fold took up to writing this row (COMMIT excluded).",
+        ],
+        [
+          "errors",
+          "VARCHAR[] NOT NULL",
+          "Problems met: error replies, unreadable parts, unsupported sources, values that did not fit their column, leadership conflicts.",
+        ],
+      ],
+    ),
+    table(
+      "hx.server_ident",
+      "Every server ever seen, keyed by name: server ids change on restart, names do not.",
+      [
+        ["server_pk", "INTEGER PRIMARY KEY", "Stable integer key of the server."],
+        ["name", "VARCHAR NOT NULL UNIQUE", "Server name (server_name in its configuration)."],
+        [
+          "cluster",
+          "VARCHAR",
+          "Cluster the server belonged to when first seen (a leaf reports its own name).",
+        ],
+        ["first_epoch", "TIMESTAMPTZ NOT NULL", "Epoch in which the server was first seen."],
+      ],
+    ),
+    table(
+      "hx.server_opts",
+      "Server configuration from VARZ; a row is written when it differs from the server's previous row.",
+      [
+        ["server_pk", "INTEGER NOT NULL", "Server (hx.server_ident)."],
+        OPTS_EPOCH,
+        ["version", "VARCHAR", "nats-server version."],
+        ["go", "VARCHAR", "Go version the server was built with."],
+        ["host", "VARCHAR", "Client listen host."],
+        ["port", "INTEGER", "Client listen port."],
+        ["http_port", "INTEGER", "Monitoring HTTP port; 0 when off."],
+        ["max_connections", "BIGINT", "Client connection limit."],
+        ["max_payload", "BIGINT", "Largest message payload accepted, bytes."],
+        ["max_pending", "BIGINT", "Bytes buffered per client before it is a slow consumer."],
+        ["max_control_line", "BIGINT", "Longest protocol control line, bytes."],
+        ["ping_interval_ns", "BIGINT", "Interval between server pings to clients, nanoseconds."],
+        ["ping_max", "INTEGER", "Unanswered pings before a client is disconnected."],
+        ["write_deadline_ns", "BIGINT", "Time allowed for a write to a client, nanoseconds."],
+        ["auth_required", "BOOLEAN", "Whether clients must authenticate."],
+        ["tls_required", "BOOLEAN", "Whether clients must use TLS."],
+        ["tls_verify", "BOOLEAN", "Whether client certificates are verified."],
+        ["system_account", "VARCHAR", "System account name."],
+        ["cluster_name", "VARCHAR", "Cluster name; NULL outside a cluster."],
+        ["cluster_port", "INTEGER", "Route listen port."],
+        ["cluster_urls", "VARCHAR[]", "Configured routes: the peers this server is expected to connect to."],
+        ["gateway_name", "VARCHAR", "Gateway (super-cluster member) name."],
+        ["gateway_port", "INTEGER", "Gateway listen port."],
+        ["gateways", "VARCHAR[]", "Configured remote gateways (cluster names)."],
+        ["leaf_port", "INTEGER", "Leafnode listen port."],
+        [
+          "leaf_remote_accounts",
+          "VARCHAR[]",
+          "Local accounts of the configured leafnode remotes (this server is a leaf).",
+        ],
+        ["leaf_remote_urls", "VARCHAR[]", "URLs of the configured leafnode remotes."],
+        ["jetstream", "BOOLEAN", "Whether JetStream is enabled."],
+        ["js_domain", "VARCHAR", "JetStream domain; NULL when none."],
+        ["js_max_memory", "BIGINT", "JetStream memory storage limit, bytes."],
+        ["js_max_storage", "BIGINT", "JetStream file storage limit, bytes."],
+        ["js_store_dir", "VARCHAR", "JetStream store directory."],
+      ],
+      ["PRIMARY KEY (server_pk, epoch)"],
+    ),
+    table(
+      "hx.server_stats",
+      "Per-epoch figures of each server that answered, from VARZ, JSZ and HEALTHZ. Counters count since the server started.",
+      [
+        EPOCH,
+        ["server_pk", "INTEGER NOT NULL", "Server (hx.server_ident)."],
+        [
+          "sources",
+          "VARCHAR[] NOT NULL",
+          "Sources the server answered this epoch; columns of the others are NULL.",
+        ],
+        ["server_id", "VARCHAR", "Server id this epoch (changes on restart)."],
+        ["start", "TIMESTAMPTZ", "When the server process started."],
+        ["config_load_time", "TIMESTAMPTZ", "When the configuration was last loaded (start or reload)."],
+        ["cpu", "DOUBLE", "CPU use, percent of one core (can exceed 100)."],
+        ["mem", "BIGINT", "Resident memory, bytes."],
+        ["cores", "INTEGER", "CPU cores the server sees."],
+        ["gomaxprocs", "INTEGER", "GOMAXPROCS."],
+        ["connections", "BIGINT", "Current client connections."],
+        ["total_connections", "BIGINT", "Client connections accepted (counter)."],
+        ["subscriptions", "BIGINT", "Current subscriptions."],
+        ["slow_consumers", "BIGINT", "Slow consumers (counter)."],
+        ["in_msgs", "BIGINT", "Messages received (counter)."],
+        ["out_msgs", "BIGINT", "Messages sent (counter)."],
+        ["in_bytes", "BIGINT", "Bytes received (counter)."],
+        ["out_bytes", "BIGINT", "Bytes sent (counter)."],
+        ["routes", "INTEGER", "Route connections."],
+        ["remotes", "INTEGER", "Remote servers connected by routes."],
+        ["leafnodes", "INTEGER", "Leafnode connections."],
+        ["js_memory", "BIGINT", "JetStream memory storage used, bytes."],
+        ["js_storage", "BIGINT", "JetStream file storage used, bytes."],
+        [
+          "js_reserved_memory",
+          "UBIGINT",
+          "JetStream memory reserved by accounts, bytes (18446744073709551615 = unlimited).",
+        ],
+        [
+          "js_reserved_storage",
+          "UBIGINT",
+          "JetStream storage reserved by accounts, bytes (18446744073709551615 = unlimited).",
+        ],
+        ["js_accounts", "INTEGER", "Accounts with JetStream on this server."],
+        ["js_ha_assets", "INTEGER", "Replicated assets (raft groups) on this server."],
+        ["js_streams", "BIGINT", "Streams on this server, follower replicas included."],
+        ["js_consumers", "BIGINT", "Consumers on this server, follower replicas included."],
+        ["js_messages", "BIGINT", "Messages stored on this server, follower replicas included."],
+        ["js_bytes", "BIGINT", "Bytes stored on this server, follower replicas included."],
+        ["js_api_total", "BIGINT", "JetStream API requests (counter)."],
+        ["js_api_errors", "BIGINT", "JetStream API errors (counter)."],
+        ["meta_cluster", "VARCHAR", "Meta group (cluster) name as this server reports it."],
+        ["meta_leader", "VARCHAR", "Meta leader as this server sees it; NULL when it sees none."],
+        ["meta_cluster_size", "INTEGER", "Meta group size as this server sees it."],
+        [
+          "healthz_status",
+          "VARCHAR",
+          "HEALTHZ status: ok, unavailable or error (2.9 can say ok while the meta group has no quorum).",
+        ],
+        ["healthz_error", "VARCHAR", "HEALTHZ error text when not ok."],
+      ],
+    ),
+    table(
+      "hx.stream_ident",
+      "Every JetStream stream ever seen, keyed by JetStream domain, account and name.",
+      [
+        ["stream_pk", "INTEGER PRIMARY KEY", "Stable integer key of the stream."],
+        [
+          "domain",
+          "VARCHAR NOT NULL",
+          "JetStream domain of the servers holding it; empty when they have none.",
+        ],
+        ["account", "VARCHAR NOT NULL", "Account the stream lives in."],
+        ["name", "VARCHAR NOT NULL", "Stream name."],
+        ["first_epoch", "TIMESTAMPTZ NOT NULL", "Epoch in which the stream was first seen."],
+      ],
+      ["UNIQUE (domain, account, name)"],
+    ),
+    table(
+      "hx.stream_opts",
+      "Stream configuration from its leader's JSZ; a row is written when it differs from the stream's previous row.",
+      [
+        ["stream_pk", "INTEGER NOT NULL", "Stream (hx.stream_ident)."],
+        OPTS_EPOCH,
+        [
+          "created",
+          "TIMESTAMPTZ",
+          "When the stream was created; a new value means it was deleted and created again.",
+        ],
+        ["description", "VARCHAR", "Description."],
+        ["subjects", "VARCHAR[]", "Subjects the stream captures."],
+        ["retention", "VARCHAR", "Retention policy: limits, interest or workqueue."],
+        ["storage", "VARCHAR", "Storage: file or memory."],
+        ["replicas", "INTEGER", "Number of replicas."],
+        ["max_consumers", "BIGINT", "Consumer limit; -1 unlimited."],
+        ["max_msgs", "BIGINT", "Message limit; -1 unlimited."],
+        ["max_bytes", "BIGINT", "Byte limit; -1 unlimited."],
+        ["max_age_ns", "BIGINT", "Maximum message age, nanoseconds; 0 unlimited."],
+        ["max_msgs_per_subject", "BIGINT", "Messages kept per subject; -1 unlimited."],
+        ["max_msg_size", "BIGINT", "Largest message accepted, bytes; -1 unlimited."],
+        ["discard", "VARCHAR", "What goes when full: old or new."],
+        ["duplicate_window_ns", "BIGINT", "Window for msg-id deduplication, nanoseconds."],
+        ["no_ack", "BOOLEAN", "Whether publishes are not acknowledged."],
+        ["allow_direct", "BOOLEAN", "Whether direct get is allowed."],
+        ["mirror_direct", "BOOLEAN", "Whether a mirror serves direct gets of its origin."],
+        ["sealed", "BOOLEAN", "Whether the stream is sealed (read-only)."],
+        ["deny_delete", "BOOLEAN", "Whether message deletion is refused."],
+        ["deny_purge", "BOOLEAN", "Whether purging is refused."],
+        ["allow_rollup_hdrs", "BOOLEAN", "Whether roll-up headers are honoured."],
+        ["placement_cluster", "VARCHAR", "Cluster the stream is placed in, if set."],
+        ["placement_tags", "VARCHAR[]", "Server tags required for placement."],
+        ["mirror", "VARCHAR", "Stream this one mirrors, if any."],
+        ["sources", "VARCHAR[]", "Streams this one sources from."],
+      ],
+      ["PRIMARY KEY (stream_pk, epoch)"],
+    ),
+    table(
+      "hx.stream_stats",
+      "Per-epoch state of each stream, taken only from its leader's reply (followers report stale state).",
+      [
+        EPOCH,
+        ["stream_pk", "INTEGER NOT NULL", "Stream (hx.stream_ident)."],
+        LEADER,
+        ["cluster", "VARCHAR", "Cluster of the stream's raft group."],
+        ["messages", "BIGINT", "Messages stored."],
+        ["bytes", "BIGINT", "Bytes stored."],
+        ["first_seq", "BIGINT", "First sequence stored."],
+        ["first_ts", "TIMESTAMPTZ", "Time of the first message stored."],
+        ["last_seq", "BIGINT", "Last sequence stored."],
+        ["last_ts", "TIMESTAMPTZ", "Time of the last message stored."],
+        ["num_subjects", "BIGINT", "Distinct subjects stored."],
+        ["num_deleted", "BIGINT", "Interior deleted messages."],
+        ["lost_msgs", "BIGINT", "Messages the server reports lost (storage damage)."],
+        ["consumer_count", "INTEGER", "Consumers of the stream."],
+        ...REPLICA_HEALTH,
+        ["mirror_lag", "BIGINT", "Messages the mirror is behind its origin; NULL when not a mirror."],
+        ["mirror_active_ns", "BIGINT", "Nanoseconds since the mirror last heard from its origin."],
+        ["mirror_error", "VARCHAR", "Error the mirror reports, if any."],
+        ["sources_count", "INTEGER", "Sources reported; NULL when the stream has none."],
+        ["sources_max_lag", "BIGINT", "Largest lag among the sources, messages."],
+      ],
+    ),
+    table(
+      "hx.consumer_ident",
+      "Every JetStream consumer ever seen, keyed by stream and name.",
+      [
+        ["consumer_pk", "INTEGER PRIMARY KEY", "Stable integer key of the consumer."],
+        ["stream_pk", "INTEGER NOT NULL", "Stream the consumer reads (hx.stream_ident)."],
+        ["name", "VARCHAR NOT NULL", "Consumer name (the durable name, or a generated one)."],
+        ["first_epoch", "TIMESTAMPTZ NOT NULL", "Epoch in which the consumer was first seen."],
+      ],
+      ["UNIQUE (stream_pk, name)"],
+    ),
+    table(
+      "hx.consumer_opts",
+      "Consumer configuration from its leader's JSZ; a row is written when it differs from the consumer's previous row.",
+      [
+        ["consumer_pk", "INTEGER NOT NULL", "Consumer (hx.consumer_ident)."],
+        OPTS_EPOCH,
+        ["created", "TIMESTAMPTZ", "When the consumer was created; a new value means it was created again."],
+        ["description", "VARCHAR", "Description."],
+        ["durable", "BOOLEAN", "Whether the consumer is durable."],
+        [
+          "deliver_policy",
+          "VARCHAR",
+          "Where delivery starts: all, last, new, by_start_sequence, by_start_time, last_per_subject.",
+        ],
+        ["opt_start_seq", "BIGINT", "Start sequence for by_start_sequence."],
+        ["opt_start_time", "TIMESTAMPTZ", "Start time for by_start_time."],
+        ["ack_policy", "VARCHAR", "Acknowledgement policy: none, all or explicit."],
+        ["ack_wait_ns", "BIGINT", "Wait for an ack before redelivery, nanoseconds."],
+        ["max_deliver", "BIGINT", "Delivery attempts per message; -1 unlimited."],
+        ["backoff_ns", "BIGINT[]", "Redelivery backoff steps, nanoseconds."],
+        ["filter_subject", "VARCHAR", "Subject filter, if any."],
+        ["filter_subjects", "VARCHAR[]", "Subject filters (2.10+), if any."],
+        ["replay_policy", "VARCHAR", "Replay policy: instant or original."],
+        ["rate_limit_bps", "BIGINT", "Delivery rate limit, bits per second."],
+        ["sample_freq", "VARCHAR", "Ack sampling frequency for advisories."],
+        ["max_waiting", "BIGINT", "Pull requests that may wait at once."],
+        ["max_ack_pending", "BIGINT", "Unacknowledged messages allowed in flight; -1 unlimited."],
+        ["max_batch", "BIGINT", "Largest pull batch."],
+        ["max_expires_ns", "BIGINT", "Longest pull request expiry, nanoseconds."],
+        ["max_bytes", "BIGINT", "Largest pull request in bytes."],
+        [
+          "inactive_threshold_ns",
+          "BIGINT",
+          "Idle time before an ephemeral consumer is removed, nanoseconds.",
+        ],
+        ["flow_control", "BOOLEAN", "Whether push flow control is on."],
+        ["idle_heartbeat_ns", "BIGINT", "Push idle heartbeat interval, nanoseconds."],
+        ["headers_only", "BOOLEAN", "Whether only headers are delivered."],
+        ["deliver_subject", "VARCHAR", "Push delivery subject; NULL for a pull consumer."],
+        ["deliver_group", "VARCHAR", "Push queue group."],
+        ["replicas", "INTEGER", "Consumer replicas; 0 means as many as the stream."],
+        ["mem_storage", "BOOLEAN", "Whether consumer state is kept in memory."],
+      ],
+      ["PRIMARY KEY (consumer_pk, epoch)"],
+    ),
+    table(
+      "hx.consumer_stats",
+      "Per-epoch state of each consumer, taken only from its own leader's reply (which may differ from its stream's leader).",
+      [
+        EPOCH,
+        ["consumer_pk", "INTEGER NOT NULL", "Consumer (hx.consumer_ident)."],
+        LEADER,
+        ["cluster", "VARCHAR", "Cluster of the consumer's raft group."],
+        ["delivered_consumer_seq", "BIGINT", "Last consumer sequence delivered."],
+        ["delivered_stream_seq", "BIGINT", "Last stream sequence delivered."],
+        ["last_active", "TIMESTAMPTZ", "Time of the last delivery; NULL when never."],
+        ["ack_floor_consumer_seq", "BIGINT", "Consumer sequence below which everything is acknowledged."],
+        ["ack_floor_stream_seq", "BIGINT", "Stream sequence below which everything is acknowledged."],
+        ["ack_floor_last_active", "TIMESTAMPTZ", "Time of the last acknowledgement; NULL when never."],
+        ["num_ack_pending", "BIGINT", "Delivered messages awaiting acknowledgement."],
+        ["num_redelivered", "BIGINT", "Messages redelivered at least once."],
+        ["num_waiting", "BIGINT", "Pull requests waiting."],
+        ["num_pending", "BIGINT", "Messages in the stream not yet delivered to the consumer."],
+        [
+          "push_bound",
+          "BOOLEAN",
+          "For a push consumer, whether a subscriber is bound; NULL for a pull consumer.",
+        ],
+        ...REPLICA_HEALTH,
+      ],
+    ),
+  ].join("\n\n"),
 };

@@ -1,6 +1,11 @@
+/**
+ * Schema migrations: numbered modules applied in order, each in its own transaction and
+ * recorded in hx.migrations. A released migration is never edited; add a new one.
+ */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { migration as m0001 } from "./0001-init.ts";
 import { migration as m0002 } from "./0002-views.ts";
+import { quote, table } from "./ddl.ts";
 
 export interface Migration {
   readonly version: number;
@@ -8,33 +13,99 @@ export interface Migration {
   readonly sql: string;
 }
 
-/** Every migration, in order. A released migration is never edited: add a new one. */
+/** Every migration, in order. */
 export const MIGRATIONS: readonly Migration[] = [m0001, m0002];
 
-/** Applies pending migrations, each in its own transaction, recording it in hx.migrations. */
+const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
+  ["version", "INTEGER PRIMARY KEY", "Migration number."],
+  ["name", "VARCHAR NOT NULL", "What the migration does."],
+  ["applied_at", "TIMESTAMPTZ NOT NULL", "When it was applied."],
+]);
+
+/**
+ * Applies the pending migrations and returns their versions. Refuses a catalog whose schema
+ * is newer than this code knows: folding into it could write rows a newer natsmon would misread.
+ */
 export async function migrate(con: DuckDBConnection, migrations = MIGRATIONS): Promise<number[]> {
-  await con.run(`CREATE SCHEMA IF NOT EXISTS hx;
-    CREATE TABLE IF NOT EXISTS hx.migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL);
-    COMMENT ON TABLE hx.migrations IS 'Schema migrations applied to this catalog, one row each.';
-    COMMENT ON COLUMN hx.migrations.version IS 'Migration number.';
-    COMMENT ON COLUMN hx.migrations.name IS 'What the migration does.';
-    COMMENT ON COLUMN hx.migrations.applied_at IS 'When it was applied.';`);
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1)
+      throw new Error(`migration ${m.name} is numbered ${m.version}, expected ${i + 1}`);
+  });
+  const bootstrapped = await con.runAndReadAll(
+    "SELECT 1 FROM duckdb_tables() WHERE schema_name = 'hx' AND table_name = 'migrations'",
+  );
+  if (bootstrapped.currentRowCount === 0) {
+    await inTransaction(con, "CREATE SCHEMA IF NOT EXISTS hx;\n" + MIGRATIONS_TABLE);
+  }
   const done = new Set(
     (await con.runAndReadAll("SELECT version FROM hx.migrations")).getRowsJS().map((r) => Number(r[0])),
   );
+  const newest = Math.max(0, ...done);
+  if (newest > migrations.length) {
+    throw new Error(
+      `catalog schema is at version ${newest}, newer than this natsmon knows (${migrations.length}); refusing to open it`,
+    );
+  }
   const applied: number[] = [];
   for (const m of migrations) {
     if (done.has(m.version)) continue;
-    await con.run("BEGIN TRANSACTION");
     try {
-      await con.run(m.sql);
-      await con.run("INSERT INTO hx.migrations VALUES ($1, $2, now())", [m.version, m.name]);
-      await con.run("COMMIT");
+      await inTransaction(
+        con,
+        m.sql,
+        () => inheritViewComments(con),
+        () =>
+          con
+            .run(`INSERT INTO hx.migrations VALUES (${m.version}, ${quote(m.name)}, now())`)
+            .then(() => undefined),
+      );
     } catch (err) {
-      await con.run("ROLLBACK");
       throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, { cause: err });
     }
     applied.push(m.version);
   }
   return applied;
+}
+
+async function inTransaction(
+  con: DuckDBConnection,
+  sql: string,
+  ...steps: readonly (() => Promise<void>)[]
+): Promise<void> {
+  await con.run("BEGIN TRANSACTION");
+  try {
+    await con.run(sql);
+    for (const step of steps) await step();
+    await con.run("COMMIT");
+  } catch (err) {
+    await con.run("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Gives each uncommented column of an hx view the comment of the same-named column of
+ * its kind's tables (view hx.servers ← hx.server_stats, then _opts, then _ident), so the
+ * views document themselves without repeating every comment. Columns a view derives or
+ * renames carry their own comment, set in the view's migration.
+ */
+async function inheritViewComments(con: DuckDBConnection): Promise<void> {
+  const missing = await con.runAndReadAll(`
+    WITH view_columns AS (
+      SELECT c.table_name AS view_name, c.column_name, regexp_replace(c.table_name, 's$', '') AS kind
+      FROM duckdb_columns() c
+      JOIN duckdb_views() v ON v.schema_name = c.schema_name AND v.view_name = c.table_name
+      WHERE c.schema_name = 'hx' AND c.comment IS NULL
+    )
+    SELECT vc.view_name, vc.column_name, t.comment
+    FROM view_columns vc
+    JOIN duckdb_columns() t ON t.schema_name = 'hx' AND t.column_name = vc.column_name AND t.comment IS NOT NULL
+      AND t.table_name IN (vc.kind || '_stats', vc.kind || '_opts', vc.kind || '_ident')
+    QUALIFY row_number() OVER (
+      PARTITION BY vc.view_name, vc.column_name
+      ORDER BY list_position([vc.kind || '_stats', vc.kind || '_opts', vc.kind || '_ident'], t.table_name)) = 1`);
+  for (const [view, column, comment] of missing.getRowsJS()) {
+    if (typeof view !== "string" || typeof column !== "string" || typeof comment !== "string") continue;
+    await con.run(`COMMENT ON COLUMN hx."${view}"."${column}" IS ${quote(comment)}`);
+  }
 }

@@ -1,0 +1,113 @@
+/**
+ * What one fold accumulates before it writes: the rows of every hx table, the pks it
+ * assigned and the problems it met. Entity folds (kinds/) call `pk`, `opts` and `stats`;
+ * fold-epoch.ts appends everything in one transaction and publishes the keys after COMMIT.
+ */
+import type { DuckDBConnection, DuckDBTimestampTZValue } from "@duckdb/node-api";
+import { fingerprint, optsValues, StagedKeys, type KeyCache } from "./key-cache.ts";
+import {
+  ENTITY_KINDS,
+  KIND_NAMES,
+  identTable,
+  optsTable,
+  statsTable,
+  type KindName,
+} from "./kinds/entity-kinds.ts";
+import { RowBuffer, type PlainRow, type TableShapes } from "./table-writer.ts";
+
+/** hx.epochs.errors keeps this many messages; the rest are counted. */
+const MAX_PROBLEMS = 100;
+
+export class FoldContext {
+  readonly epoch: DuckDBTimestampTZValue;
+  private readonly shapes: TableShapes;
+  private readonly keys: StagedKeys;
+  private readonly buffers = new Map<string, RowBuffer>();
+  private readonly problemList: string[] = [];
+  private droppedProblems = 0;
+
+  constructor(shapes: TableShapes, cache: KeyCache, epoch: DuckDBTimestampTZValue) {
+    this.shapes = shapes;
+    this.keys = new StagedKeys(cache);
+    this.epoch = epoch;
+  }
+
+  /**
+   * The stable pk of the entity `ident` names (its natural key, see entity-kinds.ts). On
+   * first sight a pk is assigned and the _ident row, stamped with this epoch, is buffered.
+   */
+  pk(kind: KindName, ident: PlainRow, what: string): number {
+    const { pk, created } = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
+    if (created) {
+      const buffer = this.buffer(identTable(kind));
+      const row = { ...ident, [ENTITY_KINDS[kind].pk]: pk, first_epoch: this.epoch };
+      buffer.push(buffer.convert(row, what, (m) => this.problem(m)));
+    }
+    return pk;
+  }
+
+  /** Buffers an _opts row valid from this epoch, only if it differs from the entity's latest. */
+  opts(kind: KindName, pk: number, row: PlainRow, what: string): void {
+    const pkColumn = ENTITY_KINDS[kind].pk;
+    const buffer = this.buffer(optsTable(kind));
+    const values = buffer.convert({ ...row, [pkColumn]: pk, epoch: this.epoch }, what, (m) =>
+      this.problem(m),
+    );
+    const print = fingerprint(optsValues(buffer.shape.columns, pkColumn, values));
+    if (this.keys.optsChanged(kind, pk, print)) buffer.push(values);
+  }
+
+  /** Buffers this epoch's _stats row of an entity. */
+  stats(kind: KindName, pk: number, row: PlainRow, what: string): void {
+    const buffer = this.buffer(statsTable(kind));
+    buffer.push(
+      buffer.convert({ ...row, [ENTITY_KINDS[kind].pk]: pk, epoch: this.epoch }, what, (m) =>
+        this.problem(m),
+      ),
+    );
+  }
+
+  problem(message: string): void {
+    if (this.problemList.length < MAX_PROBLEMS) this.problemList.push(message);
+    else this.droppedProblems++;
+  }
+
+  get problems(): string[] {
+    return this.droppedProblems === 0
+      ? [...this.problemList]
+      : [...this.problemList, `… and ${this.droppedProblems} more problems`];
+  }
+
+  buffer(table: string): RowBuffer {
+    let buffer = this.buffers.get(table);
+    if (!buffer) {
+      const shape = this.shapes.get(table);
+      if (!shape) throw new Error(`the catalog has no table hx.${table}`);
+      this.buffers.set(table, (buffer = new RowBuffer(shape)));
+    }
+    return buffer;
+  }
+
+  /**
+   * Appends every buffered row: all _ident tables first (a later kind's ident may name an
+   * earlier kind's pk), then _opts and _stats, stats sorted by pk so that each epoch's rows
+   * lie in (epoch, pk) order on disk. Returns the number of rows written.
+   */
+  async appendAll(con: DuckDBConnection): Promise<number> {
+    let rows = 0;
+    for (const table of KIND_NAMES.map(identTable))
+      rows += (await this.buffers.get(table)?.appendTo(con)) ?? 0;
+    for (const kind of KIND_NAMES) {
+      rows += (await this.buffers.get(optsTable(kind))?.appendTo(con)) ?? 0;
+      const stats = this.buffers.get(statsTable(kind));
+      stats?.sortBy(ENTITY_KINDS[kind].pk);
+      rows += (await stats?.appendTo(con)) ?? 0;
+    }
+    return rows;
+  }
+
+  /** After COMMIT only: the pks and _opts fingerprints of this fold become the committed state. */
+  publishKeys(): void {
+    this.keys.publish();
+  }
+}

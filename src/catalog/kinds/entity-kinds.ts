@@ -1,0 +1,34 @@
+/**
+ * The entity kinds the catalog keeps history for. Each kind has three tables,
+ * hx.<kind>_ident (stable integer pk + identity, written once), hx.<kind>_opts (configuration,
+ * written when it changes) and hx.<kind>_stats (per-epoch figures), and a natural key that
+ * names an entity across epochs. A new kind adds an entry here, its migration and its fold.
+ */
+export interface EntityKind {
+  /** The pk column, the same name in all three tables. */
+  readonly pk: string;
+  /** The natural key of an _ident row (as built by the fold, or as read back from the table). */
+  readonly keyOf: (ident: Readonly<Record<string, unknown>>) => string;
+}
+
+/** NUL cannot occur in NATS names, so joined keys never collide. */
+function key(...parts: unknown[]): string {
+  return parts.map((p) => (typeof p === "string" || typeof p === "number" ? String(p) : "")).join("\u0000");
+}
+
+export const ENTITY_KINDS = {
+  // Servers are keyed by name: server ids change on every restart (nats-monitoring §0.9).
+  server: { pk: "server_pk", keyOf: (ident) => key(ident.name) },
+  // The JetStream domain is part of a stream's identity: a leaf with its own domain can hold
+  // a stream with the same account and name as the hub, and they are different streams.
+  stream: { pk: "stream_pk", keyOf: (ident) => key(ident.domain, ident.account, ident.name) },
+  consumer: { pk: "consumer_pk", keyOf: (ident) => key(ident.stream_pk, ident.name) },
+} as const satisfies Record<string, EntityKind>;
+
+export type KindName = keyof typeof ENTITY_KINDS;
+
+export const KIND_NAMES = Object.keys(ENTITY_KINDS) as readonly KindName[];
+
+export const identTable = (kind: KindName): string => `${kind}_ident`;
+export const optsTable = (kind: KindName): string => `${kind}_opts`;
+export const statsTable = (kind: KindName): string => `${kind}_stats`;

@@ -1,0 +1,135 @@
+/**
+ * The read-only rule of db.query (spec: db.query): the payload must be exactly one
+ * statement, prepared (parsed and bound, never executed) by DuckDB itself and classified
+ * SELECT, which covers WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE and the PRAGMAs
+ * DuckDB rewrites into queries. Everything else is a 400 naming the statement type.
+ *
+ * DuckDB also classifies as SELECT a few table functions that change state when run
+ * (`SELECT * FROM checkpoint()`, `enable_logging()`, `enable_profiling()`, …) and two that
+ * run SQL given as text, out of the classifier's sight (`query('…')`,
+ * `json_execute_serialized_sql`). The statement's syntax tree (json_serialize_sql, a
+ * parse without binding) is searched for them and they are refused too.
+ */
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from "@duckdb/node-api";
+import { BadRequestError } from "../domain/index.ts";
+
+const READ_ONLY_RULE =
+  "db.query accepts a single read-only statement (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE); EXPLAIN → use db.explain";
+
+/**
+ * Functions refused inside a SELECT. The pinned DuckDB's table functions are each reviewed
+ * in test/integration/catalog/read-only-guard.test.ts, which fails when an upgrade adds one.
+ */
+export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
+  "checkpoint",
+  "force_checkpoint",
+  "enable_logging",
+  "disable_logging",
+  "truncate_duckdb_logs",
+  "enable_profiling",
+  "disable_profiling",
+  "enable_peg_parser",
+  "disable_peg_parser",
+  "query",
+  "json_execute_serialized_sql",
+  "arrow_scan",
+  "arrow_scan_dumb",
+]);
+
+/**
+ * PRAGMAs DuckDB rewrites into a SELECT over a built-in table function. They cannot be
+ * serialized for inspection, so only these read-only ones pass.
+ */
+const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
+  "collations",
+  "database_list",
+  "database_size",
+  "extension_versions",
+  "functions",
+  "metadata_info",
+  "platform",
+  "show_databases",
+  "show_tables",
+  "show_tables_expanded",
+  "storage_info",
+  "table_info",
+  "user_agent",
+  "version",
+]);
+
+/** Prepares `sql` if it is one read-only statement; otherwise throws BadRequestError. */
+export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  // DuckDB fails an empty payload with a bare "Error in native callback".
+  if (withoutLeadingComments(sql).trim() === "") {
+    throw new BadRequestError(`exactly one statement expected, got none: ${READ_ONLY_RULE}`);
+  }
+  const extracted = await duck(() => con.extractStatements(sql));
+  if (extracted.count !== 1) {
+    throw new BadRequestError(`exactly one statement expected, got ${extracted.count}: ${READ_ONLY_RULE}`);
+  }
+  const prepared = await duck(() => extracted.prepare(0));
+  try {
+    if (prepared.statementType !== StatementType.SELECT) {
+      const kind = (StatementType[prepared.statementType] ?? `type ${prepared.statementType}`).replaceAll(
+        "_",
+        " ",
+      );
+      throw new BadRequestError(`${kind} statements are refused: ${READ_ONLY_RULE}`);
+    }
+    await refuseStatefulFunctions(con, sql);
+    return prepared;
+  } catch (err) {
+    prepared.destroySync();
+    throw err;
+  }
+}
+
+async function refuseStatefulFunctions(con: DuckDBConnection, sql: string): Promise<void> {
+  const reader = await con.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR)", [sql]);
+  const serialized = reader.getRowsJS()[0]?.[0];
+  const tree = JSON.parse(typeof serialized === "string" ? serialized : '{"error":true}') as {
+    error?: boolean;
+  };
+  if (tree.error) {
+    const pragma = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
+    if (pragma !== undefined && READ_ONLY_PRAGMAS.has(pragma.toLowerCase())) return;
+    throw new BadRequestError(`this statement cannot be checked as read-only: ${READ_ONLY_RULE}`);
+  }
+  const refused = [...functionNames(tree)].filter((name) => REFUSED_FUNCTIONS.has(name));
+  if (refused.length > 0) {
+    throw new BadRequestError(
+      `${refused.map((f) => `${f}()`).join(", ")} changes database state or runs SQL from text: ${READ_ONLY_RULE}`,
+    );
+  }
+}
+
+/** Every function name in a serialized syntax tree, lower-cased. */
+function functionNames(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) {
+    for (const item of node) functionNames(item, into);
+  } else if (typeof node === "object" && node !== null) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "function_name" && typeof value === "string") into.add(value.toLowerCase());
+      else functionNames(value, into);
+    }
+  }
+  return into;
+}
+
+function withoutLeadingComments(sql: string): string {
+  let rest = sql;
+  for (;;) {
+    const next = rest.replace(/^\s+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//, "");
+    if (next === rest) return rest;
+    rest = next;
+  }
+}
+
+/** Runs a DuckDB call, turning its errors (parse, bind, catalog, I/O) into 400s with DuckDB's message. */
+async function duck<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Rows for the hx tables, buffered during a fold and written with the DuckDB Appender in
+ * DataChunks. Column names and types come from the database itself (read at open), so
+ * the fold writes exactly what the migrations created, and a row naming a column the
+ * table does not have is a bug that fails loudly.
+ */
+import { DuckDBDataChunk, type DuckDBConnection, type DuckDBType, type DuckDBValue } from "@duckdb/node-api";
+import { convertValue, isWritableType } from "./values.ts";
+
+/** A table as the database has it: its columns in order, with their types. */
+export interface TableShape {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly types: readonly DuckDBType[];
+  /** Column name → position. */
+  readonly index: ReadonlyMap<string, number>;
+}
+
+export type TableShapes = ReadonlyMap<string, TableShape>;
+
+/** A row as the fold builds it: column name → parsed JSON value (absent → NULL). */
+export type PlainRow = Readonly<Record<string, unknown>>;
+
+/** DuckDB's vector size: a DataChunk holds at most this many rows. */
+const CHUNK_ROWS = 2048;
+
+/** Reads the shape of every base table in `hx` (hx.migrations aside: the runner owns it). */
+export async function loadTableShapes(con: DuckDBConnection): Promise<TableShapes> {
+  const names = (
+    await con.runAndReadAll(
+      "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'hx' AND table_name <> 'migrations' ORDER BY table_name",
+    )
+  )
+    .getRowsJS()
+    .map(([name]) => (typeof name === "string" ? name : ""));
+  const shapes = new Map<string, TableShape>();
+  for (const name of names) {
+    const empty = await con.runAndReadAll(`SELECT * FROM hx."${name}" LIMIT 0`);
+    const columns = empty.columnNames();
+    const types = empty.columnTypes();
+    types.forEach((type, i) => {
+      if (!isWritableType(type)) {
+        throw new Error(`hx.${name}.${columns[i]} has type ${type.toString()}, which the fold cannot write`);
+      }
+    });
+    shapes.set(name, { name, columns, types, index: new Map(columns.map((c, i) => [c, i])) });
+  }
+  return shapes;
+}
+
+/**
+ * The rows one fold writes to one table. `add` converts and checks every value at once,
+ * so the fold can compare converted rows (the _opts change test) before anything is written.
+ */
+export class RowBuffer {
+  readonly shape: TableShape;
+  readonly rows: DuckDBValue[][] = [];
+
+  constructor(shape: TableShape) {
+    this.shape = shape;
+  }
+
+  /**
+   * Converts `row` to the table's column order. A value that does not fit its column
+   * becomes NULL and is reported through `problem` with `what` naming the entity.
+   */
+  convert(row: PlainRow, what: string, problem: (message: string) => void): DuckDBValue[] {
+    const out: DuckDBValue[] = new Array<DuckDBValue>(this.shape.columns.length).fill(null);
+    for (const [column, value] of Object.entries(row)) {
+      const i = this.shape.index.get(column);
+      if (i === undefined) throw new Error(`hx.${this.shape.name} has no column ${column}`);
+      const converted = convertValue(this.shape.types[i]!, value);
+      if (converted.ok) out[i] = converted.value;
+      else problem(`${what}: hx.${this.shape.name}.${column}: ${converted.reason}; stored NULL`);
+    }
+    return out;
+  }
+
+  push(values: DuckDBValue[]): void {
+    this.rows.push(values);
+  }
+
+  /** Orders rows by an integer column (the entity pk), so each epoch's rows are stored sorted. */
+  sortBy(column: string): void {
+    const i = this.shape.index.get(column);
+    if (i === undefined) throw new Error(`hx.${this.shape.name} has no column ${column}`);
+    this.rows.sort((a, b) => Number(a[i]) - Number(b[i]));
+  }
+
+  /**
+   * Appends every buffered row inside the caller's transaction. Constraint violations may
+   * surface at flush or at close; either way the error is thrown, and the caller rolls
+   * the transaction back (DuckDB would otherwise let COMMIT "succeed" as a rollback).
+   */
+  async appendTo(con: DuckDBConnection): Promise<number> {
+    if (this.rows.length === 0) return 0;
+    const appender = await con.createAppender(this.shape.name, "hx");
+    let error: Error | undefined;
+    try {
+      for (let start = 0; start < this.rows.length; start += CHUNK_ROWS) {
+        const slice = this.rows.slice(start, start + CHUNK_ROWS);
+        const chunk = DuckDBDataChunk.create(this.shape.types, slice.length);
+        chunk.setColumns(this.shape.columns.map((_c, i) => slice.map((row) => row[i] ?? null)));
+        appender.appendDataChunk(chunk);
+      }
+      appender.flushSync();
+    } catch (err) {
+      error = asError(err);
+    }
+    try {
+      // Closing flushes too, so it can fail as well; the first error is the one to report.
+      appender.closeSync();
+    } catch (err) {
+      error ??= asError(err);
+    }
+    if (error !== undefined) throw error;
+    return this.rows.length;
+  }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

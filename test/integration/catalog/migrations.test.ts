@@ -1,0 +1,124 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { MIGRATIONS, openCatalog } from "../../../src/catalog/index.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { rows, tempCatalog, TEST_DB } from "./lab-epoch.ts";
+
+test("migrations apply once, in order, each recorded with its version and name", async () => {
+  await using dir = await tempDir("natsmon-catalog-");
+  const path = join(dir.path, "sys.duckdb");
+  {
+    await using catalog = await openCatalog({ path, db: TEST_DB });
+    const applied = await rows(
+      catalog,
+      "SELECT version, name, applied_at FROM hx.migrations ORDER BY version",
+    );
+    assert.deepEqual(
+      applied.map((r) => [r.version, r.name]),
+      MIGRATIONS.map((m) => [m.version, m.name]),
+    );
+    assert.ok(applied.every((r) => r.applied_at instanceof Date));
+  }
+  // Opening again applies nothing and keeps the first application times.
+  const before = await readMigrations(path);
+  {
+    await using _catalog = await openCatalog({ path, db: TEST_DB });
+  }
+  assert.deepEqual(await readMigrations(path), before);
+});
+
+test("the hx, main, checks and contexts schemas exist", async () => {
+  await using t = await tempCatalog();
+  const schemas = await rows(
+    t.catalog,
+    "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() ORDER BY 1",
+  );
+  const names = schemas.map((r) => r.schema_name);
+  for (const schema of ["checks", "contexts", "hx", "main"]) assert.ok(names.includes(schema), schema);
+});
+
+test("every hx table and view and every one of their columns carries a comment", async () => {
+  await using t = await tempCatalog();
+  const tables = await rows(
+    t.catalog,
+    `SELECT table_name AS name, comment FROM duckdb_tables() WHERE schema_name = 'hx'
+     UNION ALL SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'hx'`,
+  );
+  assert.ok(tables.length >= 13, `found ${tables.length} tables and views`);
+  assert.deepEqual(
+    tables.filter((r) => !r.comment).map((r) => r.name),
+    [],
+    "tables or views without a comment",
+  );
+  const columns = await rows(
+    t.catalog,
+    "SELECT table_name || '.' || column_name AS name, comment FROM duckdb_columns() WHERE schema_name = 'hx'",
+  );
+  assert.ok(columns.length > 200, `found ${columns.length} columns`);
+  assert.deepEqual(
+    columns.filter((r) => !r.comment).map((r) => r.name),
+    [],
+    "columns without a comment",
+  );
+});
+
+test("view columns passed through from a table take that column's comment", async () => {
+  await using t = await tempCatalog();
+  const [row] = await rows(
+    t.catalog,
+    `SELECT v.comment AS view_comment, s.comment AS table_comment
+     FROM duckdb_columns() v, duckdb_columns() s
+     WHERE v.schema_name = 'hx' AND v.table_name = 'consumers' AND v.column_name = 'num_pending'
+       AND s.schema_name = 'hx' AND s.table_name = 'consumer_stats' AND s.column_name = 'num_pending'`,
+  );
+  assert.ok(row);
+  assert.equal(row.view_comment, row.table_comment);
+});
+
+test("a catalog with a newer schema than this code knows is refused, not folded into", async () => {
+  await using dir = await tempDir("natsmon-catalog-");
+  const path = join(dir.path, "sys.duckdb");
+  {
+    await using _catalog = await openCatalog({ path, db: TEST_DB });
+  }
+  await withInstance(path, (con) =>
+    con.run(`INSERT INTO hx.migrations VALUES (${MIGRATIONS.length + 1}, 'from the future', now())`),
+  );
+  await assert.rejects(
+    openCatalog({ path, db: TEST_DB }),
+    /schema is at version 3, newer than this natsmon knows \(2\)/,
+  );
+  // The refusal released the file: it opens again once the future migration is gone.
+  await withInstance(path, (con) =>
+    con.run(`DELETE FROM hx.migrations WHERE version > ${MIGRATIONS.length}`),
+  );
+  await using _again = await openCatalog({ path, db: TEST_DB });
+});
+
+test("a catalog file cannot be opened twice in one process", async () => {
+  await using t = await tempCatalog();
+  await assert.rejects(openCatalog({ path: t.path, db: TEST_DB }), /already open in this process/);
+});
+
+async function readMigrations(path: string): Promise<unknown[]> {
+  return withInstance(path, async (con) =>
+    (await con.runAndReadAll("SELECT * FROM hx.migrations ORDER BY version")).getRowsJS(),
+  );
+}
+
+/** Direct access to a closed catalog file, as another tool would have it. */
+async function withInstance<T>(
+  path: string,
+  fn: (con: Awaited<ReturnType<DuckDBInstance["connect"]>>) => Promise<T>,
+): Promise<T> {
+  const instance = await DuckDBInstance.create(path);
+  const con = await instance.connect();
+  try {
+    return await fn(con);
+  } finally {
+    con.closeSync();
+    instance.closeSync();
+  }
+}
