@@ -1,0 +1,187 @@
+/**
+ * npm run bench:ingest — the collection and fold path at scale, measured on this machine.
+ * For each profile: a real nats-server, the simulator answering `$SYS` on it, the
+ * scraper's own gather of every source, and the catalog's fold of each epoch into a real
+ * DuckDB file. Then a bare DuckDB Appender writes the same rows into an empty copy of the
+ * schema, for the fold / bare ratio. Prints figures; asserts nothing.
+ *   BENCH_PROFILES=medium,large BENCH_EPOCHS=60 npm run bench:ingest
+ */
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { connect } from "@nats-io/transport-node";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { natsServerConfig, startNatsServer } from "../src/bus/index.ts";
+import { foldEpoch, openCatalog, type ScrapeReply } from "../src/catalog/index.ts";
+import type { DbConfig } from "../src/config/index.ts";
+import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
+import type { CommitMarker } from "../src/protocol/index.ts";
+import { gather, SOURCES } from "../src/scrape/index.ts";
+import { PROFILES, isProfileName, startSimulator } from "../src/simulate/index.ts";
+
+const DB: DbConfig = {
+  retentionMs: 0,
+  memoryLimit: "4GB",
+  threads: 0,
+  queryMaxRows: 100_000,
+  queryTimeoutMs: 30_000,
+  queryStream: { maxRows: 1_000_000, window: 8, compression: "none" },
+  memoryProfile: { enabled: false, intervalMs: 2_000 },
+};
+const EPOCHS = Number(process.env.BENCH_EPOCHS ?? 60);
+const profiles = (process.env.BENCH_PROFILES ?? "medium,large").split(",").filter(isProfileName);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const mb = (n: number) => (n / 1e6).toFixed(1);
+
+async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
+  const profile = PROFILES[name];
+  const dir = await mkdtemp(join(tmpdir(), `natsmon-bench-${name}-`));
+  const server = await startNatsServer({
+    workDir: join(dir, "nats"),
+    configText: natsServerConfig({
+      serverName: "bench",
+      host: "127.0.0.1",
+      port: -1,
+      workDir: join(dir, "nats"),
+      maxPayload: 64 * 1024 * 1024,
+    }),
+  });
+  const simNc = await connect({ servers: server.clientUrl });
+  const sim = await startSimulator(simNc, profile, silentLogger());
+  const monitor = await connect({ servers: server.clientUrl });
+  const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: DB });
+  const scrapeMs: number[] = [];
+  const foldMs: number[] = [];
+  const rowsPerEpoch: number[] = [];
+  const bytes: number[] = [];
+  try {
+    for (let e = 0; e < epochs; e++) {
+      const t0 = performance.now();
+      const gathered = await Promise.all(
+        SOURCES.map(async (s) => ({
+          s,
+          r: await gather(monitor, s.subject, s.body, { quietMs: 300, timeoutMs: 60_000 }),
+        })),
+      );
+      scrapeMs.push(performance.now() - t0);
+      const replies: ScrapeReply[] = [];
+      let received = 0;
+      for (const { s, r } of gathered) {
+        if (r.kind !== "replies") continue;
+        for (const reply of r.replies) {
+          received += reply.data.byteLength;
+          const text = (
+            reply.encoding === "gzip" ? gunzipSync(reply.data) : Buffer.from(reply.data)
+          ).toString();
+          replies.push({ source: s.name, server: reply.server, body: parseJsonExact(text) });
+        }
+      }
+      bytes.push(received);
+      const epoch = new Date(Date.UTC(2026, 0, 1) + e * 60_000).toISOString();
+      const servers = [...new Set(replies.map((r) => r.server))].sort();
+      const marker: CommitMarker = {
+        system_id: name,
+        epoch,
+        finished_at: epoch,
+        parts: replies.map((r) => ({ source: r.source, server: r.server, seqs: [0], bytes: 0 })),
+        servers_expected: servers,
+        servers_answered: servers,
+        unsupported: [],
+        errors: [],
+      };
+      const result = await foldEpoch(catalog, { markerSeq: e + 1, marker, replies });
+      if (result.status !== "folded") throw new Error(`epoch ${e} was not folded`);
+      foldMs.push(result.ms);
+      rowsPerEpoch.push(result.rows);
+    }
+  } finally {
+    await sim[Symbol.asyncDispose]();
+    await simNc.close();
+    await monitor.close();
+  }
+  await catalog[Symbol.asyncDispose]();
+  const dbFile = join(dir, `${name}.duckdb`);
+  const fileBytes = (await stat(dbFile)).size;
+  const bare = await bareAppender(dbFile, join(dir, "bare.duckdb"));
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+  const entities = profile.servers + profile.streams + profile.consumers;
+  const foldRate = median(rowsPerEpoch) / (median(foldMs) / 1000);
+  return {
+    name,
+    epochs,
+    scrapeMs: median(scrapeMs),
+    bytes: median(bytes),
+    foldMs: median(foldMs),
+    rows: median(rowsPerEpoch),
+    foldRate,
+    bareRate: bare.rate,
+    perEntityEpoch: fileBytes / (entities * epochs),
+    fileBytes,
+    entities,
+  };
+}
+
+/** Appends every row of the folded file's hx tables, epoch by epoch, into an empty copy of the schema. */
+async function bareAppender(source: string, target: string): Promise<{ rate: number }> {
+  const src = await DuckDBInstance.create(source);
+  const srcCon = await src.connect();
+  const dst = await DuckDBInstance.create(target);
+  const con = await dst.connect();
+  await con.run("CREATE SCHEMA hx");
+  const tables = (
+    await srcCon.runAndReadAll(
+      "SELECT table_name, sql FROM duckdb_tables() WHERE schema_name = 'hx' AND table_name <> 'migrations'",
+    )
+  ).getRowsJS() as [string, string][];
+  let rows = 0;
+  let ms = 0;
+  for (const [table, sql] of tables) {
+    await con.run(sql);
+    const reader = await srcCon.runAndReadAll(`SELECT * FROM hx.${table}`);
+    const all = reader.getRows();
+    const types = reader.columnTypes();
+    const t0 = performance.now();
+    await con.run("BEGIN TRANSACTION");
+    const appender = await con.createAppender(table, "hx");
+    for (const row of all) {
+      row.forEach((value, i) => appender.appendValue(value, types[i]));
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+    await con.run("COMMIT");
+    ms += performance.now() - t0;
+    rows += all.length;
+  }
+  srcCon.closeSync();
+  src.closeSync();
+  con.closeSync();
+  dst.closeSync();
+  return { rate: rows / (ms / 1000) };
+}
+
+const results = [];
+for (const name of profiles) {
+  const epochs = name === "large" ? Number(process.env.BENCH_LARGE_EPOCHS ?? 10) : EPOCHS;
+  process.stderr.write(`${name}: ${epochs} epochs…\n`);
+  results.push(await benchProfile(name, epochs));
+}
+const peakRss = process.resourceUsage().maxRSS * 1024;
+for (const r of results) {
+  process.stdout.write(
+    [
+      `profile ${r.name} (${r.entities} servers+streams+consumers, ${r.epochs} epochs)`,
+      `  scrape time per epoch (median)      ${r.scrapeMs.toFixed(0)} ms`,
+      `  bytes received per epoch (gzip)     ${mb(r.bytes)} MB`,
+      `  fold time per epoch (median)        ${r.foldMs.toFixed(0)} ms  (${r.rows} rows)`,
+      `  fold rate                           ${Math.round(r.foldRate).toLocaleString("en")} rows/s`,
+      `  bare Appender rate, same rows       ${Math.round(r.bareRate).toLocaleString("en")} rows/s`,
+      `  fold / bare                         ${(r.foldRate / r.bareRate).toFixed(2)}`,
+      `  DuckDB file                         ${mb(r.fileBytes)} MB = ${r.perEntityEpoch.toFixed(1)} bytes per entity-epoch`,
+      "",
+    ].join("\n"),
+  );
+}
+process.stdout.write(`peak RSS                              ${mb(peakRss)} MB\n`);
