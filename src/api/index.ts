@@ -1,6 +1,6 @@
 /**
  * The request/reply API: one NATS micro service per node whose endpoints node/ adds per
- * system and side, every handler behind the one error adapter, and `$MON.ping`.
+ * system and side, every handler behind the one error adapter, and the discovery ping.
  * Requests flow in from the bus; replies and micro errors flow out. It owns no state.
  */
 export { startApi } from "./service.ts";

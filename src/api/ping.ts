@@ -3,7 +3,7 @@ import { PING_SUBJECT, type DiscoveryReply } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
 
 /**
- * `$MON.ping`: a plain subscription (no queue group), so every node answers a broadcast
+ * The discovery ping (PING_SUBJECT): a plain subscription (no queue group), so every node answers a broadcast
  * discovery request (spec: $MON.ping).
  */
 export function answerPing(nc: NatsConnection, reply: () => DiscoveryReply, log: Logger): Subscription {

@@ -12,13 +12,13 @@ import { adapt, type ApiHandler } from "./adapter.ts";
 import { answerPing } from "./ping.ts";
 
 export interface Api extends AsyncDisposable {
-  /** Registers `$MON.sys.<systemId>.<action>` for each handler given. */
+  /** Registers each handler on its system-space subject (protocol/systemSubject). */
   addSystemEndpoints(systemId: string, handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
 }
 
 /**
  * One micro service per node (`monitor` 0.0.1, `node_id` in its metadata) plus the
- * `$MON.ping` subscription. Endpoints are added per system and side by node/.
+ * discovery ping subscription. Endpoints are added per system and side by node/.
  */
 export async function startApi(
   nc: NatsConnection,

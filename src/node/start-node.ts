@@ -19,7 +19,7 @@ export interface RunningNode extends AsyncDisposable {
 
 /**
  * Starts a node: the sink bus (embedded when none is configured), the micro service and
- * `$MON.ping`, then each system's pipeline. Disposal runs in reverse: systems, API, bus.
+ * the discovery ping, then each system's pipeline. Disposal runs in reverse: systems, API, bus.
  */
 export async function startNode(
   config: Config,

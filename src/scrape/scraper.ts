@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../lib/index.ts";
 import { formatEpoch } from "../domain/index.ts";
-import type { CommitMarker, RawReply, ScrapePartRef } from "../protocol/index.ts";
+import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from "../protocol/index.ts";
 import type { ScraperConfig } from "../config/index.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
 import { fetchRemainingPages } from "./pages.ts";
@@ -21,15 +21,8 @@ export interface ScrapeFaults {
   afterFold?: () => void;
 }
 
-/** How one source went in the last epoch. */
-export interface SourceSummary {
-  source: string;
-  servers: number;
-  bytes: number;
-  ms: number;
-  duplicates: number;
-  unsupported: boolean;
-}
+/** How one source went in the last epoch (reported as is by ops.scraper.status). */
+export type SourceSummary = ScraperSourceStatus;
 
 export interface EpochSummary {
   epoch: string;
