@@ -10,7 +10,7 @@ export function answerPing(nc: NatsConnection, reply: () => DiscoveryReply, log:
   return nc.subscribe(PING_SUBJECT, {
     callback: (err, msg) => {
       if (err) {
-        log.error({ err }, "$MON.ping subscription failed");
+        log.error({ err, subject: PING_SUBJECT }, "discovery subscription failed");
         return;
       }
       try {

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { PING_SUBJECT, type DiscoveryReply } from "../protocol/index.ts";
 
-/** Broadcasts `$MON.ping` and collects every node's reply for a window. */
+/** Broadcasts the discovery ping and collects every node's reply for a window. */
 export async function discover(nc: NatsConnection, windowMs = 1000): Promise<DiscoveryReply[]> {
   const replies: DiscoveryReply[] = [];
   try {

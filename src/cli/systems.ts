@@ -3,7 +3,7 @@ import { connectClient, withClientOptions, type ClientOptions } from "./client.t
 import { discover } from "./discover.ts";
 import { renderTable } from "./table.ts";
 
-/** `natsmon systems`: which nodes and systems answer `$MON.ping`. */
+/** `natsmon systems`: which nodes and systems answer the discovery ping. */
 export function systemsCommand(program: Command): void {
   withClientOptions(
     program

@@ -3,7 +3,7 @@ import { formatEpoch, type Epoch } from "../domain/index.ts";
 import { systemSubjects, type EpochAnnouncement } from "../protocol/index.ts";
 
 /**
- * Announces a committed epoch on `$MON.sys.<id>.feed.epoch`: fire and forget, no reply,
+ * Announces a committed epoch on the system's feed.epoch subject: fire and forget, no reply,
  * not stored (spec: Broadcast feeds). Published only after the epoch is visible in hx.
  */
 export function publishEpoch(nc: NatsConnection, systemId: string, nodeId: string, epoch: Epoch): void {
