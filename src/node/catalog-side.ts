@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { consumeCommits, type CommitDelivery } from "../bus/index.ts";
-import { foldEpoch, openCatalog, runReadOnlyQuery, type Catalog } from "../catalog/index.ts";
+import { applyRetention, foldEpoch, openCatalog, runReadOnlyQuery, type Catalog } from "../catalog/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch } from "../feed/index.ts";
@@ -20,6 +20,8 @@ export interface CatalogSide extends AsyncDisposable {
  * says `working` every third of it; a node that died holding a marker gets it back this soon.
  */
 const ACK_WAIT_MS = 15_000;
+/** How often retention may run. */
+const RETENTION_EVERY_MS = 60_000;
 /** Delay before a marker whose fold failed is tried again. */
 const RETRY_MS = 5_000;
 
@@ -52,6 +54,19 @@ export async function startCatalogSide(options: {
   }
 
   let lastSeq = 0;
+  // db.retention runs between folds, at most once a minute; 0 keeps everything.
+  let lastRetention = 0;
+  const retention = async () => {
+    if (!catalog || system.db.retentionMs <= 0 || Date.now() - lastRetention < RETENTION_EVERY_MS) return;
+    lastRetention = Date.now();
+    try {
+      const removed = await applyRetention(catalog, new Date(Date.now() - system.db.retentionMs));
+      if (removed.epochs > 0) log.info(removed, "retention removed old epochs");
+    } catch (err) {
+      log.error({ err }, "retention failed; it runs again in a minute");
+    }
+  };
+
   let loop: Promise<void> = Promise.resolve();
   let stopConsumer = async () => {};
   if (catalog) {
@@ -68,6 +83,7 @@ export async function startCatalogSide(options: {
           faults: options.faults,
         });
         lastSeq = delivery.seq;
+        await retention();
       }
     })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
   }
