@@ -33,8 +33,9 @@ test("retention removes the epochs before the cutoff and nothing else", async ()
     streams: await count(t.catalog, "stream_ident"),
     stats: await count(t.catalog, "server_stats"),
     streamOpts: await count(t.catalog, "stream_opts"),
-    configured: (await q(t.catalog, "SELECT count(DISTINCT stream_pk)::INTEGER AS n FROM hx.stream_opts"))[0]!
-      .n,
+    configured: Number(
+      (await q(t.catalog, "SELECT count(DISTINCT stream_pk)::INTEGER AS n FROM hx.stream_opts"))[0]?.n,
+    ),
   };
 
   // Keep the last two epochs (minutes 2 and 3).
