@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { connect } from "@nats-io/transport-node";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import { natsServerConfig, startNatsServer } from "../src/bus/index.ts";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../src/catalog/index.ts";
 import type { DbConfig } from "../src/config/index.ts";
@@ -123,7 +123,7 @@ async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
   };
 }
 
-/** Appends every row of the folded file's hx tables, epoch by epoch, into an empty copy of the schema. */
+/** Appends every row of the folded file's hx tables, in DataChunks, into an empty copy of the schema. */
 async function bareAppender(source: string, target: string): Promise<{ rate: number }> {
   const src = await DuckDBInstance.create(source);
   const srcCon = await src.connect();
@@ -145,9 +145,12 @@ async function bareAppender(source: string, target: string): Promise<{ rate: num
     const t0 = performance.now();
     await con.run("BEGIN TRANSACTION");
     const appender = await con.createAppender(table, "hx");
-    for (const row of all) {
-      row.forEach((value, i) => appender.appendValue(value, types[i]));
-      appender.endRow();
+    // DataChunks of 2,048 rows: the Appender's fastest path (stack-notes: ~280 K rows/s).
+    for (let start = 0; start < all.length; start += 2048) {
+      const slice = all.slice(start, start + 2048);
+      const chunk = DuckDBDataChunk.create(types, slice.length);
+      chunk.setColumns(types.map((_, c) => slice.map((row) => row[c] ?? null)));
+      appender.appendDataChunk(chunk);
     }
     appender.flushSync();
     appender.closeSync();
