@@ -106,6 +106,68 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
     }
   });
 
+  test("a stopped server shows as expected but missing, and keeps its server_pk when it comes back with a new id", async () => {
+    const config = join(dir.path, "restart.yaml");
+    // Monitor through n1 only: n3 goes away during the test.
+    await writeFile(
+      config,
+      [
+        "node: {data-dir: " + JSON.stringify(join(dir.path, "c")) + "}",
+        "sink: {embedded: {port: -1}}",
+        "system:",
+        "  id: east",
+        `  nats: {url: ${JSON.stringify(cluster.nodes[0]!.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+        "scraper: {interval: 500ms}",
+      ].join("\n"),
+    );
+    const node = spawnNatsmon(["run", "--config", config]);
+    const nc = await connect({ servers: await node.waitForUrl() });
+    const n3 = cluster.nodes[2]!;
+    try {
+      type Row = { server_pk: number; server_id: string };
+      const n3Row = async (where: string) =>
+        (
+          await query<Row>(
+            nc,
+            "east",
+            `SELECT server_pk, server_id FROM hx.servers WHERE server = 'n3' ${where}`,
+          )
+        ).at(-1);
+      const before = await waitFor(() => n3Row("ORDER BY epoch"), { message: "n3 in an epoch" });
+      await n3.stop();
+      const missing = await waitFor(
+        async () => {
+          const rows = await query<{ expected: string[]; answered: string[] }>(
+            nc,
+            "east",
+            "SELECT servers_expected AS expected, servers_answered AS answered FROM hx.epochs ORDER BY epoch DESC LIMIT 1",
+          );
+          const last = rows[0];
+          return last && !last.answered.includes("n3") && last.answered.length > 0 ? last : undefined;
+        },
+        { message: "an epoch without n3" },
+      );
+      assert.deepEqual(missing.expected, ["n1", "n2", "n3"]);
+      assert.deepEqual(missing.answered, ["n1", "n2"]);
+      const stoppedAt = await query<{ e: string }>(
+        nc,
+        "east",
+        "SELECT max(epoch)::VARCHAR AS e FROM hx.epochs",
+      );
+      await n3.start();
+      const after = await waitFor(
+        () => n3Row(`AND epoch > '${stoppedAt[0]!.e}'::TIMESTAMPTZ ORDER BY epoch`),
+        { timeoutMs: 30_000, message: "n3 back in an epoch" },
+      );
+      assert.equal(after.server_pk, before.server_pk);
+      assert.notEqual(after.server_id, before.server_id, "a restarted nats-server has a new id");
+      await cluster.waitForMeta();
+    } finally {
+      await nc.close();
+      await node.kill("SIGTERM");
+    }
+  });
+
   test("with the cluster as external sink and sink.replicas 3, the scrape stream is R3 and epochs fold", async () => {
     const config = join(dir.path, "sink.yaml");
     await writeFile(
