@@ -12,6 +12,6 @@ export type { NatsServerProcess, NatsServerPorts } from "./nats-server-process.t
 export { natsServerConfig } from "./nats-server-config.ts";
 export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
 export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
-export { ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
+export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

@@ -218,3 +218,23 @@ async function readParts(
     }),
   );
 }
+
+/**
+ * The last commit marker in a system's scrape stream, if any: a scrape side starting up
+ * takes its expected servers from it, so a server that is down now still shows as missing.
+ */
+export async function lastCommitMarker(
+  nc: NatsConnection,
+  systemId: string,
+): Promise<CommitMarker | undefined> {
+  const jsm = await jetstreamManager(nc);
+  const msg = await jsm.streams
+    .getMessage(systemAssets(systemId).scrapeStream, { last_by_subj: systemSubjects(systemId).scrapeCommit })
+    .catch(() => null);
+  if (!msg) return undefined;
+  try {
+    return msg.json<CommitMarker>();
+  } catch {
+    return undefined;
+  }
+}

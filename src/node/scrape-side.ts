@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { ScraperPort } from "../api/index.ts";
-import { connectNats, ScrapePublisher, type ConnectTarget } from "../bus/index.ts";
+import { connectNats, lastCommitMarker, ScrapePublisher, type ConnectTarget } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ScraperStatusReply } from "../protocol/index.ts";
@@ -58,7 +58,9 @@ export async function startScrapeSide(options: {
     );
   }
   const monitored = await connectNats(target, `natsmon ${options.nodeId} scrape ${system.id}`);
+  const previous = await lastCommitMarker(options.sink, system.id);
   const scraper = startScraper({
+    ...(previous ? { expected: previous.servers_expected } : {}),
     systemId: system.id,
     monitored,
     sink: new ScrapePublisher(options.sink, system.id),

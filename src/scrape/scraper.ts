@@ -56,6 +56,8 @@ export interface ScraperOptions {
   config: ScraperConfig;
   log: Logger;
   sources?: readonly Source[];
+  /** Servers expected from before this process started (the last commit marker). */
+  expected?: readonly string[];
   faults?: ScrapeFaults;
   now?: () => Date;
 }
@@ -71,7 +73,7 @@ export function startScraper(options: ScraperOptions): Scraper {
   const sources = options.sources ?? SOURCES;
   const now = options.now ?? (() => new Date());
   // Servers seen before, so one that stops answering shows as expected-but-missing.
-  const known = new Set<string>();
+  const known = new Set<string>(options.expected ?? []);
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;

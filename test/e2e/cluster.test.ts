@@ -120,8 +120,8 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
         "scraper: {interval: 500ms}",
       ].join("\n"),
     );
-    const node = spawnNatsmon(["run", "--config", config]);
-    const nc = await connect({ servers: await node.waitForUrl() });
+    let node = spawnNatsmon(["run", "--config", config]);
+    let nc = await connect({ servers: await node.waitForUrl() });
     const n3 = cluster.nodes[2]!;
     try {
       type Row = { server_pk: number; server_id: string };
@@ -149,6 +149,25 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
       );
       assert.deepEqual(missing.expected, ["n1", "n2", "n3"]);
       assert.deepEqual(missing.answered, ["n1", "n2"]);
+      // A natsmon restart while n3 is down still expects it: the last commit marker says so.
+      await nc.close();
+      await node.kill("SIGTERM");
+      node = spawnNatsmon(["run", "--config", config]);
+      nc = await connect({ servers: await node.waitForUrl() });
+      const restartedAt = new Date().toISOString();
+      const first = await waitFor(
+        async () =>
+          (
+            await query<{ expected: string[]; answered: string[] }>(
+              nc,
+              "east",
+              `SELECT servers_expected AS expected, servers_answered AS answered FROM hx.epochs
+                WHERE epoch > '${restartedAt}'::TIMESTAMPTZ ORDER BY epoch LIMIT 1`,
+            )
+          )[0],
+        { message: "an epoch after the restart" },
+      );
+      assert.deepEqual(first, { expected: ["n1", "n2", "n3"], answered: ["n1", "n2"] });
       const stoppedAt = await query<{ e: string }>(
         nc,
         "east",
