@@ -11,15 +11,9 @@ import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { sqlQuery } from "../harness/api-client.ts";
 
-async function query<T>(nc: NatsConnection, system: string, sql: string): Promise<T[]> {
-  const reply = await nc.request(systemSubjects(system).dbQuery, JSON.stringify({ sql }), {
-    timeout: 10_000,
-  });
-  const code = reply.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new Error(`${code} ${reply.headers?.get("Nats-Service-Error")}`);
-  return reply.json<T[]>();
-}
+const query = sqlQuery;
 
 describe("natsmon and a real 3-node JetStream cluster", () => {
   let cluster: TestCluster;

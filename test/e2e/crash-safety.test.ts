@@ -7,6 +7,7 @@ import { systemAssets, systemSubjects, type CommitMarker } from "../../src/proto
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { sqlQuery } from "../harness/api-client.ts";
 
 const SYSTEM = "local";
 /** One scrape at start, none after: each run adds exactly one epoch. */
@@ -36,14 +37,7 @@ async function markers(nc: NatsConnection): Promise<{ seq: number; marker: Commi
   return out;
 }
 
-async function query<T>(nc: NatsConnection, sql: string): Promise<T[]> {
-  const reply = await nc.request(systemSubjects(SYSTEM).dbQuery, JSON.stringify({ sql }), {
-    timeout: 10_000,
-  });
-  const code = reply.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new Error(`${code} ${reply.headers?.get("Nats-Service-Error")}`);
-  return reply.json<T[]>();
-}
+const query = <T>(nc: NatsConnection, sql: string) => sqlQuery<T>(nc, SYSTEM, sql);
 
 /** Runs the node until it kills itself at the fault point. */
 async function crashAt(dataDir: string, fault: string): Promise<void> {

@@ -6,15 +6,11 @@ import { systemSubjects, type ScraperStatusReply, type SinkInfoReply } from "../
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { callApi } from "../harness/api-client.ts";
 
 const subjects = systemSubjects("local");
 
-async function call<T>(nc: NatsConnection, subject: string, body: unknown = {}): Promise<T> {
-  const reply = await nc.request(subject, JSON.stringify(body), { timeout: 10_000 });
-  const code = reply.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new Error(`${code} ${reply.headers?.get("Nats-Service-Error")}`);
-  return reply.json<T>();
-}
+const call = callApi;
 
 const epochCount = async (nc: NatsConnection) =>
   (
