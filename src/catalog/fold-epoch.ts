@@ -8,6 +8,7 @@ import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
 import { foldServers } from "./kinds/servers.ts";
+import { foldServices } from "./kinds/services.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
@@ -56,6 +57,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
     foldJetStream(ctx, replies, serverPks);
+    foldServices(ctx, replies);
     const rows = await ctx.appendAll(con);
 
     // The epoch row goes last: its presence is what marks the epoch as folded.

@@ -64,7 +64,19 @@ export const systemSchema = z.strictObject({
     .refine((r) => new Set(r).size === r.length, "must not repeat a role")
     .optional(),
   metadata: labels.optional(),
-  nats: z.strictObject({ url: natsUrl, ...natsAuth }).optional(),
+  nats: z
+    .strictObject({
+      url: natsUrl,
+      ...natsAuth,
+      accounts: z
+        .array(z.strictObject({ name: z.string().min(1, "is required"), ...natsAuth }))
+        .refine(
+          (list) => new Set(list.map((a) => a.name)).size === list.length,
+          "must not name an account twice",
+        )
+        .optional(),
+    })
+    .optional(),
   ...perSystem,
 });
 

@@ -46,6 +46,17 @@ export interface SinkConfig extends NatsAuth {
 
 export interface MonitoredNats extends NatsAuth {
   readonly url: string;
+  /**
+   * Application accounts whose micro services are discovered (`$SRV.*` lives in each
+   * account and the system account cannot reach it: nats-monitoring §0.15). Each entry is
+   * a user of that account on the same servers.
+   */
+  readonly accounts?: readonly MonitoredAccount[];
+}
+
+export interface MonitoredAccount extends NatsAuth {
+  /** The account's name as the servers report it (its public key in operator mode). */
+  readonly name: string;
 }
 
 export interface SystemConfig {

@@ -1,10 +1,16 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { ScraperPort } from "../api/index.ts";
-import { connectNats, lastCommitMarker, ScrapePublisher, type ConnectTarget } from "../bus/index.ts";
+import {
+  connectNats,
+  EMBEDDED_ACCOUNT,
+  lastCommitMarker,
+  ScrapePublisher,
+  type ConnectTarget,
+} from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ScraperStatusReply } from "../protocol/index.ts";
-import { startScraper, type ScrapeFaults, type Scraper } from "../scrape/index.ts";
+import { startScraper, type ScrapeFaults, type Scraper, type ServiceAccount } from "../scrape/index.ts";
 
 export interface ScrapeSide extends AsyncDisposable {
   readonly scraper: Scraper;
@@ -58,11 +64,13 @@ export async function startScrapeSide(options: {
     );
   }
   const monitored = await connectNats(target, `natsmon ${options.nodeId} scrape ${system.id}`);
+  const accounts = serviceAccounts(options, log);
   const previous = await lastCommitMarker(options.sink, system.id);
   const scraper = startScraper({
     ...(previous ? { expected: previous.servers_expected } : {}),
     systemId: system.id,
     monitored,
+    accounts,
     sink: new ScrapePublisher(options.sink, system.id),
     config: system.scraper,
     log,
@@ -81,6 +89,42 @@ export async function startScrapeSide(options: {
     async [Symbol.asyncDispose]() {
       await scraper[Symbol.asyncDispose]();
       await monitored.drain().catch(() => undefined);
+      for (const a of accounts) await a.close();
     },
   };
+}
+
+/**
+ * The accounts whose micro services are gathered: those configured under `system.nats.accounts`,
+ * each through its own connection, made on first use and retried each epoch until it
+ * succeeds (bad credentials for one account must not stop the scrape); when the system is
+ * the embedded sink itself, natsmon's own account on its sink connection, so its own
+ * `monitor` service shows.
+ */
+function serviceAccounts(
+  options: { sink: NatsConnection; system: SystemConfig; nodeId: string },
+  log: Logger,
+): (ServiceAccount & { close(): Promise<void> })[] {
+  const { system } = options;
+  if (!system.nats) {
+    const nc = options.sink;
+    return [{ name: EMBEDDED_ACCOUNT.monitor, connection: () => Promise.resolve(nc), close: async () => {} }];
+  }
+  const url = system.nats.url;
+  return (system.nats.accounts ?? []).map((account) => {
+    let connected: NatsConnection | undefined;
+    return {
+      name: account.name,
+      async connection() {
+        if (connected) return connected;
+        const name = `natsmon ${options.nodeId} services ${system.id}/${account.name}`;
+        connected = await connectNats({ ...account, url }, name);
+        log.info({ account: account.name }, "connected to the account for service discovery");
+        return connected;
+      },
+      async close() {
+        await connected?.drain().catch(() => undefined);
+      },
+    };
+  });
 }

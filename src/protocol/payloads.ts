@@ -81,7 +81,7 @@ export interface RawReply {
 /** Per-source figures of the last epoch, in `ops.scraper.status`. */
 export interface ScraperSourceStatus {
   source: string;
-  /** Servers that answered. */
+  /** Servers that answered (for `services`: service instances found in the configured accounts). */
   servers: number;
   /** Bytes received, as sent (compressed when gzip). */
   bytes: number;

@@ -26,6 +26,15 @@ export interface GatherOptions {
   timeoutMs: number;
 }
 
+/** Names the responder of a parsed reply; replies are deduplicated by it. */
+export type Identify = (parsed: unknown) => string | undefined;
+
+/** `$SYS` replies are enveloped: the responder is `server.name`. */
+const byServerName: Identify = (parsed) => {
+  const name = (parsed as GatheredReply["envelope"] | null)?.server?.name;
+  return typeof name === "string" && name !== "" ? name : undefined;
+};
+
 /**
  * Sends a request that every server answers and collects the replies until a quiet
  * window passes (nothing says how many replies to expect). Servers are told apart by
@@ -37,6 +46,7 @@ export async function gather(
   subject: string,
   body: object,
   options: GatherOptions,
+  identify: Identify = byServerName,
 ): Promise<GatherResult> {
   const started = performance.now();
   const inbox = createInbox();
@@ -59,7 +69,7 @@ export async function gather(
         unsupported = byServer.size === 0;
         break;
       }
-      const reply = decode(msg);
+      const reply = decode(msg, identify);
       armQuiet();
       if (reply === undefined) continue;
       if (byServer.has(reply.server)) duplicates++;
@@ -79,13 +89,15 @@ function isNoResponders(msg: Msg): boolean {
   return msg.data.length === 0 && msg.headers?.code === 503;
 }
 
-function decode(msg: Msg): GatheredReply | undefined {
+function decode(msg: Msg, identify: Identify): GatheredReply | undefined {
   const encoding = msg.headers?.get("Content-Encoding") === "gzip" ? "gzip" : undefined;
   try {
     const text = (encoding ? gunzipSync(msg.data) : Buffer.from(msg.data)).toString("utf8");
-    const envelope = JSON.parse(text) as GatheredReply["envelope"];
-    const server = envelope.server?.name;
-    if (typeof server !== "string" || server === "") return undefined;
+    const parsed = JSON.parse(text) as unknown;
+    const server = identify(parsed);
+    if (server === undefined) return undefined;
+    const envelope =
+      typeof parsed === "object" && parsed !== null ? (parsed as GatheredReply["envelope"]) : {};
     return { server, data: msg.data, ...(encoding ? { encoding } : {}), envelope };
   } catch {
     // A reply that is not JSON cannot be attributed to a server; it is dropped here and

@@ -15,4 +15,6 @@ export type {
 export { gather } from "./gather.ts";
 export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
 export { SOURCES } from "./sources.ts";
+export { SERVICES_SOURCE, gatherServices } from "./services.ts";
+export type { ServiceAccount } from "./services.ts";
 export type { Source } from "./sources.ts";

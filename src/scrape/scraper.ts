@@ -5,6 +5,7 @@ import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from 
 import type { ScraperConfig } from "../config/index.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
 import { fetchRemainingPages } from "./pages.ts";
+import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
 import { SOURCES, versionAtLeast, type Source } from "./sources.ts";
 
 /** Where a scrape goes: the scrape stream (bus/ provides it). */
@@ -56,6 +57,8 @@ export interface ScraperOptions {
   config: ScraperConfig;
   log: Logger;
   sources?: readonly Source[];
+  /** Application accounts whose micro services are gathered (services.ts). */
+  accounts?: readonly ServiceAccount[];
   /** Servers expected from before this process started (the last commit marker). */
   expected?: readonly string[];
   faults?: ScrapeFaults;
@@ -84,6 +87,7 @@ export function startScraper(options: ScraperOptions): Scraper {
   async function scrape(): Promise<EpochSummary> {
     const epoch = formatEpoch(now());
     const t0 = performance.now();
+    const servicesGathered = Promise.all((options.accounts ?? []).map((a) => gatherServices(a, config)));
     const gathered = await Promise.all(
       sources.map(async (source) => ({
         source,
@@ -151,6 +155,24 @@ export function startScraper(options: ScraperOptions): Scraper {
         ms: result.ms,
         duplicates: result.duplicates,
         unsupported: result.replies.length === 0 && tooOld.length > 0,
+      });
+    }
+    if (options.accounts?.length) {
+      const accounts = await servicesGathered;
+      for (const a of accounts) {
+        if (a.error) errors.push({ source: SERVICES_SOURCE, error: a.error });
+        else
+          publishing.push(
+            sink.publishReply(epoch, { source: SERVICES_SOURCE, server: a.account, data: a.data }),
+          );
+      }
+      summaries.push({
+        source: SERVICES_SOURCE,
+        servers: accounts.reduce((n, a) => n + a.instances, 0),
+        bytes: accounts.reduce((n, a) => n + a.bytes, 0),
+        ms: Math.max(0, ...accounts.map((a) => a.ms)),
+        duplicates: accounts.reduce((n, a) => n + a.duplicates, 0),
+        unsupported: false,
       });
     }
     const parts = await Promise.all(publishing);

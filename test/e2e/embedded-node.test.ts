@@ -104,6 +104,15 @@ describe("a node on the embedded default", () => {
     );
     assert.equal(csv.code, undefined, csv.error);
     assert.equal(csv.text, "server,healthz_status\r\nnatsmon-embedded,ok\r\n");
+
+    // Monitoring its own bus, natsmon finds its own API service in its own account.
+    const services = await dbQuery(nc, {
+      sql: "SELECT account, service, endpoints > 0 AS has_endpoints FROM hx.services WHERE epoch = $1::TIMESTAMPTZ",
+      params: [announcement.epoch],
+    });
+    assert.deepEqual(JSON.parse(services.text), [
+      { account: "MON", service: "monitor", has_endpoints: true },
+    ]);
   });
 
   test("refuses every statement that is not a single read-only query with 400", async () => {

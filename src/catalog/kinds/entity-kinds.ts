@@ -23,6 +23,9 @@ export const ENTITY_KINDS = {
   // a stream with the same account and name as the hub, and they are different streams.
   stream: { pk: "stream_pk", keyOf: (ident) => key(ident.domain, ident.account, ident.name) },
   consumer: { pk: "consumer_pk", keyOf: (ident) => key(ident.stream_pk, ident.name) },
+  // Instances of a micro service are told apart by id, which is new on every start.
+  service: { pk: "service_pk", keyOf: (ident) => key(ident.account, ident.name, ident.instance_id) },
+  service_endpoint: { pk: "endpoint_pk", keyOf: (ident) => key(ident.service_pk, ident.name) },
 } as const satisfies Record<string, EntityKind>;
 
 export type KindName = keyof typeof ENTITY_KINDS;
