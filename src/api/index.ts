@@ -17,3 +17,5 @@ export {
   sinkInfoHandler,
 } from "./scrape-handlers.ts";
 export type { ScraperPort } from "./scrape-handlers.ts";
+export { profilezHandler, expvarzHandler, PROFILE_NAMES } from "./diagnostics-handlers.ts";
+export type { AskDiagnostic } from "./diagnostics-handlers.ts";

@@ -5,7 +5,13 @@ export const ErrorCode = {
   Timeout: 408,
   TooLarge: 413,
   Internal: 500,
+  /** The monitored server is too old for the request. */
+  NotImplemented: 501,
+  /** The monitored server answered with an error. */
+  BadGateway: 502,
   Unavailable: 503,
+  /** The monitored server did not answer in time. */
+  GatewayTimeout: 504,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -7,6 +7,8 @@ import {
   scraperToggleHandler,
   scraperTriggerHandler,
   sinkInfoHandler,
+  profilezHandler,
+  expvarzHandler,
   type Api,
 } from "../api/index.ts";
 import { ensureStream, scrapeStreamConfig, scrapeStreamInfo, type ConnectTarget } from "../bus/index.ts";
@@ -84,6 +86,8 @@ export async function startSystemPipeline(options: {
       "ops.scraper.toggle": scraperToggleHandler(scrape.port),
       "ops.scraper.trigger": scraperTriggerHandler(scrape.port),
       "ops.sink.info": sinkInfoHandler(() => scrapeStreamInfo(options.sink, system.id)),
+      "ops.diagnostics.profilez": profilezHandler(scrape.askDiagnostic, system.id),
+      "ops.diagnostics.expvarz": expvarzHandler(scrape.askDiagnostic, system.id),
     });
   }
 

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { ScraperPort } from "../api/index.ts";
+import type { AskDiagnostic, ScraperPort } from "../api/index.ts";
 import {
   connectNats,
   EMBEDDED_ACCOUNT,
@@ -10,12 +10,20 @@ import {
 import type { SystemConfig } from "../config/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ScraperStatusReply } from "../protocol/index.ts";
-import { startScraper, type ScrapeFaults, type Scraper, type ServiceAccount } from "../scrape/index.ts";
+import {
+  requestDiagnostic,
+  startScraper,
+  type ScrapeFaults,
+  type Scraper,
+  type ServiceAccount,
+} from "../scrape/index.ts";
 
 export interface ScrapeSide extends AsyncDisposable {
   readonly scraper: Scraper;
   /** The scraper as its ops endpoints see it. */
   readonly port: ScraperPort;
+  /** Asks one monitored server for a diagnostic (ops.diagnostics.*). */
+  readonly askDiagnostic: AskDiagnostic;
 }
 
 function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
@@ -78,6 +86,8 @@ export async function startScrapeSide(options: {
   });
   return {
     scraper,
+    askDiagnostic: (server, kind, body, waitMs) =>
+      requestDiagnostic(monitored, server, kind, body, { ...system.scraper, waitMs }),
     port: {
       status: () => statusOf(system.id, scraper),
       setPaused: (paused) => scraper.setPaused(paused),

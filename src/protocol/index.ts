@@ -26,5 +26,6 @@ export type {
   ScraperSourceStatus,
   ScraperStatusReply,
   ScraperToggleRequest,
+  DiagnosticReply,
   SinkInfoReply,
 } from "./payloads.ts";

@@ -138,3 +138,20 @@ export interface SinkInfoReply {
   /** Server version of the sink bus. */
   server_version: string;
 }
+
+/**
+ * `ops.diagnostics.profilez` request: `{server, name?: allocs|block|goroutine|heap|mutex|
+ * threadcreate|cpu (default heap), debug?: 0|1|2, duration?: "5s" (cpu needs it; 2.10.19+)}`.
+ * `ops.diagnostics.expvarz` request: `{server}`. Reply of both: this, with `profile`
+ * (base64 pprof bytes) or `data` (the server's expvars: memstats, cmdline).
+ * Errors: 400 bad request, 404 no such server, 501 server too old (the description names
+ * the version needed), 502 the server answered with an error, 504 it did not answer.
+ */
+export interface DiagnosticReply {
+  server: string;
+  server_id: string;
+  version: string;
+  name?: string;
+  profile?: string;
+  data?: unknown;
+}

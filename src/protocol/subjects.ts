@@ -35,6 +35,8 @@ export function systemSubjects(systemId: string) {
     opsScraperToggle: s("ops.scraper.toggle"),
     opsScraperTrigger: s("ops.scraper.trigger"),
     opsSinkInfo: s("ops.sink.info"),
+    opsProfilez: s("ops.diagnostics.profilez"),
+    opsExpvarz: s("ops.diagnostics.expvarz"),
   } as const;
 }
 export type SystemSubjects = ReturnType<typeof systemSubjects>;

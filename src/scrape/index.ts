@@ -18,3 +18,5 @@ export { SOURCES } from "./sources.ts";
 export { SERVICES_SOURCE, gatherServices } from "./services.ts";
 export type { ServiceAccount } from "./services.ts";
 export type { Source } from "./sources.ts";
+export { requestDiagnostic, DIAGNOSTIC_SINCE } from "./diagnostics.ts";
+export type { DiagnosticKind, DiagnosticOutcome, MonitoredServer } from "./diagnostics.ts";

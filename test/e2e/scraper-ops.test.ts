@@ -90,3 +90,44 @@ test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and
     await nc.close();
   }
 });
+
+test("ops.diagnostics proxies to a named server and names the version a 2.9 server lacks", async () => {
+  await using dir = await tempDir();
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], {
+    NATSMON_SINK_EMBEDDED_PORT: "-1",
+    NATSMON_SCRAPER_INTERVAL: "1h",
+  });
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    const failure = (subject: string, body: unknown) =>
+      call(nc, subject, body).then(
+        () => assert.fail(`${subject} ${JSON.stringify(body)} should have failed`),
+        (err: Error) => err.message,
+      );
+    // The embedded sink is Debian's nats-server 2.9.10, which has neither request.
+    assert.equal(
+      await failure(subjects.opsProfilez, { server: "natsmon-embedded", name: "heap" }),
+      "501 server natsmon-embedded runs nats-server 2.9.10; PROFILEZ needs nats-server 2.10.0 or newer",
+    );
+    assert.equal(
+      await failure(subjects.opsExpvarz, { server: "natsmon-embedded" }),
+      "501 server natsmon-embedded runs nats-server 2.9.10; EXPVARZ needs nats-server 2.10.16 or newer",
+    );
+    // 2.9 filters server names by substring: "natsmon" alone must not pick natsmon-embedded.
+    assert.equal(
+      await failure(subjects.opsExpvarz, { server: "natsmon" }),
+      "404 no server named natsmon answered in system local (servers: natsmon-embedded)",
+    );
+    assert.match(await failure(subjects.opsExpvarz, {}), /^400 server is required/);
+    assert.match(
+      await failure(subjects.opsProfilez, { server: "x", name: "bogus" }),
+      /^400 name must be one of/,
+    );
+    assert.match(
+      await failure(subjects.opsProfilez, { server: "x", name: "cpu" }),
+      /^400 a cpu profile needs/,
+    );
+  } finally {
+    await nc.close();
+  }
+});
