@@ -17,5 +17,6 @@ export {
   sinkInfoHandler,
 } from "./scrape-handlers.ts";
 export type { ScraperPort } from "./scrape-handlers.ts";
+export { disconnectHistoryHandler } from "./scrape-handlers.ts";
 export { profilezHandler, expvarzHandler, PROFILE_NAMES } from "./diagnostics-handlers.ts";
 export type { AskDiagnostic } from "./diagnostics-handlers.ts";

@@ -1,5 +1,5 @@
 import { BadRequestError } from "../domain/index.ts";
-import type { ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
+import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import { parseJsonRequest, type ApiHandler } from "./adapter.ts";
 
 /** The scrape side as its ops endpoints need it (node/ adapts scrape/ to this). */
@@ -38,4 +38,26 @@ export function scraperTriggerHandler(port: ScraperPort): ApiHandler {
 /** `ops.sink.info`: the scrape stream's layout and state. */
 export function sinkInfoHandler(info: () => Promise<SinkInfoReply>): ApiHandler {
   return async () => json(await info());
+}
+
+/**
+ * `ops.disconnect.history`: `{since?: RFC 3339, limit?: n}` → the closed disconnect buckets
+ * ending after `since`, oldest first, at most the newest `limit`, and the bucket still open.
+ */
+export function disconnectHistoryHandler(
+  history: (since?: number, limit?: number) => DisconnectHistoryReply,
+): ApiHandler {
+  return (request) => {
+    const body = parseJsonRequest(request.data);
+    let since: number | undefined;
+    if (body.since !== undefined) {
+      since = typeof body.since === "string" ? Date.parse(body.since) : NaN;
+      if (Number.isNaN(since)) throw new BadRequestError("since must be an RFC 3339 time");
+    }
+    const limit = body.limit;
+    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
+      throw new BadRequestError("limit must be a positive integer");
+    }
+    return Promise.resolve(json(history(since, limit)));
+  };
 }

@@ -15,7 +15,13 @@ type RawDb = NonNullable<RawConfig["db"]>;
 
 function scraper(top: RawScraper | undefined, own: RawScraper | undefined): ScraperConfig {
   const s = { ...top, ...own };
-  return { intervalMs: s.interval ?? 30_000, quietMs: s.quiet ?? 300, timeoutMs: s.timeout ?? 5_000 };
+  return {
+    intervalMs: s.interval ?? 30_000,
+    quietMs: s.quiet ?? 300,
+    timeoutMs: s.timeout ?? 5_000,
+    disconnectBucketMs: s["disconnect-bucket"] ?? 60_000,
+    disconnectHistoryMs: s["disconnect-history"] ?? 24 * 3_600_000,
+  };
 }
 
 function db(top: RawDb | undefined, own: RawDb | undefined): DbConfig {

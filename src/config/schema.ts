@@ -29,6 +29,8 @@ export const scraperSchema = z.strictObject({
   interval: duration.optional(),
   quiet: duration.optional(),
   timeout: duration.optional(),
+  "disconnect-bucket": duration.refine((ms) => ms >= 1000, "must be at least 1s").optional(),
+  "disconnect-history": duration.optional(),
 });
 
 export const dbSchema = z.strictObject({

@@ -77,6 +77,10 @@ export interface ScraperConfig {
   readonly quietMs: number;
   /** …and in any case after this long. */
   readonly timeoutMs: number;
+  /** Client disconnect advisories are counted in buckets this long… */
+  readonly disconnectBucketMs: number;
+  /** …and buckets are kept this long for `ops.disconnect.history`. */
+  readonly disconnectHistoryMs: number;
 }
 
 export interface DbConfig {

@@ -4,3 +4,4 @@
  * messages. No state.
  */
 export { publishEpoch } from "./epoch-feed.ts";
+export { publishDisconnectBucket } from "./disconnect-feed.ts";

@@ -9,6 +9,7 @@ import {
   sinkInfoHandler,
   profilezHandler,
   expvarzHandler,
+  disconnectHistoryHandler,
   type Api,
 } from "../api/index.ts";
 import { ensureStream, scrapeStreamConfig, scrapeStreamInfo, type ConnectTarget } from "../bus/index.ts";
@@ -88,6 +89,9 @@ export async function startSystemPipeline(options: {
       "ops.sink.info": sinkInfoHandler(() => scrapeStreamInfo(options.sink, system.id)),
       "ops.diagnostics.profilez": profilezHandler(scrape.askDiagnostic, system.id),
       "ops.diagnostics.expvarz": expvarzHandler(scrape.askDiagnostic, system.id),
+      "ops.disconnect.history": disconnectHistoryHandler((since, limit) =>
+        scrape.disconnects.history(since, limit),
+      ),
     });
   }
 

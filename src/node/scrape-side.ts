@@ -8,11 +8,14 @@ import {
   type ConnectTarget,
 } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
+import { publishDisconnectBucket } from "../feed/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ScraperStatusReply } from "../protocol/index.ts";
 import {
   requestDiagnostic,
+  startDisconnectTracker,
   startScraper,
+  type DisconnectTracker,
   type ScrapeFaults,
   type Scraper,
   type ServiceAccount,
@@ -22,6 +25,8 @@ export interface ScrapeSide extends AsyncDisposable {
   readonly scraper: Scraper;
   /** The scraper as its ops endpoints see it. */
   readonly port: ScraperPort;
+  /** Client disconnect buckets (ops.disconnect.history, feed.disconnect). */
+  readonly disconnects: DisconnectTracker;
   /** Asks one monitored server for a diagnostic (ops.diagnostics.*). */
   readonly askDiagnostic: AskDiagnostic;
 }
@@ -84,8 +89,17 @@ export async function startScrapeSide(options: {
     log,
     ...(options.faults ? { faults: options.faults } : {}),
   });
+  const disconnects = startDisconnectTracker({
+    systemId: system.id,
+    monitored,
+    bucketMs: system.scraper.disconnectBucketMs,
+    historyMs: system.scraper.disconnectHistoryMs,
+    publish: (bucket) => publishDisconnectBucket(options.sink, bucket),
+    log,
+  });
   return {
     scraper,
+    disconnects,
     askDiagnostic: (server, kind, body, waitMs) =>
       requestDiagnostic(monitored, server, kind, body, { ...system.scraper, waitMs }),
     port: {
@@ -98,6 +112,7 @@ export async function startScrapeSide(options: {
     },
     async [Symbol.asyncDispose]() {
       await scraper[Symbol.asyncDispose]();
+      await disconnects[Symbol.asyncDispose]();
       await monitored.drain().catch(() => undefined);
       for (const a of accounts) await a.close();
     },

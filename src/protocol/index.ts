@@ -27,5 +27,10 @@ export type {
   ScraperStatusReply,
   ScraperToggleRequest,
   DiagnosticReply,
+  DisconnectBucket,
+  DisconnectGroup,
+  DisconnectHistoryRequest,
+  DisconnectHistoryReply,
   SinkInfoReply,
 } from "./payloads.ts";
+export { MAX_DISCONNECT_GROUPS } from "./payloads.ts";

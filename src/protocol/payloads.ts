@@ -155,3 +155,52 @@ export interface DiagnosticReply {
   profile?: string;
   data?: unknown;
 }
+
+/** One group of a disconnect bucket: disconnects of one account, reason and server. */
+export interface DisconnectGroup {
+  account: string;
+  /** The server's reason, as sent (e.g. "Client Closed", "Slow Consumer (Write Deadline)"). */
+  reason: string;
+  server: string;
+  count: number;
+  /** Totals over the disconnected connections' lifetimes, from the advisories. */
+  sent_msgs: number;
+  sent_bytes: number;
+  received_msgs: number;
+  received_bytes: number;
+}
+
+/**
+ * A bucket of client disconnect advisories (`$SYS.ACCOUNT.*.DISCONNECT`), counted by the time
+ * they arrived; published on `feed.disconnect` when it closes (only when it has any), and
+ * kept for `ops.disconnect.history`. Groups are sorted by count, largest first; past
+ * `MAX_DISCONNECT_GROUPS` the rest are summed into `other`.
+ */
+export interface DisconnectBucket {
+  system_id: string;
+  /** RFC 3339 start (inclusive) and end (exclusive). */
+  start: string;
+  end: string;
+  total: number;
+  groups: DisconnectGroup[];
+  /** Disconnects in groups beyond the cap, when there were any. */
+  other?: number;
+}
+
+export const MAX_DISCONNECT_GROUPS = 500;
+
+/** `ops.disconnect.history` request: `{since?: RFC 3339, limit?: n}` (newest `limit` buckets). */
+export interface DisconnectHistoryRequest {
+  since?: string;
+  limit?: number;
+}
+
+/** `ops.disconnect.history` reply: closed buckets oldest first, plus the one still counting. */
+export interface DisconnectHistoryReply {
+  system_id: string;
+  bucket_seconds: number;
+  /** How far back buckets are kept. */
+  history_seconds: number;
+  buckets: DisconnectBucket[];
+  current: DisconnectBucket;
+}

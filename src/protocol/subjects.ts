@@ -29,6 +29,7 @@ export function systemSubjects(systemId: string) {
     scrapePart: (source: string) => s(`scrape.part.${assertToken(source, "source")}`),
     scrapeCommit: s("scrape.commit"),
     feedEpoch: s("feed.epoch"),
+    feedDisconnect: s("feed.disconnect"),
     dbQuery: s("db.query"),
     opsInfo: s("ops.info"),
     opsScraperStatus: s("ops.scraper.status"),
@@ -37,6 +38,7 @@ export function systemSubjects(systemId: string) {
     opsSinkInfo: s("ops.sink.info"),
     opsProfilez: s("ops.diagnostics.profilez"),
     opsExpvarz: s("ops.diagnostics.expvarz"),
+    opsDisconnectHistory: s("ops.disconnect.history"),
   } as const;
 }
 export type SystemSubjects = ReturnType<typeof systemSubjects>;

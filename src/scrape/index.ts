@@ -20,3 +20,5 @@ export type { ServiceAccount } from "./services.ts";
 export type { Source } from "./sources.ts";
 export { requestDiagnostic, DIAGNOSTIC_SINCE } from "./diagnostics.ts";
 export type { DiagnosticKind, DiagnosticOutcome, MonitoredServer } from "./diagnostics.ts";
+export { startDisconnectTracker } from "./disconnects.ts";
+export type { DisconnectTracker } from "./disconnects.ts";
