@@ -177,6 +177,9 @@ export function startScraper(options: ScraperOptions): Scraper {
     }
     const parts = await Promise.all(publishing);
     for (const server of answered) known.add(server);
+    // The JetStream meta group names every peer, also one that is down now: a server that
+    // has been down since before natsmon started is expected too, not just unknown.
+    for (const server of metaPeers(gathered)) known.add(server);
     if (answered.size === 0) {
       errors.push({
         source: "*",
@@ -293,4 +296,20 @@ function serversTooOld(
   return [...answered]
     .filter((server) => !replied.has(server) && !versionAtLeast(versions.get(server) ?? "0", source.since!))
     .sort();
+}
+
+/** Peer names the JSZ replies' meta_cluster lists (the leader lists all peers, offline ones too). */
+function metaPeers(gathered: readonly { source: Source; result: GatherResult }[]): Set<string> {
+  const peers = new Set<string>();
+  for (const { source, result } of gathered) {
+    if (source.name !== "jsz" || result.kind !== "replies") continue;
+    for (const reply of result.replies) {
+      const meta = (reply.envelope as { data?: { meta_cluster?: { replicas?: unknown } } }).data?.meta_cluster;
+      if (!Array.isArray(meta?.replicas)) continue;
+      for (const peer of meta.replicas as { name?: unknown }[]) {
+        if (typeof peer?.name === "string" && peer.name !== "") peers.add(peer.name);
+      }
+    }
+  }
+  return peers;
 }

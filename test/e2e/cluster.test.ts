@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -167,6 +167,31 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
         "east",
         "SELECT max(epoch)::VARCHAR AS e FROM hx.epochs",
       );
+      // A natsmon that never saw n3 still expects it: the meta group lists its peers.
+      const freshConfig = join(dir.path, "fresh.yaml");
+      await writeFile(freshConfig, (await readFile(config, "utf8")).replace('/c"}', '/fresh"}'));
+      const fresh = spawnNatsmon(["run", "--config", freshConfig]);
+      try {
+        const fnc = await connect({ servers: await fresh.waitForUrl() });
+        try {
+          const epoch = await waitFor(
+            async () =>
+              (
+                await query<{ expected: string[]; answered: string[] }>(
+                  fnc,
+                  "east",
+                  "SELECT servers_expected AS expected, servers_answered AS answered FROM hx.epochs ORDER BY epoch LIMIT 1",
+                )
+              )[0],
+            { message: "the fresh node's first epoch" },
+          );
+          assert.deepEqual(epoch, { expected: ["n1", "n2", "n3"], answered: ["n1", "n2"] });
+        } finally {
+          await fnc.close();
+        }
+      } finally {
+        await fresh.kill("SIGTERM");
+      }
       await n3.start();
       const after = await waitFor(
         () => n3Row(`AND epoch > '${stoppedAt[0]!.e}'::TIMESTAMPTZ ORDER BY epoch`),
