@@ -304,7 +304,8 @@ function metaPeers(gathered: readonly { source: Source; result: GatherResult }[]
   for (const { source, result } of gathered) {
     if (source.name !== "jsz" || result.kind !== "replies") continue;
     for (const reply of result.replies) {
-      const meta = (reply.envelope as { data?: { meta_cluster?: { replicas?: unknown } } }).data?.meta_cluster;
+      const meta = (reply.envelope as { data?: { meta_cluster?: { replicas?: unknown } } }).data
+        ?.meta_cluster;
       if (!Array.isArray(meta?.replicas)) continue;
       for (const peer of meta.replicas as { name?: unknown }[]) {
         if (typeof peer?.name === "string" && peer.name !== "") peers.add(peer.name);
