@@ -77,8 +77,9 @@ export class ScrapePublisher {
 }
 
 /** One listed reply, or why it can no longer be read (aged out of the stream, corrupt). */
-export type ScrapePart =
-  { source: string; server: string; text: string } | { source: string; server: string; missing: string };
+export type ScrapePart = { source: string; server: string; page?: number } & (
+  { text: string } | { missing: string }
+);
 
 /** A commit marker handed to the catalog side, with its explicit ack handle. */
 export interface CommitDelivery {
@@ -190,30 +191,23 @@ async function readParts(
 ): Promise<ScrapePart[]> {
   return Promise.all(
     parts.map(async (part): Promise<ScrapePart> => {
+      const { source, server } = part;
+      const named = { source, server, ...(part.page ? { page: part.page } : {}) };
       const chunks: Uint8Array[] = [];
       let encoding: string | undefined;
       for (const seq of part.seqs) {
         // A message that aged out (or was purged) is "not found"; either way it is gone.
         const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
-        if (msg === null)
-          return {
-            source: part.source,
-            server: part.server,
-            missing: `seq ${seq} is no longer in the stream`,
-          };
+        if (msg === null) return { ...named, missing: `seq ${seq} is no longer in the stream` };
         encoding = msg.header.get("Content-Encoding") || undefined;
         chunks.push(msg.data);
       }
       const joined = Buffer.concat(chunks);
       try {
         const data = encoding === "gzip" ? gunzipSync(joined) : joined;
-        return { source: part.source, server: part.server, text: data.toString("utf8") };
+        return { ...named, text: data.toString("utf8") };
       } catch (err) {
-        return {
-          source: part.source,
-          server: part.server,
-          missing: `cannot decompress: ${(err as Error).message}`,
-        };
+        return { ...named, missing: `cannot decompress: ${(err as Error).message}` };
       }
     }),
   );

@@ -6,9 +6,13 @@ import { DuckDBTimestampTZValue, TIMESTAMPTZ, UBIGINT, type DuckDBConnection } f
 import type { CommitMarker } from "../protocol/index.ts";
 import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
+import { foldAccounts } from "./kinds/accounts.ts";
+import { foldConnections } from "./kinds/connections.ts";
+import { upsertIps } from "./kinds/ips.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
 import { foldServers } from "./kinds/servers.ts";
 import { foldServices } from "./kinds/services.ts";
+import { appendSubscriptionStats, foldSubscriptionStats } from "./kinds/subscriptions.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
@@ -57,8 +61,12 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
     foldJetStream(ctx, replies, serverPks);
+    const connections = foldConnections(ctx, replies, serverPks);
+    foldAccounts(ctx, replies, serverPks, connections.accounts);
+    foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
-    const rows = await ctx.appendAll(con);
+    const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));
+    await upsertIps(con, epoch, connections);
 
     // The epoch row goes last: its presence is what marks the epoch as folded.
     const { marker } = input;

@@ -13,6 +13,8 @@ export interface ScrapeReply {
   readonly server: string;
   /** Parsed JSON of the reply: the `{server, data, error?}` envelope. */
   readonly body: unknown;
+  /** 1-based page of a paged source (CONNZ); absent when the reply came whole (page 1). */
+  readonly page?: number;
 }
 
 /** A good reply: its data and the envelope's ServerInfo. */
@@ -51,15 +53,34 @@ export function isEmpty(value: unknown): boolean {
 }
 
 /**
+ * The list each page of a paged source carries, and the field counting it: pages 2..n of
+ * one server's reply are concatenated onto page 1's list, in page order.
+ */
+interface PagedList {
+  readonly list: string;
+  readonly count: string;
+}
+const PAGED_LISTS: Readonly<Record<string, PagedList>> = {
+  connz: { list: "connections", count: "num_connections" },
+};
+
+interface Page {
+  readonly page: number;
+  readonly reply: ServerReply;
+}
+
+/**
  * Sorts the replies by source and server. A reply carrying an `error`, or without `data`,
  * is left out and described in `problems` (never fatal: the rest of the epoch still folds).
- * A second reply for the same source and server is a duplicate (§0.12) and is dropped.
+ * The pages of a paged source (CONNZ) are merged into one reply per server; a second reply
+ * for the same source, server and page is a duplicate (§0.12) and is dropped.
  */
 export function groupReplies(replies: readonly ScrapeReply[]): EpochReplies {
-  const bySource = new Map<string, Map<string, ServerReply>>();
+  const pages = new Map<string, Map<string, Page[]>>();
   const problems: string[] = [];
   for (const reply of replies) {
-    const what = `${reply.source} from ${reply.server}`;
+    const page = reply.page ?? 1;
+    const what = `${reply.source} from ${reply.server}${page > 1 ? ` page ${page}` : ""}`;
     const envelope = obj(reply.body);
     const error = envelope.error;
     if (error !== undefined && error !== null) {
@@ -69,19 +90,39 @@ export function groupReplies(replies: readonly ScrapeReply[]): EpochReplies {
       problems.push(`${what}: error ${code} ${description}`);
       continue;
     }
-    if (typeof envelope.data !== "object" || envelope.data === null || Array.isArray(envelope.data)) {
+    // STATSZ is the one reply whose payload is under `statsz`, not `data` (§3.1).
+    const data = envelope.data ?? envelope.statsz;
+    if (typeof data !== "object" || data === null || Array.isArray(data)) {
       problems.push(`${what}: reply has no data object`);
       continue;
     }
-    let servers = bySource.get(reply.source);
-    if (!servers) bySource.set(reply.source, (servers = new Map<string, ServerReply>()));
-    if (servers.has(reply.server)) {
+    let servers = pages.get(reply.source);
+    if (!servers) pages.set(reply.source, (servers = new Map<string, Page[]>()));
+    let got = servers.get(reply.server);
+    if (!got) servers.set(reply.server, (got = []));
+    const list = PAGED_LISTS[reply.source];
+    if (got.some((p) => p.page === page) || (page > 1 && list === undefined)) {
       problems.push(`${what}: duplicate reply dropped`);
       continue;
     }
-    servers.set(reply.server, { data: obj(envelope.data), info: obj(envelope.server) });
+    got.push({ page, reply: { data: obj(data), info: obj(envelope.server) } });
+  }
+  const bySource = new Map<string, Map<string, ServerReply>>();
+  for (const [source, servers] of pages) {
+    const merged = new Map<string, ServerReply>();
+    for (const [server, got] of servers) merged.set(server, mergePages(got, PAGED_LISTS[source]));
+    bySource.set(source, merged);
   }
   return { bySource, problems };
+}
+
+/** One reply from a server's pages: the lowest page's envelope, with every page's list. */
+function mergePages(got: Page[], paged: PagedList | undefined): ServerReply {
+  if (got.length === 1 || paged === undefined) return got[0]!.reply;
+  const sorted = [...got].sort((a, b) => a.page - b.page);
+  const first = sorted[0]!.reply;
+  const items = sorted.flatMap((p) => arr(p.reply.data[paged.list]));
+  return { info: first.info, data: { ...first.data, [paged.list]: items, [paged.count]: items.length } };
 }
 
 export function repliesOf(replies: EpochReplies, source: string): ReadonlyMap<string, ServerReply> {

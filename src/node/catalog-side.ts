@@ -134,6 +134,7 @@ async function handleCommit(
       const replies = parts.map((part) => ({
         source: part.source,
         server: part.server,
+        ...(part.page ? { page: part.page } : {}),
         body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
       }));
       result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });

@@ -4,6 +4,8 @@
  * written when it changes) and hx.<kind>_stats (per-epoch figures), and a natural key that
  * names an entity across epochs. A new kind adds an entry here, its migration and its fold.
  */
+import { parseRfc3339Micros } from "../values.ts";
+
 export interface EntityKind {
   /** The pk column, the same name in all three tables. */
   readonly pk: string;
@@ -13,7 +15,20 @@ export interface EntityKind {
 
 /** NUL cannot occur in NATS names, so joined keys never collide. */
 function key(...parts: unknown[]): string {
-  return parts.map((p) => (typeof p === "string" || typeof p === "number" ? String(p) : "")).join("\u0000");
+  return parts
+    .map((p) => (typeof p === "string" || typeof p === "number" || typeof p === "bigint" ? String(p) : ""))
+    .join("\u0000");
+}
+
+/**
+ * A point in time as whole milliseconds: the fold has the RFC 3339 text, the table gives a
+ * Date back (milliseconds). A server cannot restart and hand out the same cid within one
+ * millisecond, so the cut never merges two connections.
+ */
+function instant(value: unknown): string {
+  if (value instanceof Date) return String(value.getTime());
+  const micros = typeof value === "string" ? parseRfc3339Micros(value) : undefined;
+  return micros === undefined ? "" : String(micros / 1000n - (micros % 1000n < 0n ? 1n : 0n));
 }
 
 export const ENTITY_KINDS = {
@@ -23,6 +38,13 @@ export const ENTITY_KINDS = {
   // a stream with the same account and name as the hub, and they are different streams.
   stream: { pk: "stream_pk", keyOf: (ident) => key(ident.domain, ident.account, ident.name) },
   consumer: { pk: "consumer_pk", keyOf: (ident) => key(ident.stream_pk, ident.name) },
+  // An account's name is its public key in operator mode, its configured name otherwise.
+  account: { pk: "account_pk", keyOf: (ident) => key(ident.name) },
+  // cids are per server and start again when the server restarts.
+  connection: {
+    pk: "connection_pk",
+    keyOf: (ident) => key(ident.server_pk, ident.cid, instant(ident.start)),
+  },
   // Instances of a micro service are told apart by id, which is new on every start.
   service: { pk: "service_pk", keyOf: (ident) => key(ident.account, ident.name, ident.instance_id) },
   service_endpoint: { pk: "endpoint_pk", keyOf: (ident) => key(ident.service_pk, ident.name) },

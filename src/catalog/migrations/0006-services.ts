@@ -13,7 +13,7 @@ const OPTS_EPOCH: ColumnDef = [
 ];
 
 export const migration = {
-  version: 3,
+  version: 4,
   name: "micro services and their endpoints",
   sql: [
     table(
@@ -122,6 +122,7 @@ ASOF LEFT JOIN hx.service_endpoint_opts o ON o.endpoint_pk = s.endpoint_pk AND s
       [
         ["account", "", "Account the service runs in."],
         ["service", "", "Service name."],
+        ["instance_id", "", "Id of the service instance serving the endpoint."],
         ["endpoint", "", "Endpoint name."],
       ],
     ),

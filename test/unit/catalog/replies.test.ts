@@ -7,8 +7,11 @@ test("good replies are grouped by source and server with their envelope's server
     { source: "varz", server: "n1", body: { server: { name: "n1", id: "X" }, data: { cpu: 1 } } },
     { source: "varz", server: "n2", body: { server: { name: "n2" }, data: { cpu: 2 } } },
     { source: "healthz", server: "n1", body: { server: { name: "n1" }, data: { status: "ok" } } },
+    // STATSZ carries its payload under `statsz`.
+    { source: "statsz", server: "n1", body: { server: { name: "n1" }, statsz: { mem: 5 } } },
   ]);
   assert.deepEqual(grouped.problems, []);
+  assert.deepEqual(repliesOf(grouped, "statsz").get("n1")?.data, { mem: 5 });
   assert.deepEqual([...repliesOf(grouped, "varz").keys()], ["n1", "n2"]);
   assert.deepEqual(repliesOf(grouped, "varz").get("n1"), { data: { cpu: 1 }, info: { name: "n1", id: "X" } });
   assert.equal(repliesOf(grouped, "jsz").size, 0);
@@ -34,4 +37,51 @@ test("error envelopes, bodies without data and duplicates are left out and descr
   ]);
   assert.equal(repliesOf(grouped, "jsz").size, 0);
   assert.deepEqual(repliesOf(grouped, "varz").get("n1")?.data, {});
+});
+
+test("the pages of one server's CONNZ are merged in page order, and a page seen twice is dropped", () => {
+  const page = (n: number, cids: number[], offset: number) => ({
+    source: "connz",
+    server: "n1",
+    page: n,
+    body: {
+      server: { name: "n1" },
+      data: { total: 5, offset, num_connections: cids.length, connections: cids.map((cid) => ({ cid })) },
+    },
+  });
+  const grouped = groupReplies([
+    page(3, [5], 4),
+    page(1, [1, 2], 0),
+    page(2, [3, 4], 2),
+    page(2, [3, 4], 2),
+    {
+      ...page(1, [9], 0),
+      server: "n2",
+      body: { server: { name: "n2" }, data: { connections: [{ cid: 9 }] } },
+    },
+  ]);
+  assert.deepEqual(grouped.problems, ["connz from n1 page 2: duplicate reply dropped"]);
+  const n1 = repliesOf(grouped, "connz").get("n1")!;
+  assert.deepEqual(
+    n1.data.connections,
+    [1, 2, 3, 4, 5].map((cid) => ({ cid })),
+  );
+  assert.equal(n1.data.num_connections, 5);
+  assert.equal(n1.data.offset, 0);
+  assert.deepEqual(repliesOf(grouped, "connz").get("n2")!.data.connections, [{ cid: 9 }]);
+});
+
+test("a reply without a page number is page 1: a second one is a duplicate, and unpaged sources have no page 2", () => {
+  const grouped = groupReplies([
+    { source: "connz", server: "n1", body: { data: { connections: [{ cid: 1 }] } } },
+    { source: "connz", server: "n1", page: 1, body: { data: { connections: [{ cid: 1 }] } } },
+    { source: "varz", server: "n1", body: { data: { cpu: 1 } } },
+    { source: "varz", server: "n1", page: 2, body: { data: { cpu: 2 } } },
+  ]);
+  assert.deepEqual(grouped.problems, [
+    "connz from n1: duplicate reply dropped",
+    "varz from n1 page 2: duplicate reply dropped",
+  ]);
+  assert.deepEqual(repliesOf(grouped, "connz").get("n1")!.data.connections, [{ cid: 1 }]);
+  assert.deepEqual(repliesOf(grouped, "varz").get("n1")!.data, { cpu: 1 });
 });

@@ -1,0 +1,118 @@
+/**
+ * Client connections of an epoch, from every server's CONNZ (its pages already merged by
+ * groupReplies). One pass over the connections: an identity per (server, cid, start),
+ * _opts when what the connection is changed, and one narrow _stats row. Also gathers the
+ * client addresses seen, for main.ips, and the accounts named, for the account fold.
+ */
+import type { FoldContext } from "../fold-context.ts";
+import { durationNs } from "../go-duration.ts";
+import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
+
+/** hx.connection_opts.subjects keeps at most this many subjects. */
+export const MAX_SUBJECTS = 100;
+
+/** What the connection fold saw besides its rows. */
+export interface ConnectionSightings {
+  /** Client address of each connection folded, with the connection's pk. */
+  readonly ips: string[];
+  readonly pks: number[];
+  /** Accounts the connections are bound to. */
+  readonly accounts: ReadonlySet<string>;
+}
+
+export function foldConnections(
+  ctx: FoldContext,
+  replies: EpochReplies,
+  serverPks: ReadonlyMap<string, number>,
+): ConnectionSightings {
+  const ips: string[] = [];
+  const pks: number[] = [];
+  const accounts = new Set<string>();
+  const connz = repliesOf(replies, "connz");
+  for (const server of [...connz.keys()].sort()) {
+    const reply = connz.get(server)!;
+    const serverPk =
+      serverPks.get(server) ??
+      ctx.pk("server", { name: server, cluster: str(reply.info.cluster) }, `server ${server}`);
+    for (const c of arr(reply.data.connections).map(obj)) {
+      const what = `connection ${String(c.cid)} on ${server}`;
+      if (c.cid === undefined || typeof c.start !== "string") {
+        ctx.problem(`connz from ${server}: a connection without cid or start time; skipped`);
+        continue;
+      }
+      const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
+      ctx.opts("connection", pk, connectionOpts(c), what);
+      ctx.stats("connection", pk, connectionStats(c), what);
+      const account = str(c.account);
+      if (account !== undefined) accounts.add(account);
+      const ip = str(c.ip);
+      if (ip) {
+        ips.push(ip);
+        pks.push(pk);
+      }
+    }
+  }
+  return { ips, pks, accounts };
+}
+
+/** hx.connection_opts values: what the connection is. Never its JWT (a credential). */
+export function connectionOpts(c: Json): Record<string, unknown> {
+  const { subjects, truncated } = subjectsOf(c);
+  return {
+    kind: c.kind,
+    type: c.type,
+    name: c.name,
+    lang: c.lang,
+    version: c.version,
+    account: c.account,
+    authorized_user: c.authorized_user,
+    name_tag: c.name_tag,
+    issuer_key: c.issuer_key,
+    tags: c.tags === undefined ? undefined : strings(c.tags),
+    tls_version: c.tls_version,
+    tls_cipher_suite: c.tls_cipher_suite,
+    tls_first: c.tls_first,
+    ip: c.ip,
+    port: c.port,
+    subjects,
+    subjects_truncated: truncated,
+  };
+}
+
+/** hx.connection_stats values. */
+export function connectionStats(c: Json): Record<string, unknown> {
+  return {
+    pending_bytes: c.pending_bytes,
+    in_msgs: c.in_msgs,
+    out_msgs: c.out_msgs,
+    in_bytes: c.in_bytes,
+    out_bytes: c.out_bytes,
+    subscriptions: c.subscriptions,
+    rtt_ns: durationNs(c.rtt),
+    uptime_ns: durationNs(c.uptime),
+    idle_ns: durationNs(c.idle),
+    last_activity: c.last_activity,
+    stalls: c.stalls,
+  };
+}
+
+/**
+ * The distinct subjects a connection subscribes to, sorted so that the same set always
+ * gives the same _opts row, and capped: a connection with thousands of subscriptions would
+ * otherwise make every one of its _opts rows huge. The count is in _stats.subscriptions.
+ */
+function subjectsOf(c: Json): { subjects: string[] | undefined; truncated: boolean | undefined } {
+  let list: string[];
+  if (c.subscriptions_list_detail !== undefined) {
+    list = arr(c.subscriptions_list_detail)
+      .map((s) => str(obj(s).subject))
+      .filter((s): s is string => s !== undefined);
+  } else if (c.subscriptions_list !== undefined) {
+    list = strings(c.subscriptions_list);
+  } else {
+    // CONNZ omits the list when the connection has no subscriptions.
+    return { subjects: [], truncated: false };
+  }
+  const distinct = [...new Set(list)].sort();
+  return { subjects: distinct.slice(0, MAX_SUBJECTS), truncated: distinct.length > MAX_SUBJECTS };
+}
