@@ -37,19 +37,18 @@ export function foldReplication(
   const assets = gather(replies);
   for (const [, sightings] of [...assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const { domain, account, stream, consumer } = sightings[0]!.report;
-    const streamPk = ctx.pk("stream", { domain, account, name: stream }, `stream ${account}/${stream}`);
-    const consumerPk =
-      consumer === undefined
-        ? undefined
-        : ctx.pk("consumer", { stream_pk: streamPk, name: consumer }, `consumer ${consumer} of ${stream}`);
     const what =
       `${consumer === undefined ? "stream" : `consumer ${consumer} of stream`} ` +
       `${domain ? `${domain}/` : ""}${account}/${stream}`;
+    // foldJetStream has already given these their pks; this looks them up.
+    const streamPk = ctx.pk("stream", { domain, account, name: stream }, what);
+    const consumerPk =
+      consumer === undefined ? undefined : ctx.pk("consumer", { stream_pk: streamPk, name: consumer }, what);
     const group = sightings.map((s) => s.report.group).find((g) => g !== undefined);
     const target: Target =
       consumerPk === undefined
-        ? { kind: "stream_replica" as const, ident: { stream_pk: streamPk }, own: streamOwn }
-        : { kind: "consumer_replica" as const, ident: { consumer_pk: consumerPk }, own: consumerOwn };
+        ? { kind: "stream_replica", ident: { stream_pk: streamPk }, own: streamOwn }
+        : { kind: "consumer_replica", ident: { consumer_pk: consumerPk }, own: consumerOwn };
     const trusted = pickTrusted(sightings).trusted;
     foldReplicas(ctx, target, sightings, trusted, { serverPk, raftz, group, what });
     if (group === undefined) continue;
@@ -88,7 +87,7 @@ function foldReplicas(
   target: Target,
   sightings: readonly Sighting<Report>[],
   trusted: Sighting<Report> | undefined,
-  with_: { serverPk: ServerPk; raftz: RaftzIndex; group: string | undefined; what: string },
+  context: { serverPk: ServerPk; raftz: RaftzIndex; group: string | undefined; what: string },
 ): void {
   const cluster = trusted ? obj(trusted.report.detail.cluster) : undefined;
   const peers = new Map(arr(cluster?.replicas).map((r) => [str(obj(r).name) ?? "", obj(r)] as const));
@@ -96,9 +95,9 @@ function foldReplicas(
   const names = [...new Set([...byServer.keys(), ...peers.keys()])].filter((n) => n !== "").sort();
   for (const name of names) {
     const sighting = byServer.get(name);
-    const what = `${with_.what} on ${name}`;
+    const what = `${context.what} on ${name}`;
     const groupCluster = cluster?.name ?? obj(sighting?.report.detail.cluster).name;
-    const serverPk = with_.serverPk(name, groupCluster);
+    const serverPk = context.serverPk(name, groupCluster);
     const pk = ctx.pk(target.kind, { ...target.ident, server_pk: serverPk }, what);
     ctx.stats(
       target.kind,
@@ -109,7 +108,7 @@ function foldReplicas(
         leader_seen: sighting?.leader,
         ...(sighting ? target.own(sighting.report.detail) : {}),
         ...leaderView(trusted, name, peers.get(name)),
-        ...raftzColumns(with_.raftz, name, with_.group),
+        ...raftzColumns(context.raftz, name, context.group),
       },
       what,
     );
