@@ -123,52 +123,66 @@ ASOF LEFT JOIN hx.raft_group_opts o ON o.raft_group_pk = s.raft_group_pk AND s.e
     `
 WITH views AS (
   SELECT m.*, sv.name AS server,
-         min(CASE WHEN m.is_leader THEN sv.name END) OVER (PARTITION BY m.epoch, m.meta_pk) AS claimed
+         min(CASE WHEN m.is_leader THEN sv.name END) OVER w AS claimed,
+         mode(m.leader) OVER w AS named,
+         list(sv.name) OVER w AS reporting
   FROM hx.meta_stats m JOIN hx.server_ident sv ON sv.server_pk = m.server_pk
+  WINDOW w AS (PARTITION BY m.epoch, m.meta_pk)
+), judged AS (
+  -- The leader: the server claiming it, or else the one the others name when it did not
+  -- answer (its own view is missing, not contradicting them).
+  SELECT *, coalesce(claimed, CASE WHEN NOT list_contains(reporting, named) THEN named END) AS lead
+  FROM views
 ), agg AS (
-  SELECT epoch, meta_pk, any_value(claimed) AS leader,
-         count(*) FILTER (WHERE is_leader) AS leaders_claiming,
-         list(DISTINCT leader ORDER BY leader) FILTER (WHERE leader IS NOT NULL) AS leaders_seen,
-         count(*) FILTER (WHERE leader IS DISTINCT FROM claimed) = 0 AND any_value(claimed) IS NOT NULL
+  SELECT epoch, meta_pk, any_value(lead) AS leader, any_value(claimed) IS NOT NULL AS leader_reporting,
+         count(*) FILTER (WHERE leader IS DISTINCT FROM lead) = 0 AND any_value(lead) IS NOT NULL
            AS leader_agreed,
-         coalesce(list(server ORDER BY server) FILTER (WHERE leader IS DISTINCT FROM claimed), [])
+         list(DISTINCT leader ORDER BY leader) FILTER (WHERE leader IS NOT NULL) AS leaders_seen,
+         coalesce(list(server ORDER BY server) FILTER (WHERE leader IS DISTINCT FROM lead), [])
            AS servers_disagreeing,
+         count(*) FILTER (WHERE is_leader) AS leaders_claiming,
          count(*) AS servers_reporting,
          coalesce(max(cluster_size) FILTER (WHERE is_leader), max(cluster_size)) AS cluster_size,
          max(peers_offline) FILTER (WHERE is_leader) AS peers_offline,
          max(peers_lagging) FILTER (WHERE is_leader) AS peers_lagging,
-         coalesce(bool_and(quorum_ok) FILTER (WHERE is_leader), false) AS quorum_ok
-  FROM views GROUP BY epoch, meta_pk
+         CASE WHEN any_value(claimed) IS NOT NULL THEN bool_and(quorum_ok) FILTER (WHERE is_leader)
+              WHEN any_value(lead) IS NULL THEN false END AS quorum_ok
+  FROM judged GROUP BY epoch, meta_pk
 )
-SELECT a.epoch, i.domain, a.meta_pk, a.leader, a.leader_agreed, a.leaders_seen, a.servers_disagreeing,
-       a.leaders_claiming, a.servers_reporting, a.cluster_size, a.cluster_size // 2 + 1 AS quorum,
-       a.peers_offline, a.peers_lagging, a.quorum_ok, o.members
+SELECT a.epoch, i.domain, a.meta_pk, a.leader, a.leader_reporting, a.leader_agreed, a.leaders_seen,
+       a.servers_disagreeing, a.leaders_claiming, a.servers_reporting, a.cluster_size,
+       a.cluster_size // 2 + 1 AS quorum, a.peers_offline, a.peers_lagging, a.quorum_ok, o.members
 FROM agg a
 JOIN hx.meta_ident i ON i.meta_pk = a.meta_pk
 ASOF LEFT JOIN hx.meta_opts o ON o.meta_pk = a.meta_pk AND a.epoch >= o.epoch`,
     [
-      ["leader", "", "The server that says it leads the meta group; NULL when none does (no quorum)."],
       [
-        "leader_agreed",
+        "leader",
         "",
-        "Whether a server claims the leadership and every reporting server names it as leader.",
+        "Meta leader: the server claiming it, or the one the others name when it did not answer; NULL when there is none (no quorum).",
       ],
+      [
+        "leader_reporting",
+        "",
+        "Whether the leader answered: the offline and lagging counts and quorum_ok come from its reply.",
+      ],
+      ["leader_agreed", "", "Whether there is a leader and every reporting server names it."],
       ["leaders_seen", "", "Distinct leaders named by the reporting servers."],
       [
         "servers_disagreeing",
         "",
-        "Servers whose view differs from the server claiming the leadership: naming another leader or none; when none claims, those still naming one.",
+        "Servers naming another leader than the leader column, or none; when there is no leader, those still naming one.",
       ],
       ["leaders_claiming", "", "Servers saying they are the meta leader; more than one during an election."],
       ["servers_reporting", "", "Servers whose JSZ reported the meta group this epoch."],
       ["cluster_size", "", "Meta group size, as the leader reports it (else the largest reported)."],
       ["quorum", "", "Servers needed for quorum: floor(cluster_size / 2) + 1."],
-      ["peers_offline", "", "Peers the leader reports offline; NULL without a leader."],
+      ["peers_offline", "", "Peers the leader reports offline; NULL when the leader did not answer."],
       ["peers_lagging", "", "Peers the leader reports online but not current or behind."],
       [
         "quorum_ok",
         "",
-        "Whether a leader exists and cluster_size - peers_offline reaches quorum (2.9 healthz can say ok without it).",
+        "Whether the leader answered and cluster_size - peers_offline reaches quorum; false without a leader; NULL when the leader did not answer (unknown). 2.9 healthz can say ok without quorum.",
       ],
     ],
   ),

@@ -57,6 +57,28 @@ test("meta: servers that disagree on the leader are visible, and no claimed lead
   );
 });
 
+test("meta: a leader that did not answer is still the leader the others agree on; quorum is unknown", async () => {
+  await using t = await folded(editReply("jsz", "n1", () => undefined));
+  assert.deepEqual(
+    await q(
+      t.catalog,
+      `SELECT leader, leader_reporting, leader_agreed, servers_disagreeing, servers_reporting, peers_offline, quorum_ok
+       FROM hx.meta`,
+    ),
+    [
+      {
+        leader: "n1",
+        leader_reporting: false,
+        leader_agreed: true,
+        servers_disagreeing: [],
+        servers_reporting: 4,
+        peers_offline: null,
+        quorum_ok: null,
+      },
+    ],
+  );
+});
+
 test("raft groups: 2.9.10 ignores `raft: true`, so only the meta group is named", async () => {
   await using t = await folded(jszReplies("jsz_raft.json"));
   assert.deepEqual(
