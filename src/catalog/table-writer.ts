@@ -4,7 +4,13 @@
  * the fold writes exactly what the migrations created, and a row naming a column the
  * table does not have is a bug that fails loudly.
  */
-import { DuckDBDataChunk, type DuckDBConnection, type DuckDBType, type DuckDBValue } from "@duckdb/node-api";
+import {
+  DuckDBDataChunk,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBType,
+  type DuckDBValue,
+} from "@duckdb/node-api";
 import { convertValue, isWritableType } from "./values.ts";
 
 /** A table as the database has it: its columns in order, with their types. */
@@ -107,14 +113,29 @@ export class RowBuffer {
     } catch (err) {
       error = asError(err);
     }
+    if (error !== undefined) dropRows(appender);
     try {
       // Closing flushes too, so it can fail as well; the first error is the one to report.
       appender.closeSync();
     } catch (err) {
       error ??= asError(err);
+      dropRows(appender);
     }
     if (error !== undefined) throw error;
     return this.rows.length;
+  }
+}
+
+/**
+ * Drops the rows of an appender that failed. Left in it, they would be flushed again when
+ * the appender is garbage-collected, inside whatever transaction its connection is in by
+ * then, aborting that one ("Current transaction is aborted") at a moment chosen by the GC.
+ */
+function dropRows(appender: DuckDBAppender): void {
+  try {
+    appender.clear();
+  } catch {
+    // Nothing left to drop.
   }
 }
 

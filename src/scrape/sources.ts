@@ -23,8 +23,9 @@ export const SOURCES: readonly Source[] = [
   {
     name: "jsz",
     subject: ping("JSZ"),
-    // `consumer` is singular in JSzOptions.
-    body: { accounts: true, streams: true, consumer: true, config: true },
+    // `consumer` is singular in JSzOptions. `raft` (2.9.15+, ignored before) names the raft
+    // groups of streams and consumers.
+    body: { accounts: true, streams: true, consumer: true, config: true, raft: true },
   },
   { name: "healthz", subject: ping("HEALTHZ"), body: {} },
   {

@@ -48,6 +48,12 @@ export const ENTITY_KINDS = {
   // Instances of a micro service are told apart by id, which is new on every start.
   service: { pk: "service_pk", keyOf: (ident) => key(ident.account, ident.name, ident.instance_id) },
   service_endpoint: { pk: "endpoint_pk", keyOf: (ident) => key(ident.service_pk, ident.name) },
+  // A server's replica of a stream or consumer (migration 0005).
+  stream_replica: { pk: "stream_replica_pk", keyOf: (ident) => key(ident.stream_pk, ident.server_pk) },
+  consumer_replica: { pk: "consumer_replica_pk", keyOf: (ident) => key(ident.consumer_pk, ident.server_pk) },
+  // Group names are unique within a meta group, and each JetStream domain has its own.
+  raft_group: { pk: "raft_group_pk", keyOf: (ident) => key(ident.domain, ident.name) },
+  meta: { pk: "meta_pk", keyOf: (ident) => key(ident.domain) },
 } as const satisfies Record<string, EntityKind>;
 
 export type KindName = keyof typeof ENTITY_KINDS;

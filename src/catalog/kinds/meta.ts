@@ -1,0 +1,81 @@
+/**
+ * The JetStream meta group, one per domain (migration 0005): a hx.meta_stats row for every
+ * server whose JSZ reports a `meta_cluster`, so that servers naming different leaders, or
+ * none, stay visible (nats-monitoring.md §0.4, §8.5). Only the leader's reply carries
+ * `meta_cluster.replicas`; from it come the offline and lagging counts and whether quorum,
+ * floor(cluster_size / 2) + 1, holds. The group also gets a hx.raft_group row (`_meta_`).
+ */
+import type { FoldContext } from "../fold-context.ts";
+import { arr, isEmpty, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
+import { raftzColumns, type RaftzIndex } from "./raftz.ts";
+import { foldGroup, type ServerPk } from "./raft-groups.ts";
+import { replicaHealth } from "./streams.ts";
+
+/** The meta group's raft group name in nats-server. */
+export const META_GROUP = "_meta_";
+
+interface MetaView {
+  readonly server: string;
+  readonly meta: Json;
+}
+
+export function foldMeta(
+  ctx: FoldContext,
+  replies: EpochReplies,
+  serverPk: ServerPk,
+  raftz: RaftzIndex,
+): void {
+  const byDomain = new Map<string, MetaView[]>();
+  for (const [server, reply] of repliesOf(replies, "jsz")) {
+    const meta = obj(reply.data.meta_cluster);
+    // A standalone server (a leaf with its own domain) reports no meta_cluster at all.
+    if (isEmpty(meta)) continue;
+    const domain = str(obj(reply.data.config).domain) ?? str(reply.info.domain) ?? "";
+    const views = byDomain.get(domain);
+    if (views) views.push({ server, meta });
+    else byDomain.set(domain, [{ server, meta }]);
+  }
+  for (const domain of [...byDomain.keys()].sort()) {
+    const views = byDomain.get(domain)!.sort((a, b) => (a.server < b.server ? -1 : 1));
+    const what = `meta group${domain ? ` of domain ${domain}` : ""}`;
+    const pk = ctx.pk("meta", { domain }, what);
+    const leaders = views.filter((v) => str(v.meta.leader) === v.server);
+    if (leaders.length > 1) {
+      ctx.problem(`${what}: ${leaders.map((v) => v.server).join(", ")} all claim to lead`);
+    }
+    const leader = leaders[0];
+    if (leader) {
+      const members = [leader.server, ...arr(leader.meta.replicas).map((r) => str(obj(r).name) ?? "")].sort();
+      ctx.opts("meta", pk, { cluster_size: leader.meta.cluster_size, members }, what);
+    }
+    for (const { server, meta } of views) {
+      const isLeader = str(meta.leader) === server;
+      const size = typeof meta.cluster_size === "number" ? meta.cluster_size : undefined;
+      const quorum = size === undefined ? undefined : Math.floor(size / 2) + 1;
+      const health = isLeader ? replicaHealth(meta) : undefined;
+      ctx.stats(
+        "meta",
+        pk,
+        {
+          server_pk: serverPk(server, meta.name),
+          cluster: meta.name,
+          leader: meta.leader,
+          is_leader: isLeader,
+          cluster_size: size,
+          quorum,
+          peers_offline: health?.replicas_offline,
+          peers_lagging: health?.replicas_lagging,
+          quorum_ok:
+            health && size !== undefined && quorum !== undefined
+              ? size - health.replicas_offline >= quorum
+              : undefined,
+          ...raftzColumns(raftz, server, META_GROUP),
+        },
+        `${what} as ${server} sees it`,
+      );
+    }
+    const group = ctx.pk("raft_group", { domain, name: META_GROUP, kind: "meta" }, `${what} raft group`);
+    const lead = leader && { server: leader.server, cluster: leader.meta };
+    foldGroup(ctx, group, views.length, lead, serverPk, what);
+  }
+}

@@ -1,0 +1,166 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
+import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+import { sqlQuery } from "../harness/api-client.ts";
+
+// @nats-io/obj is not installed: object stores are covered by the fold tests only
+// (test/integration/catalog/replication.test.ts).
+describe("replicas, the meta group and KV buckets of a real 3-node cluster", () => {
+  let cluster: TestCluster;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let app: NatsConnection;
+  let node: NatsmonProcess;
+  let nc: NatsConnection;
+
+  before(async () => {
+    cluster = await startTestCluster({ size: 3 });
+    await cluster.waitForMeta();
+    dir = await tempDir();
+    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
+    const jsm = await jetstreamManager(app);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
+    await jsm.streams.add({ name: "LOGS", subjects: ["logs.>"], num_replicas: 1 });
+    await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
+    const js = jetstream(app);
+    for (let i = 0; i < 10; i++) await js.publish(`orders.${i}`, `order ${i}`);
+    for (let i = 0; i < 4; i++) await js.publish(`logs.${i}`, `line ${i}`);
+    const kv = await new Kvm(app).create("settings", { history: 4, replicas: 3 });
+    await kv.put("colour", "blue");
+    await kv.put("colour", "green");
+    await kv.put("size", "large");
+    const config = join(dir.path, "monitor.yaml");
+    await writeFile(
+      config,
+      [
+        "node: {data-dir: " + JSON.stringify(join(dir.path, "a")) + "}",
+        "sink: {embedded: {port: -1}}",
+        "system:",
+        "  id: east",
+        `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+        "scraper: {interval: 1s}",
+      ].join("\n"),
+    );
+    node = spawnNatsmon(["run", "--config", config]);
+    nc = await connect({ servers: await node.waitForUrl() });
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    await app?.close();
+    await cluster?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  /** The newest epoch in which every server answered and ORDERS' leader reports all its peers current. */
+  async function settledEpoch(): Promise<string> {
+    return waitFor(
+      async () => {
+        const [row] = await sqlQuery<{ epoch: string }>(
+          nc,
+          "east",
+          `SELECT r.epoch::VARCHAR AS epoch FROM hx.stream_replicas r JOIN hx.epochs e USING (epoch)
+           WHERE r.stream = 'ORDERS' AND len(e.servers_answered) = 3
+           GROUP BY r.epoch HAVING count(*) FILTER (WHERE answered AND current AND NOT offline) = 3
+           ORDER BY r.epoch DESC LIMIT 1`,
+        );
+        return row?.epoch;
+      },
+      { timeoutMs: 30_000, message: "an epoch with ORDERS on three current replicas" },
+    );
+  }
+
+  test("the R3 stream has three replica rows, one of them the leader; the R1 stream one", async () => {
+    const epoch = await settledEpoch();
+    type Replica = {
+      stream: string;
+      server: string;
+      is_leader: boolean;
+      messages: number;
+      behind_leader_seq: number;
+    };
+    const replicas = await sqlQuery<Replica>(
+      nc,
+      "east",
+      `SELECT stream, server, is_leader, messages, behind_leader_seq FROM hx.stream_replicas
+       WHERE epoch = '${epoch}'::TIMESTAMPTZ AND stream IN ('ORDERS', 'LOGS') ORDER BY stream, server`,
+    );
+    const orders = replicas.filter((r) => r.stream === "ORDERS");
+    assert.deepEqual(
+      orders.map((r) => r.server),
+      ["n1", "n2", "n3"],
+    );
+    assert.equal(orders.filter((r) => r.is_leader).length, 1);
+    for (const r of orders) assert.deepEqual([r.messages, r.behind_leader_seq], [10, 0], r.server);
+    const logs = replicas.filter((r) => r.stream === "LOGS");
+    assert.equal(logs.length, 1);
+    assert.deepEqual([logs[0]!.is_leader, logs[0]!.messages], [true, 4]);
+
+    const consumers = await sqlQuery<{ server: string; is_leader: boolean; num_pending: number }>(
+      nc,
+      "east",
+      `SELECT server, is_leader, num_pending FROM hx.consumer_replicas
+       WHERE epoch = '${epoch}'::TIMESTAMPTZ AND consumer = 'proc' ORDER BY server`,
+    );
+    assert.deepEqual(
+      consumers.map((c) => c.server),
+      ["n1", "n2", "n3"],
+    );
+    assert.equal(consumers.filter((c) => c.is_leader).length, 1);
+    assert.equal(consumers.find((c) => c.is_leader)!.num_pending, 10);
+  });
+
+  test("the KV bucket is in hx.kv_buckets with its history and values", async () => {
+    const epoch = await settledEpoch();
+    const buckets = await sqlQuery<Record<string, unknown>>(
+      nc,
+      "east",
+      `SELECT bucket, stream, replicas, history, values_stored FROM hx.kv_buckets
+       WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
+    );
+    assert.deepEqual(buckets, [
+      { bucket: "settings", stream: "KV_settings", replicas: 3, history: 4, values_stored: 3 },
+    ]);
+  });
+
+  test("the meta row has three peers, an agreed leader and quorum", async () => {
+    const epoch = await settledEpoch();
+    const [meta] = await sqlQuery<Record<string, unknown>>(
+      nc,
+      "east",
+      `SELECT leader, leader_agreed, servers_reporting, cluster_size, quorum, peers_offline, quorum_ok, members
+       FROM hx.meta WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
+    );
+    assert.match(String(meta?.leader), /^n[123]$/);
+    assert.deepEqual(
+      { ...meta, leader: undefined },
+      {
+        leader: undefined,
+        leader_agreed: true,
+        servers_reporting: 3,
+        cluster_size: 3,
+        quorum: 2,
+        peers_offline: 0,
+        quorum_ok: true,
+        members: ["n1", "n2", "n3"],
+      },
+    );
+    const [group] = await sqlQuery<Record<string, unknown>>(
+      nc,
+      "east",
+      `SELECT raft_group, kind, leader, peers FROM hx.raft_groups
+       WHERE epoch = '${epoch}'::TIMESTAMPTZ AND kind = 'meta'`,
+    );
+    assert.deepEqual(group, { raft_group: "_meta_", kind: "meta", leader: meta?.leader, peers: 3 });
+  });
+});
