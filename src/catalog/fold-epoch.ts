@@ -7,6 +7,7 @@ import type { CommitMarker } from "../protocol/index.ts";
 import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
+import { foldNetwork } from "./kinds/network.ts";
 import { foldServers } from "./kinds/servers.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, type ScrapeReply } from "./replies.ts";
@@ -56,6 +57,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
     foldJetStream(ctx, replies, serverPks);
+    foldNetwork(ctx, replies, serverPks);
     const rows = await ctx.appendAll(con);
 
     // The epoch row goes last: its presence is what marks the epoch as folded.

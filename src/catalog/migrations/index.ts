@@ -5,6 +5,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { migration as m0001 } from "./0001-init.ts";
 import { migration as m0002 } from "./0002-views.ts";
+import { migration as m0003 } from "./0003-network.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002];
+export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
   ["version", "INTEGER PRIMARY KEY", "Migration number."],
