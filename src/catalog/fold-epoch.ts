@@ -10,6 +10,7 @@ import { foldAccounts } from "./kinds/accounts.ts";
 import { foldConnections } from "./kinds/connections.ts";
 import { upsertIps } from "./kinds/ips.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
+import { foldNetwork } from "./kinds/network.ts";
 import { foldReplication } from "./kinds/replicas.ts";
 import { foldServers } from "./kinds/servers.ts";
 import { foldServices } from "./kinds/services.ts";
@@ -62,6 +63,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
     foldJetStream(ctx, replies, serverPks);
+    foldNetwork(ctx, replies, serverPks);
     foldReplication(ctx, replies, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
     foldAccounts(ctx, replies, serverPks, connections.accounts);

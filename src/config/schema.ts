@@ -71,7 +71,14 @@ export const systemSchema = z.strictObject({
       url: natsUrl,
       ...natsAuth,
       accounts: z
-        .array(z.strictObject({ name: z.string().min(1, "is required"), ...natsAuth }))
+        .array(
+          z.strictObject({
+            name: z
+              .string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") })
+              .min(1, "is required"),
+            ...natsAuth,
+          }),
+        )
         .refine(
           (list) => new Set(list.map((a) => a.name)).size === list.length,
           "must not name an account twice",

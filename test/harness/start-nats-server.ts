@@ -21,10 +21,12 @@ export interface ServerSpec {
   cluster?: { name: string; port: number; routes: string[] };
   /** Default true. */
   jetstream?: boolean;
+  /** Config text appended as is (gateway and leafnodes blocks). */
+  extraConfig?: string;
 }
 
 export function testServerConfig(spec: ServerSpec): string {
-  return natsServerConfig({
+  const base = natsServerConfig({
     serverName: spec.name,
     host: "127.0.0.1",
     port: spec.port,
@@ -38,6 +40,7 @@ export function testServerConfig(spec: ServerSpec): string {
     noAuthUser: "local",
     ...(spec.cluster ? { cluster: { host: "127.0.0.1", ...spec.cluster } } : {}),
   });
+  return spec.extraConfig ? base + spec.extraConfig : base;
 }
 
 /** Starts nats-server for a spec and tracks it for the exit hook. */

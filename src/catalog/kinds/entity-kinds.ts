@@ -38,6 +38,16 @@ export const ENTITY_KINDS = {
   // a stream with the same account and name as the hub, and they are different streams.
   stream: { pk: "stream_pk", keyOf: (ident) => key(ident.domain, ident.account, ident.name) },
   consumer: { pk: "consumer_pk", keyOf: (ident) => key(ident.stream_pk, ident.name) },
+  // Links between servers (migration 0003-network.ts explains how the remote is named).
+  route: {
+    pk: "route_pk",
+    keyOf: (ident) => key(ident.server_pk, ident.remote, ident.account, ident.pool_index),
+  },
+  gateway: {
+    pk: "gateway_pk",
+    keyOf: (ident) => key(ident.server_pk, ident.gateway, ident.direction, ident.remote_server),
+  },
+  leafnode: { pk: "leafnode_pk", keyOf: (ident) => key(ident.server_pk, ident.account, ident.remote) },
   // An account's name is its public key in operator mode, its configured name otherwise.
   account: { pk: "account_pk", keyOf: (ident) => key(ident.name) },
   // cids are per server and start again when the server restarts.

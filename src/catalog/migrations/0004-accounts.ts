@@ -29,7 +29,7 @@ const OPTS_EPOCH: ColumnDef = [
 const UNLIMITED = "18446744073709551615 = unlimited";
 
 export const migration = {
-  version: 3,
+  version: 4,
   name: "accounts, connections, subscription stats, main.ips",
   sql: [
     table(

@@ -107,7 +107,7 @@ function identTable(kind: string, pk: string, asset: string, what: string): stri
 }
 
 export const migration = {
-  version: 3,
+  version: 5,
   name: "stream and consumer replicas, raft groups, meta group, KV and object store views",
   sql: [
     identTable("stream_replica", "stream_replica_pk", "stream", "Stream"),

@@ -13,7 +13,7 @@ const OPTS_EPOCH: ColumnDef = [
 ];
 
 export const migration = {
-  version: 4,
+  version: 6,
   name: "micro services and their endpoints",
   sql: [
     table(

@@ -5,9 +5,10 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { migration as m0001 } from "./0001-init.ts";
 import { migration as m0002 } from "./0002-views.ts";
+import { migration as m0003 } from "./0003-network.ts";
 import { migration as m0004 } from "./0004-accounts.ts";
-import { migration as m0006 } from "./0006-services.ts";
 import { migration as m0005 } from "./0005-replication.ts";
+import { migration as m0006 } from "./0006-services.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -17,7 +18,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0004, m0005, m0006];
+export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
   ["version", "INTEGER PRIMARY KEY", "Migration number."],
