@@ -139,7 +139,8 @@ export class SimSystem {
       const conn: SimConnection = {
         cid: i + 1,
         server: server.name,
-        account: `ACC${(i % profile.accounts) + 1}`,
+        // Every account has clients on every server, as in a real system.
+        account: `ACC${(Math.floor(i / profile.servers) % profile.accounts) + 1}`,
         name: `app-${i % 97}`,
         port: 30_000 + (i % 30_000),
         start: this.started,

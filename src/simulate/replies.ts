@@ -1,3 +1,4 @@
+import { gatewayConfig } from "./account-replies.ts";
 import type { SimConnection, SimServer, SimStream, SimSystem } from "./model.ts";
 
 /**
@@ -48,7 +49,7 @@ export function varz(system: SimSystem, s: SimServer) {
       cluster_port: 6222,
       urls: cluster.map((o) => `${o.name}:6222`),
     },
-    gateway: {},
+    gateway: gatewayConfig(system, s),
     leaf: {},
     jetstream: {
       config: {

@@ -4,6 +4,7 @@ import { stringifyExact, type Logger } from "../lib/index.ts";
 import { SimSystem, type SimServer } from "./model.ts";
 import type { Profile } from "./profiles.ts";
 import { connz, healthz, jsz, routez, serverInfo, statsz, varz } from "./replies.ts";
+import { accountStatz, accountz, gatewayz, leafz, subsz } from "./account-replies.ts";
 
 export interface Simulator extends AsyncDisposable {
   readonly system: SimSystem;
@@ -69,6 +70,19 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
   ping("JSZ", (s) => jsz(system, s));
   ping("HEALTHZ", () => healthz());
   ping("ROUTEZ", (s) => routez(system, s));
+  ping("SUBSZ", (s) => subsz(system, s));
+  ping("ACCOUNTZ", (s) => accountz(system, s));
+  ping("GATEWAYZ", (s) => gatewayz(system, s));
+  ping("LEAFZ", (s) => leafz(s));
+  subs.push(
+    nc.subscribe("$SYS.REQ.ACCOUNT.PING.STATZ", {
+      callback: (err, msg) => {
+        if (err) return;
+        requests++;
+        for (const server of system.servers) reply(msg, server, "data", accountStatz(system, server));
+      },
+    }),
+  );
   ping("CONNZ", (s, r) => connz(system, s, Number(r.offset ?? 0), Number(r.limit ?? 1024)));
   // Later pages of CONNZ are asked of one server, by id.
   subs.push(

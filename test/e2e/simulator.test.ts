@@ -43,6 +43,34 @@ test("natsmon simulate --profile small is scraped and folded like a 3-server sys
     assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.servers ${at}`), [{ n: 3 }]);
     assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.streams ${at}`), [{ n: 100 }]);
     assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.consumers ${at}`), [{ n: 300 }]);
+    // The bus's own server answers CONNZ too, scoped to the asking account: its rows are the
+    // simulator's and natsmon's own connections.
+    assert.deepEqual(
+      await query(`SELECT count(*)::INTEGER AS n FROM hx.connections ${at} AND server <> 'simbus'`),
+      [{ n: 500 }],
+    );
+    // One cluster of 3: each server routes to the 2 others.
+    assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.routes ${at}`), [{ n: 6 }]);
+    assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.subscription_stats ${at}`), [
+      { n: 3 },
+    ]);
+    // 3 accounts with connections on each of the 3 servers.
+    assert.deepEqual(
+      await query(
+        `SELECT count(DISTINCT account)::INTEGER AS a, count(*)::INTEGER AS n FROM hx.accounts ${at} AND server <> 'simbus'`,
+      ),
+      [{ a: 3, n: 9 }],
+    );
+    const replicas = await query<{ n: number; expected: number }>(
+      `SELECT (SELECT count(*) FROM hx.stream_replicas ${at})::INTEGER AS n,
+              (SELECT sum(replicas) FROM hx.streams ${at})::INTEGER AS expected`,
+    );
+    assert.equal(replicas[0]!.n, replicas[0]!.expected);
+    const [problems] = await query<{ errors: string[] }>(`SELECT errors FROM hx.epochs ${at}`);
+    assert.deepEqual(
+      problems!.errors.filter((e) => !/^(idz|raftz|ipqueuesz): not supported/.test(e)),
+      [],
+    );
     // Values move between epochs like a live system.
     const moved = await query<{ n: number }>(
       "SELECT count(DISTINCT in_msgs)::INTEGER AS n FROM hx.servers WHERE server = 's001'",
