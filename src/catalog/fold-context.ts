@@ -4,7 +4,7 @@
  * fold-epoch.ts appends everything in one transaction and publishes the keys after COMMIT.
  */
 import type { DuckDBConnection, DuckDBTimestampTZValue } from "@duckdb/node-api";
-import { fingerprint, optsValues, StagedKeys, type KeyCache } from "./key-cache.ts";
+import { fingerprint, optsValues, rawPrint, StagedKeys, type KeyCache } from "./key-cache.ts";
 import {
   ENTITY_KINDS,
   KIND_NAMES,
@@ -14,6 +14,14 @@ import {
   type KindName,
 } from "./kinds/entity-kinds.ts";
 import { RowBuffer, type PlainRow, type TableShapes } from "./table-writer.ts";
+
+/** Each kind's table names, built once (the fold asks for them per entity). */
+const TABLES = Object.fromEntries(
+  KIND_NAMES.map((kind) => [
+    kind,
+    { ident: identTable(kind), opts: optsTable(kind), stats: statsTable(kind) },
+  ]),
+) as Record<KindName, { ident: string; opts: string; stats: string }>;
 
 /** hx.epochs.errors keeps this many messages; the rest are counted. */
 const MAX_PROBLEMS = 100;
@@ -39,7 +47,7 @@ export class FoldContext {
   pk(kind: KindName, ident: PlainRow, what: string): number {
     const { pk, created } = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
     if (created) {
-      const buffer = this.buffer(identTable(kind));
+      const buffer = this.buffer(TABLES[kind].ident);
       const row = { ...ident, [ENTITY_KINDS[kind].pk]: pk, first_epoch: this.epoch };
       buffer.push(buffer.convert(row, what, (m) => this.problem(m)));
     }
@@ -48,23 +56,27 @@ export class FoldContext {
 
   /** Buffers an _opts row valid from this epoch, only if it differs from the entity's latest. */
   opts(kind: KindName, pk: number, row: PlainRow, what: string): void {
+    const raw = rawPrint(row);
+    if (this.keys.rawUnchanged(kind, pk, raw)) return;
     const pkColumn = ENTITY_KINDS[kind].pk;
-    const buffer = this.buffer(optsTable(kind));
-    const values = buffer.convert({ ...row, [pkColumn]: pk, epoch: this.epoch }, what, (m) =>
-      this.problem(m),
-    );
+    const buffer = this.buffer(TABLES[kind].opts);
+    const values = buffer.convert(row, what, (m) => this.problem(m));
     const print = fingerprint(optsValues(buffer.shape.columns, pkColumn, values));
-    if (this.keys.optsChanged(kind, pk, print)) buffer.push(values);
+    const changed = this.keys.optsChanged(kind, pk, print);
+    this.keys.rememberRaw(kind, pk, raw);
+    if (!changed) return;
+    buffer.set(values, pkColumn, pk);
+    buffer.set(values, "epoch", this.epoch);
+    buffer.push(values);
   }
 
   /** Buffers this epoch's _stats row of an entity. */
   stats(kind: KindName, pk: number, row: PlainRow, what: string): void {
-    const buffer = this.buffer(statsTable(kind));
-    buffer.push(
-      buffer.convert({ ...row, [ENTITY_KINDS[kind].pk]: pk, epoch: this.epoch }, what, (m) =>
-        this.problem(m),
-      ),
-    );
+    const buffer = this.buffer(TABLES[kind].stats);
+    const values = buffer.convert(row, what, (m) => this.problem(m));
+    buffer.set(values, ENTITY_KINDS[kind].pk, pk);
+    buffer.set(values, "epoch", this.epoch);
+    buffer.push(values);
   }
 
   problem(message: string): void {

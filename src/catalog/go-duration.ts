@@ -35,8 +35,20 @@ export function parseGoDurationNs(text: string): bigint | undefined {
   return m[1] === "-" ? -total : total;
 }
 
+const parsed = new Map<string, bigint | undefined>();
+const PARSED_CACHE_SIZE = 100_000;
+
 /** A duration field as the fold stores it: a Go duration string or integer nanoseconds. */
 export function durationNs(value: unknown): bigint | number | undefined {
-  if (typeof value === "string") return parseGoDurationNs(value);
+  if (typeof value === "string") {
+    // Idle and uptime strings repeat across connections and epochs: parse each text once.
+    let ns = parsed.get(value);
+    if (ns === undefined && !parsed.has(value)) {
+      ns = parseGoDurationNs(value);
+      if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear();
+      parsed.set(value, ns);
+    }
+    return ns;
+  }
   return typeof value === "number" || typeof value === "bigint" ? value : undefined;
 }

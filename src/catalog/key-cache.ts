@@ -4,12 +4,23 @@
  * the tables at open; a fold stages its changes and publishes them only after COMMIT, and
  * a failed fold reloads the cache from the database, so it never runs ahead of the file.
  */
-import { DuckDBListValue, type DuckDBConnection, type DuckDBValue } from "@duckdb/node-api";
+import {
+  DuckDBListValue,
+  DuckDBTimestampTZValue,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from "@duckdb/node-api";
 import { ENTITY_KINDS, KIND_NAMES, identTable, optsTable, type KindName } from "./kinds/entity-kinds.ts";
 
 export interface KindKeys {
   readonly pks: Map<string, number>;
   readonly opts: Map<number, string>;
+  /**
+   * The fold's input row (rawPrint) that gave each entity's latest _opts fingerprint in this
+   * process: an identical row next epoch needs neither conversion nor fingerprint. Not
+   * loaded from the file; the first fold after open compares fingerprints.
+   */
+  readonly raw: Map<number, string>;
   next: number;
 }
 
@@ -28,6 +39,8 @@ function canonical(value: DuckDBValue): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number" || typeof value === "bigint") return String(value);
   if (value instanceof DuckDBListValue) return value.items.map(canonical);
+  // Formatting a timestamp as text is slow; its microseconds say the same.
+  if (value instanceof DuckDBTimestampTZValue) return `t${value.micros}`;
   return value.toString();
 }
 
@@ -58,7 +71,7 @@ async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys
   for (const row of latest.getRows()) {
     opts.set(Number(row[pkIndex]), fingerprint(optsValues(columns, pk, row)));
   }
-  return { pks, opts, next: max + 1 };
+  return { pks, opts, raw: new Map(), next: max + 1 };
 }
 
 export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
@@ -72,6 +85,7 @@ export class StagedKeys {
   private readonly cache: KeyCache;
   private readonly pks = new Map<KindName, Map<string, number>>();
   private readonly opts = new Map<KindName, Map<number, string>>();
+  private readonly raw = new Map<KindName, Map<number, string>>();
   private readonly next = new Map<KindName, number>();
 
   constructor(cache: KeyCache) {
@@ -88,6 +102,16 @@ export class StagedKeys {
     return { pk, created: true };
   }
 
+  /** True when `raw` is the input row that gave the entity's latest _opts row. */
+  rawUnchanged(kind: KindName, pk: number, raw: string): boolean {
+    return this.raw.get(kind)?.get(pk) === undefined && this.cache[kind].raw.get(pk) === raw;
+  }
+
+  /** Remembers the input row that gave the entity's latest _opts row (after optsChanged). */
+  rememberRaw(kind: KindName, pk: number, raw: string): void {
+    mapOf(this.raw, kind).set(pk, raw);
+  }
+
   /** True (and remembered) when this fingerprint differs from the entity's latest _opts row. */
   optsChanged(kind: KindName, pk: number, print: string): boolean {
     const latest = this.opts.get(kind)?.get(pk) ?? this.cache[kind].opts.get(pk);
@@ -102,6 +126,7 @@ export class StagedKeys {
       const target = this.cache[kind];
       for (const [key, pk] of this.pks.get(kind) ?? []) target.pks.set(key, pk);
       for (const [pk, print] of this.opts.get(kind) ?? []) target.opts.set(pk, print);
+      for (const [pk, raw] of this.raw.get(kind) ?? []) target.raw.set(pk, raw);
       target.next = this.next.get(kind) ?? target.next;
     }
   }
@@ -111,4 +136,33 @@ function mapOf<K, V>(maps: Map<KindName, Map<K, V>>, kind: KindName): Map<K, V> 
   let map = maps.get(kind);
   if (!map) maps.set(kind, (map = new Map<K, V>()));
   return map;
+}
+
+/**
+ * A text form of a row as the fold built it (before conversion), equal for equal rows. Rows
+ * of one kind come from one object literal, so their keys are always in the same order.
+ */
+export function rawPrint(row: Readonly<Record<string, unknown>>): string {
+  let text = "";
+  for (const key in row) {
+    const value = row[key];
+    text += key;
+    text += "\u0001";
+    if (Array.isArray(value)) {
+      for (const item of value as unknown[]) {
+        text += typeof item === "object" && item !== null ? JSON.stringify(item, bigintSafe) : String(item);
+        text += "\u0002";
+      }
+    } else if (typeof value === "object" && value !== null) {
+      text += JSON.stringify(value, bigintSafe);
+    } else {
+      text += typeof value === "string" ? `s${value}` : String(value);
+    }
+    text += "\u0001";
+  }
+  return text;
+}
+
+function bigintSafe(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? `${value}n` : value;
 }

@@ -11,7 +11,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { convertValue, isWritableType } from "./values.ts";
+import { converterFor, refusal, REFUSED, type FastConverter } from "./values.ts";
 
 /** A table as the database has it: its columns in order, with their types. */
 export interface TableShape {
@@ -20,6 +20,8 @@ export interface TableShape {
   readonly types: readonly DuckDBType[];
   /** Column name → position. */
   readonly index: ReadonlyMap<string, number>;
+  /** Per column, the converter of its type. */
+  readonly converters: readonly FastConverter[];
 }
 
 export type TableShapes = ReadonlyMap<string, TableShape>;
@@ -44,12 +46,14 @@ export async function loadTableShapes(con: DuckDBConnection): Promise<TableShape
     const empty = await con.runAndReadAll(`SELECT * FROM hx."${name}" LIMIT 0`);
     const columns = empty.columnNames();
     const types = empty.columnTypes();
-    types.forEach((type, i) => {
-      if (!isWritableType(type)) {
+    const converters = types.map((type, i) => {
+      const converter = converterFor(type);
+      if (!converter) {
         throw new Error(`hx.${name}.${columns[i]} has type ${type.toString()}, which the fold cannot write`);
       }
+      return converter;
     });
-    shapes.set(name, { name, columns, types, index: new Map(columns.map((c, i) => [c, i])) });
+    shapes.set(name, { name, columns, types, index: new Map(columns.map((c, i) => [c, i])), converters });
   }
   return shapes;
 }
@@ -71,15 +75,28 @@ export class RowBuffer {
    * becomes NULL and is reported through `problem` with `what` naming the entity.
    */
   convert(row: PlainRow, what: string, problem: (message: string) => void): DuckDBValue[] {
-    const out: DuckDBValue[] = new Array<DuckDBValue>(this.shape.columns.length).fill(null);
-    for (const [column, value] of Object.entries(row)) {
-      const i = this.shape.index.get(column);
+    const { index, converters } = this.shape;
+    const out: DuckDBValue[] = new Array<DuckDBValue>(converters.length).fill(null);
+    for (const column in row) {
+      const value = row[column];
+      const i = index.get(column);
       if (i === undefined) throw new Error(`hx.${this.shape.name} has no column ${column}`);
-      const converted = convertValue(this.shape.types[i]!, value);
-      if (converted.ok) out[i] = converted.value;
-      else problem(`${what}: hx.${this.shape.name}.${column}: ${converted.reason}; stored NULL`);
+      if (value === undefined || value === null) continue;
+      const converted = converters[i]!(value);
+      if (converted !== REFUSED) out[i] = converted;
+      else {
+        const reason = refusal(this.shape.types[i]!, value);
+        problem(`${what}: hx.${this.shape.name}.${column}: ${reason}; stored NULL`);
+      }
     }
     return out;
+  }
+
+  /** Sets a column of a converted row to a value already of its type (a pk, the epoch). */
+  set(values: DuckDBValue[], column: string, value: DuckDBValue): void {
+    const i = this.shape.index.get(column);
+    if (i === undefined) throw new Error(`hx.${this.shape.name} has no column ${column}`);
+    values[i] = value;
   }
 
   push(values: DuckDBValue[]): void {

@@ -14,46 +14,115 @@ import {
 
 export type Converted = { ok: true; value: DuckDBValue } | { ok: false; reason: string };
 
-const INT32_MIN = -(2n ** 31n);
-const INT32_MAX = 2n ** 31n - 1n;
+/** What a fast converter returns for a value that does not fit its column. */
+export const REFUSED: unique symbol = Symbol("refused");
+
+/**
+ * Converts one value that is neither undefined nor null (those are always NULL) to a DuckDB
+ * value of the converter's column type, or REFUSED. The fold calls one per value, hundreds
+ * of thousands of times an epoch, so it allocates nothing it does not return.
+ */
+export type FastConverter = (input: unknown) => DuckDBValue | typeof REFUSED;
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
-type Converter = (input: unknown, type: DuckDBType) => Converted;
+const int32: FastConverter = (input) => {
+  if (typeof input === "number") {
+    return Number.isInteger(input) && input >= INT32_MIN && input <= INT32_MAX ? input : REFUSED;
+  }
+  if (typeof input === "bigint") {
+    return input >= BigInt(INT32_MIN) && input <= BigInt(INT32_MAX) ? Number(input) : REFUSED;
+  }
+  return REFUSED;
+};
 
-/** An integer column: whole numbers (number or bigint) within [min, max]. */
-function integer(min: bigint, max: bigint, out: (n: bigint) => DuckDBValue): Converter {
-  return (input, type) => {
-    let n: bigint;
-    if (typeof input === "bigint") n = input;
-    else if (typeof input === "number" && Number.isInteger(input)) n = BigInt(input);
-    else return refuse(input, type);
-    return n >= min && n <= max ? { ok: true, value: out(n) } : refuse(input, type);
+/** A 64-bit integer column: a safe-integer number always fits BIGINT, so only bigints are range-checked. */
+function int64(min: bigint, max: bigint): FastConverter {
+  const unsigned = min === 0n;
+  return (input) => {
+    if (typeof input === "number") {
+      if (!Number.isSafeInteger(input)) {
+        if (!Number.isInteger(input)) return REFUSED;
+        const n = BigInt(input);
+        return n >= min && n <= max ? n : REFUSED;
+      }
+      return unsigned && input < 0 ? REFUSED : BigInt(input);
+    }
+    if (typeof input === "bigint") return input >= min && input <= max ? input : REFUSED;
+    return REFUSED;
   };
 }
 
-/** The column types the fold writes, by type id. */
-const CONVERTERS: Partial<Record<DuckDBTypeId, Converter>> = {
-  [DuckDBTypeId.BOOLEAN]: (input, type) =>
-    typeof input === "boolean" ? { ok: true, value: input } : refuse(input, type),
-  [DuckDBTypeId.INTEGER]: integer(INT32_MIN, INT32_MAX, Number),
-  [DuckDBTypeId.BIGINT]: integer(INT64_MIN, INT64_MAX, (n) => n),
-  [DuckDBTypeId.UBIGINT]: integer(0n, UINT64_MAX, (n) => n),
-  [DuckDBTypeId.DOUBLE]: (input, type) =>
-    typeof input === "number" || typeof input === "bigint"
-      ? { ok: true, value: Number(input) }
-      : refuse(input, type),
-  [DuckDBTypeId.VARCHAR]: (input, type) =>
-    typeof input === "string" ? { ok: true, value: input } : refuse(input, type),
-  [DuckDBTypeId.TIMESTAMP_TZ]: timestampTZ,
-  [DuckDBTypeId.LIST]: list,
+/** Parsed timestamps by their text: NATS repeats the same ones epoch after epoch. */
+const timestamps = new Map<string, DuckDBTimestampTZValue | null | typeof REFUSED>();
+const TIMESTAMP_CACHE_SIZE = 200_000;
+
+const timestampTZ: FastConverter = (input) => {
+  if (input instanceof DuckDBTimestampTZValue) return input;
+  if (typeof input !== "string") return REFUSED;
+  let value = timestamps.get(input);
+  if (value === undefined) {
+    const micros = parseRfc3339Micros(input);
+    value =
+      micros === undefined
+        ? REFUSED
+        : micros === GO_ZERO_TIME_MICROS
+          ? null
+          : new DuckDBTimestampTZValue(micros);
+    if (timestamps.size >= TIMESTAMP_CACHE_SIZE) timestamps.clear();
+    timestamps.set(input, value);
+  }
+  return value;
 };
+
+/** The column types the fold writes, by type id (LIST is built from its item type). */
+const SCALARS: Partial<Record<DuckDBTypeId, FastConverter>> = {
+  [DuckDBTypeId.BOOLEAN]: (input) => (typeof input === "boolean" ? input : REFUSED),
+  [DuckDBTypeId.INTEGER]: int32,
+  [DuckDBTypeId.BIGINT]: int64(INT64_MIN, INT64_MAX),
+  [DuckDBTypeId.UBIGINT]: int64(0n, UINT64_MAX),
+  [DuckDBTypeId.DOUBLE]: (input) =>
+    typeof input === "number" ? input : typeof input === "bigint" ? Number(input) : REFUSED,
+  [DuckDBTypeId.VARCHAR]: (input) => (typeof input === "string" ? input : REFUSED),
+  [DuckDBTypeId.TIMESTAMP_TZ]: timestampTZ,
+};
+
+const converters = new WeakMap<DuckDBType, FastConverter | null>();
+
+/** The converter for a column type; undefined when the fold cannot write that type. */
+export function converterFor(type: DuckDBType): FastConverter | undefined {
+  let found = converters.get(type);
+  if (found === undefined) {
+    found = makeConverter(type) ?? null;
+    converters.set(type, found);
+  }
+  return found ?? undefined;
+}
+
+function makeConverter(type: DuckDBType): FastConverter | undefined {
+  if (type.typeId !== DuckDBTypeId.LIST) return SCALARS[type.typeId];
+  const item = converterFor(type.valueType);
+  if (!item) return undefined;
+  return (input) => {
+    if (!Array.isArray(input)) return REFUSED;
+    const items: DuckDBValue[] = new Array<DuckDBValue>(input.length);
+    for (let i = 0; i < input.length; i++) {
+      const v: unknown = input[i];
+      const converted = v === undefined || v === null ? null : item(v);
+      if (converted === REFUSED) return REFUSED;
+      items[i] = converted;
+    }
+    return listValue(items);
+  };
+}
 
 /** Whether the fold knows how to write a column of this type (checked once, at open). */
 export function isWritableType(type: DuckDBType): boolean {
-  if (type.typeId === DuckDBTypeId.LIST) return isWritableType(type.valueType);
-  return CONVERTERS[type.typeId] !== undefined;
+  return converterFor(type) !== undefined;
 }
 
 /**
@@ -66,33 +135,22 @@ export function isWritableType(type: DuckDBType): boolean {
  */
 export function convertValue(type: DuckDBType, input: unknown): Converted {
   if (input === undefined || input === null) return { ok: true, value: null };
-  const convert = CONVERTERS[type.typeId];
-  return convert
-    ? convert(input, type)
-    : { ok: false, reason: `the fold cannot write ${type.toString()} columns` };
+  const convert = converterFor(type);
+  if (!convert) return { ok: false, reason: `the fold cannot write ${type.toString()} columns` };
+  const value = convert(input);
+  return value === REFUSED ? { ok: false, reason: refusal(type, input) } : { ok: true, value };
 }
 
-function timestampTZ(input: unknown, type: DuckDBType): Converted {
-  if (input instanceof DuckDBTimestampTZValue) return { ok: true, value: input };
-  if (typeof input !== "string") return refuse(input, type);
-  const micros = parseRfc3339Micros(input);
-  if (micros === undefined) return refuse(input, type);
-  return { ok: true, value: micros === GO_ZERO_TIME_MICROS ? null : new DuckDBTimestampTZValue(micros) };
-}
-
-function list(input: unknown, type: DuckDBType): Converted {
-  if (!Array.isArray(input) || type.typeId !== DuckDBTypeId.LIST) return refuse(input, type);
-  const items: DuckDBValue[] = [];
-  for (const [i, item] of (input as unknown[]).entries()) {
-    const converted = convertValue(type.valueType, item);
-    if (!converted.ok) return { ok: false, reason: `item ${i} of a ${type.toString()}: ${converted.reason}` };
-    items.push(converted.value);
+/** Why `input` does not fit a column of `type` (only computed for a refused value). */
+export function refusal(type: DuckDBType, input: unknown): string {
+  if (type.typeId === DuckDBTypeId.LIST && Array.isArray(input)) {
+    const items = input as unknown[];
+    for (let i = 0; i < items.length; i++) {
+      const converted = convertValue(type.valueType, items[i]);
+      if (!converted.ok) return `item ${i} of a ${type.toString()}: ${converted.reason}`;
+    }
   }
-  return { ok: true, value: listValue(items) };
-}
-
-function refuse(input: unknown, type: DuckDBType): Converted {
-  return { ok: false, reason: `${describe(input)} is not a ${type.toString()}` };
+  return `${describe(input)} is not a ${type.toString()}`;
 }
 
 /** A short, safe rendering of an offending value for an error message. */

@@ -27,9 +27,19 @@ function key(...parts: unknown[]): string {
  */
 function instant(value: unknown): string {
   if (value instanceof Date) return String(value.getTime());
-  const micros = typeof value === "string" ? parseRfc3339Micros(value) : undefined;
-  return micros === undefined ? "" : String(micros / 1000n - (micros % 1000n < 0n ? 1n : 0n));
+  if (typeof value !== "string") return "";
+  let ms = instants.get(value);
+  if (ms === undefined) {
+    const micros = parseRfc3339Micros(value);
+    ms = micros === undefined ? "" : String(micros / 1000n - (micros % 1000n < 0n ? 1n : 0n));
+    if (instants.size >= 200_000) instants.clear();
+    instants.set(value, ms);
+  }
+  return ms;
 }
+
+/** instant() by text: every connection's start time is read again each epoch. */
+const instants = new Map<string, string>();
 
 export const ENTITY_KINDS = {
   // Servers are keyed by name: server ids change on every restart (nats-monitoring §0.9).
