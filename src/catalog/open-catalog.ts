@@ -64,6 +64,11 @@ export async function openCatalog(options: {
     autoload_known_extensions: "false",
     allow_community_extensions: "false",
     memory_limit: options.db.memoryLimit,
+    // New files only (an existing file keeps the block size in its header). With about 50
+    // tables, each holding at least one block and its index another, DuckDB's 256 KiB
+    // default cost ~20 MB before the first epoch was complete; 64 KiB blocks measured 19
+    // bytes per entity-epoch after 60 medium-profile epochs against 26 (16 KiB was worse).
+    default_block_size: "65536",
   };
   if (options.db.threads > 0) settings.threads = String(options.db.threads);
   const opened: { close(): void }[] = [];
