@@ -27,8 +27,8 @@
  * main.ips loses the addresses last seen before the cutoff.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { loadKeyCache, type KeyCache } from "./key-cache.ts";
-import { KIND_NAMES } from "./kinds/entity-kinds.ts";
+import type { KeyCache } from "./key-cache.ts";
+import { ENTITY_KINDS, KIND_NAMES } from "./kinds/entity-kinds.ts";
 import type { Catalog } from "./open-catalog.ts";
 
 export interface RetentionResult {
@@ -137,8 +137,8 @@ const count = (rows: unknown[][]): number => Number(rows[0]?.[0] ?? 0);
 /**
  * Deletes every epoch older than `cutoff` and the identities that ended before it (see the
  * file comment), in one transaction on the writer, between folds (readers keep their
- * snapshot, so queries are not blocked). After COMMIT the writer's key cache is rebuilt
- * from the tables, so the memory of removed identities goes too.
+ * snapshot, so queries are not blocked). After COMMIT the removed identities leave the
+ * writer's key cache too, so its memory stays bounded by the retention window.
  */
 export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<RetentionResult> {
   return catalog.withWriter(async (writer) => {
@@ -158,7 +158,7 @@ export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<Re
     const references = await pkReferences(con, kinds);
     const { order, cyclic } = removalOrder(kinds, references);
     const at = cutoff.toISOString();
-    const removed = new Map<string, Set<number>>();
+    const removed = new Map<string, Record<string, unknown>[]>();
     await con.run("BEGIN TRANSACTION");
     try {
       let rows = 0;
@@ -175,12 +175,10 @@ export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<Re
       for (let pass = 0; ; pass++) {
         let passRemoved = 0;
         for (const kind of order) {
-          const pks = await removeIdentities(con, kind, references, at);
-          if (pks.length === 0) continue;
-          passRemoved += pks.length;
-          const set = removed.get(kind.name) ?? new Set<number>();
-          for (const pk of pks) set.add(pk);
-          removed.set(kind.name, set);
+          const gone = await removeIdentities(con, kind, references, at);
+          if (gone.length === 0) continue;
+          passRemoved += gone.length;
+          removed.set(kind.name, [...(removed.get(kind.name) ?? []), ...gone]);
           rows += count(
             (
               await con.runAndReadAll(
@@ -202,11 +200,10 @@ export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<Re
         (await con.runAndReadAll("DELETE FROM hx.epochs WHERE epoch < $1::TIMESTAMPTZ", [at])).getRowsJS(),
       );
       await con.run("COMMIT");
-      if (identities > 0) {
-        // Fresh maps give the memory back; if reading fails, the removed pks are dropped
-        // from the cache in place, so no fold ever reuses the pk of a removed identity.
-        writer.keys = await loadKeyCache(con).catch(() => forget(writer.keys, removed));
-      }
+      // Only now: a rolled-back removal leaves the cache as it was. Forgetting the removed
+      // keys costs what was removed; reloading the whole cache (fold-epoch.ts does so after
+      // a failure) would cost every identity of the retention window, once a minute.
+      forget(writer.keys, removed);
       return { epochs, rows, identities, ips };
     } catch (err) {
       await con.run("ROLLBACK").catch(() => undefined);
@@ -215,13 +212,13 @@ export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<Re
   });
 }
 
-/** Deletes the kind's identities that ended before the cutoff and nothing refers to; returns their pks. */
+/** Deletes the kind's identities that ended before the cutoff and nothing refers to; returns their rows. */
 async function removeIdentities(
   con: DuckDBConnection,
   kind: KindTables,
   references: readonly PkReference[],
   at: string,
-): Promise<number[]> {
+): Promise<Record<string, unknown>[]> {
   const pk = kind.pk;
   const unreferenced = references
     .filter((r) => r.kind === kind.name)
@@ -233,18 +230,24 @@ async function removeIdentities(
            AND NOT EXISTS (SELECT 1 FROM hx.${kind.name}_stats s
                             WHERE s.${pk} = i.${pk} AND s.epoch >= $1::TIMESTAMPTZ)
            ${unreferenced}
-        RETURNING i.${pk}`;
-  return (await con.runAndReadAll(sql, [at])).getRowsJS().map((row) => Number(row[0]));
+        RETURNING *`;
+  return (await con.runAndReadAll(sql, [at])).getRowObjectsJS();
 }
 
-/** The cache without the removed identities (the fallback when reloading it fails). */
-function forget(keys: KeyCache, removed: ReadonlyMap<string, ReadonlySet<number>>): KeyCache {
+/**
+ * Drops removed identities from the committed key cache: their natural keys (read back from
+ * the deleted rows, as `loadKeyCache` reads them) and their _opts fingerprints. `next`
+ * stays, so pks are not reused within this process either.
+ */
+function forget(keys: KeyCache, removed: ReadonlyMap<string, readonly Record<string, unknown>[]>): void {
   for (const kind of KIND_NAMES) {
-    const pks = removed.get(kind);
-    if (!pks) continue;
+    const { pk: pkColumn, keyOf } = ENTITY_KINDS[kind];
     const cache = keys[kind];
-    for (const [key, pk] of cache.pks) if (pks.has(pk)) cache.pks.delete(key);
-    for (const pk of pks) cache.opts.delete(pk);
+    for (const row of removed.get(kind) ?? []) {
+      const pk = Number(row[pkColumn]);
+      const key = keyOf(row);
+      if (cache.pks.get(key) === pk) cache.pks.delete(key);
+      cache.opts.delete(pk);
+    }
   }
-  return keys;
 }
