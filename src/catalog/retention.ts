@@ -220,15 +220,22 @@ async function removeIdentities(
   at: string,
 ): Promise<Record<string, unknown>[]> {
   const pk = kind.pk;
+  const ended = `i.first_epoch < $1::TIMESTAMPTZ
+           AND i.${pk} < (SELECT max(${pk}) FROM hx.${kind.name}_ident)
+           AND NOT EXISTS (SELECT 1 FROM hx.${kind.name}_stats s
+                            WHERE s.${pk} = i.${pk} AND s.epoch >= $1::TIMESTAMPTZ)`;
+  // Most kinds have no ended identity most of the time: the references, whole tables some
+  // of them, are read only when one has.
+  const candidates = await con.runAndReadAll(`SELECT 1 FROM hx.${kind.name}_ident i WHERE ${ended} LIMIT 1`, [
+    at,
+  ]);
+  if (candidates.currentRowCount === 0) return [];
   const unreferenced = references
     .filter((r) => r.kind === kind.name)
     .map((r) => `AND NOT EXISTS (SELECT 1 FROM hx.${r.table} r WHERE r.${r.column} = i.${pk})`)
     .join("\n           ");
   const sql = `DELETE FROM hx.${kind.name}_ident i
-         WHERE i.first_epoch < $1::TIMESTAMPTZ
-           AND i.${pk} < (SELECT max(${pk}) FROM hx.${kind.name}_ident)
-           AND NOT EXISTS (SELECT 1 FROM hx.${kind.name}_stats s
-                            WHERE s.${pk} = i.${pk} AND s.epoch >= $1::TIMESTAMPTZ)
+         WHERE ${ended}
            ${unreferenced}
         RETURNING *`;
   return (await con.runAndReadAll(sql, [at])).getRowObjectsJS();
