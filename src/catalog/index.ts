@@ -11,6 +11,6 @@ export type { EpochInput, FoldResult, ScrapeReply } from "./fold-epoch.ts";
 export { runReadOnlyQuery } from "./query.ts";
 export type { QueryOptions, ReadOnlyQuery } from "./query.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
-export { applyRetention } from "./retention.ts";
-export type { RetentionResult } from "./retention.ts";
+export { applyRetention, entityKinds, pkReferences } from "./retention.ts";
+export type { KindTables, PkReference, RetentionResult } from "./retention.ts";
 export type { Migration } from "./migrations/index.ts";

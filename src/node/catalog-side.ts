@@ -61,7 +61,9 @@ export async function startCatalogSide(options: {
     lastRetention = Date.now();
     try {
       const removed = await applyRetention(catalog, new Date(Date.now() - system.db.retentionMs));
-      if (removed.epochs > 0) log.info(removed, "retention removed old epochs");
+      if (removed.epochs > 0 || removed.identities > 0 || removed.ips > 0) {
+        log.info(removed, "retention removed old epochs and ended identities");
+      }
     } catch (err) {
       log.error({ err }, "retention failed; it runs again in a minute");
     }

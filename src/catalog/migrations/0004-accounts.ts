@@ -15,8 +15,9 @@
  * server_pk and has no _ident or _opts of its own (the server's are hx.server_*); it is
  * the table to query, with no view above it.
  *
- * main.ips is outside hx: it is not per epoch and retention leaves it alone. The fold
- * upserts it with one INSERT … ON CONFLICT in the epoch's transaction.
+ * main.ips is outside hx: it is not per epoch; retention drops the addresses last seen
+ * before its cutoff. The fold upserts it with one INSERT … ON CONFLICT in the epoch's
+ * transaction.
  */
 import { table, view, type ColumnDef } from "./ddl.ts";
 
