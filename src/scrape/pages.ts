@@ -54,10 +54,12 @@ export async function fetchRemainingPages(
   const pages: GatheredReply[] = [];
   while (offset < total) {
     const page = await ask({ ...source.body, offset, limit: paged.limit });
-    const n = itemsOf(page, paged).length;
-    if (!page || n === 0) {
+    if (!page) {
       return { pages, error: `${first.server}: ${source.name} page at offset ${offset} did not arrive` };
     }
+    const n = itemsOf(page, paged).length;
+    // Empty: the list has shrunk since the first page.
+    if (n === 0) break;
     pages.push(page);
     offset += n;
   }
