@@ -13,7 +13,7 @@ export interface ScrapeReply {
   readonly server: string;
   /** Parsed JSON of the reply: the `{server, data, error?}` envelope. */
   readonly body: unknown;
-  /** 1-based page of a paged source (CONNZ); absent when the reply came whole (page 1). */
+  /** 1-based page of a paged source (CONNZ, JSZ); absent when the reply came whole (page 1). */
   readonly page?: number;
 }
 
@@ -53,15 +53,21 @@ export function isEmpty(value: unknown): boolean {
 }
 
 /**
- * The list each page of a paged source carries, and the field counting it: pages 2..n of
- * one server's reply are concatenated onto page 1's list, in page order.
+ * The list each page of a paged source carries: pages 2..n of one server's reply are
+ * concatenated onto page 1's list, in page order. `count`, when given, is set to the
+ * merged list's length; `key` names an item, and an item a lower page already holds is
+ * dropped (JSZ before 2.11.2 sends its first page in no order, so pages can overlap).
+ * Every other field comes from page 1.
  */
 interface PagedList {
   readonly list: string;
-  readonly count: string;
+  readonly count?: string;
+  readonly key?: string;
 }
 const PAGED_LISTS: Readonly<Record<string, PagedList>> = {
   connz: { list: "connections", count: "num_connections" },
+  // `accounts` counts the server's JetStream accounts, not the page's: it stays as sent.
+  jsz: { list: "account_details", key: "id" },
 };
 
 interface Page {
@@ -72,7 +78,7 @@ interface Page {
 /**
  * Sorts the replies by source and server. A reply carrying an `error`, or without `data`,
  * is left out and described in `problems` (never fatal: the rest of the epoch still folds).
- * The pages of a paged source (CONNZ) are merged into one reply per server; a second reply
+ * The pages of a paged source (CONNZ, JSZ) are merged into one reply per server; a second reply
  * for the same source, server and page is a duplicate (§0.12) and is dropped.
  */
 export function groupReplies(replies: readonly ScrapeReply[]): EpochReplies {
@@ -121,8 +127,20 @@ function mergePages(got: Page[], paged: PagedList | undefined): ServerReply {
   if (got.length === 1 || paged === undefined) return got[0]!.reply;
   const sorted = [...got].sort((a, b) => a.page - b.page);
   const first = sorted[0]!.reply;
-  const items = sorted.flatMap((p) => arr(p.reply.data[paged.list]));
-  return { info: first.info, data: { ...first.data, [paged.list]: items, [paged.count]: items.length } };
+  let items = sorted.flatMap((p) => arr(p.reply.data[paged.list]));
+  if (paged.key !== undefined) {
+    const key = paged.key;
+    const seen = new Set<unknown>();
+    items = items.filter((item) => {
+      const k = obj(item)[key];
+      if (k === undefined) return true;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  }
+  const count = paged.count === undefined ? {} : { [paged.count]: items.length };
+  return { info: first.info, data: { ...first.data, [paged.list]: items, ...count } };
 }
 
 export function repliesOf(replies: EpochReplies, source: string): ReadonlyMap<string, ServerReply> {

@@ -14,10 +14,11 @@ export type {
 } from "./scraper.ts";
 export { gather } from "./gather.ts";
 export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
-export { SOURCES } from "./sources.ts";
+export { SOURCES, JSZ_PAGE_ACCOUNTS } from "./sources.ts";
+export { fetchRemainingPages } from "./pages.ts";
 export { SERVICES_SOURCE, gatherServices } from "./services.ts";
 export type { ServiceAccount } from "./services.ts";
-export type { Source } from "./sources.ts";
+export type { Source, Paging } from "./sources.ts";
 export { requestDiagnostic, DIAGNOSTIC_SINCE } from "./diagnostics.ts";
 export type { DiagnosticKind, DiagnosticOutcome, MonitoredServer } from "./diagnostics.ts";
 export { startDisconnectTracker } from "./disconnects.ts";

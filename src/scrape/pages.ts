@@ -1,16 +1,26 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { gather, type GatheredReply } from "./gather.ts";
-import type { Source } from "./sources.ts";
+import { versionAtLeast, type Paging, type Source } from "./sources.ts";
 
-interface PageInfo {
-  total?: number;
-  offset?: number;
-  num_connections?: number;
+type Data = Readonly<Record<string, unknown>>;
+
+function dataOf(reply: GatheredReply | undefined): Data {
+  const data = (reply?.envelope as { data?: unknown } | undefined)?.data;
+  return typeof data === "object" && data !== null ? (data as Data) : {};
+}
+
+function itemsOf(reply: GatheredReply | undefined, paged: Paging): readonly unknown[] {
+  const items = dataOf(reply)[paged.list];
+  return Array.isArray(items) ? items : [];
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : 0;
 }
 
 /**
- * The rest of a paged reply (CONNZ): asks the one server directly, by its id, for the
- * following pages until it has sent `total`. A page that does not come is reported, and
+ * The rest of a paged reply (CONNZ, JSZ): asks the one server directly, by its id, for the
+ * following pages until it has sent its total. A page that does not come is reported, and
  * what was gathered is kept.
  */
 export async function fetchRemainingPages(
@@ -22,25 +32,51 @@ export async function fetchRemainingPages(
   const paged = source.paged;
   const id = first.envelope.server?.id;
   if (!paged || !id) return { pages: [] };
-  const info = (first.envelope as { data?: PageInfo }).data ?? {};
-  const total = info.total ?? 0;
-  let seen = (info.offset ?? 0) + (info.num_connections ?? 0);
-  const pages: GatheredReply[] = [];
-  while (seen < total) {
+  const data = dataOf(first);
+  const total = count(data[paged.total]);
+  const firstItems = itemsOf(first, paged);
+  if (firstItems.length >= total) return { pages: [] };
+  const ask = async (body: object): Promise<GatheredReply | undefined> => {
     const result = await gather(
       nc,
       `$SYS.REQ.SERVER.${id}.${paged.directSuffix}`,
-      { ...source.body, offset: seen, limit: paged.limit },
+      body,
       // One server answers: no need to wait out a quiet window after it.
       { quietMs: 1, timeoutMs: window.timeoutMs },
     );
-    const page = result.kind === "replies" ? result.replies[0] : undefined;
-    const count = ((page?.envelope as { data?: PageInfo } | undefined)?.data ?? {}).num_connections ?? 0;
-    if (!page || count === 0) {
-      return { pages, error: `${first.server}: ${source.name} page at offset ${seen} did not arrive` };
+    return result.kind === "replies" ? result.replies[0] : undefined;
+  };
+  const unordered = paged.unorderedFirstPage;
+  const shuffled =
+    unordered !== undefined && !versionAtLeast(first.envelope.server?.ver ?? "0", unordered.before);
+  // Offset 0 is never sorted there: the sorted pages are read from offset 1.
+  let offset = shuffled ? 1 : count(data.offset) + firstItems.length;
+  const pages: GatheredReply[] = [];
+  while (offset < total) {
+    const page = await ask({ ...source.body, offset, limit: paged.limit });
+    if (!page) {
+      return { pages, error: `${first.server}: ${source.name} page at offset ${offset} did not arrive` };
     }
+    const n = itemsOf(page, paged).length;
+    // Empty: the list has shrunk since the first page.
+    if (n === 0) break;
     pages.push(page);
-    seen += count;
+    offset += n;
+  }
+  if (!shuffled) return { pages };
+  // The first item in sort order is only on an offset-0 page; unless the shuffled first
+  // page happened to hold it, it is found by key.
+  const keyOf = (item: unknown) => (item as Record<string, unknown> | null)?.[unordered.key];
+  const keys = new Set([first, ...pages].flatMap((p) => itemsOf(p, paged).map(keyOf)));
+  if (keys.size >= total) return { pages };
+  const index = await ask(unordered.indexBody);
+  if (!index) return { pages, error: `${first.server}: ${source.name} index of the pages did not arrive` };
+  for (const key of itemsOf(index, paged).map(keyOf)) {
+    if (typeof key !== "string" || keys.has(key)) continue;
+    const page = await ask({ ...source.body, ...unordered.itemBody(key) });
+    if (!page) return { pages, error: `${first.server}: ${source.name} page of ${key} did not arrive` };
+    // Empty when the item went away since the index was read.
+    if (itemsOf(page, paged).length > 0) pages.push(page);
   }
   return { pages };
 }

@@ -132,16 +132,22 @@ export function startScraper(options: ScraperOptions): Scraper {
         continue;
       }
       let bytes = 0;
-      for (const reply of result.replies) {
+      // The servers' further pages are asked for side by side.
+      const further = await Promise.all(
+        result.replies.map((reply) =>
+          source.paged ? fetchRemainingPages(monitored, source, reply, config) : Promise.resolve(undefined),
+        ),
+      );
+      for (const [r, reply] of result.replies.entries()) {
         bytes += reply.data.byteLength;
         if (reply.envelope.error) {
           errors.push({ source: source.name, error: `${reply.server}: ${reply.envelope.error.description}` });
         }
-        if (!source.paged) {
+        const more = further[r];
+        if (!more) {
           publish(source, reply);
           continue;
         }
-        const more = await fetchRemainingPages(monitored, source, reply, config);
         if (more.error) errors.push({ source: source.name, error: more.error });
         [reply, ...more.pages].forEach((page, i) => {
           if (i > 0) bytes += page.data.byteLength;

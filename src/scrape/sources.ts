@@ -11,9 +11,44 @@ export interface Source {
   readonly body: object;
   /** First nats-server release that answers this request. */
   readonly since?: string;
-  /** Replies are pages: ask each server again with `offset` until `total` is reached. */
-  readonly paged?: { readonly directSuffix: string; readonly limit: number };
+  /** Replies are pages: ask each server again with `offset` until its total is reached. */
+  readonly paged?: Paging;
 }
+
+/**
+ * How a source pages. The first page is the PING's reply (its body carries `limit`); the
+ * following ones are asked of each server directly, `$SYS.REQ.SERVER.<id>.<directSuffix>`,
+ * with `offset` and `limit`, until `offset` reaches the reply's total.
+ */
+export interface Paging {
+  readonly directSuffix: string;
+  /** Items per page. */
+  readonly limit: number;
+  /** Field of the reply's data holding the page's items. */
+  readonly list: string;
+  /** Field of the reply's data counting the items of all pages. */
+  readonly total: string;
+  /**
+   * Before release `before` the offset-0 page is in no particular order while later pages
+   * are sorted (JSZ before 2.11.2): the sorted pages are read from offset 1, and an item
+   * that neither they nor the first page hold (the first in sort order) is found in an
+   * index of keys and asked for by key.
+   */
+  readonly unorderedFirstPage?: {
+    readonly before: string;
+    /** Field of an item naming it. */
+    readonly key: string;
+    /** Request body listing every item's key, small (replaces the source's body). */
+    readonly indexBody: object;
+    /** Added to the source's body to ask for one item by key, and nothing when it is gone. */
+    readonly itemBody: (key: string) => object;
+  };
+}
+
+/** JetStream accounts per JSZ page (see the jsz source). */
+export const JSZ_PAGE_ACCOUNTS = 64;
+/** An offset past any account list: with `account` set, JSZ then returns that account or nothing. */
+const PAST_THE_END = 1 << 30;
 
 const ping = (kind: string) => `$SYS.REQ.SERVER.PING.${kind}`;
 
@@ -25,14 +60,36 @@ export const SOURCES: readonly Source[] = [
     subject: ping("JSZ"),
     // `consumer` is singular in JSzOptions. `raft` (2.9.15+, ignored before) names the raft
     // groups of streams and consumers.
-    body: { accounts: true, streams: true, consumer: true, config: true, raft: true },
+    body: {
+      accounts: true,
+      streams: true,
+      consumer: true,
+      config: true,
+      raft: true,
+      limit: JSZ_PAGE_ACCOUNTS,
+    },
+    // JSZ pages accounts, not streams (nats-monitoring.md §0.11); `accounts` counts the
+    // server's JetStream accounts (2.11.2 adds `total`, the same number). The reply carries
+    // no offset. Before 2.11.2 only offset > 0 sorts the accounts by name.
+    paged: {
+      directSuffix: "JSZ",
+      limit: JSZ_PAGE_ACCOUNTS,
+      list: "account_details",
+      total: "accounts",
+      unorderedFirstPage: {
+        before: "2.11.2",
+        key: "id",
+        indexBody: { accounts: true, limit: PAST_THE_END },
+        itemBody: (id: string) => ({ account: id, offset: PAST_THE_END }),
+      },
+    },
   },
   { name: "healthz", subject: ping("HEALTHZ"), body: {} },
   {
     name: "connz",
     subject: ping("CONNZ"),
     body: { subscriptions: true, auth: true, limit: 1024 },
-    paged: { directSuffix: "CONNZ", limit: 1024 },
+    paged: { directSuffix: "CONNZ", limit: 1024, list: "connections", total: "total" },
   },
   { name: "routez", subject: ping("ROUTEZ"), body: {} },
   { name: "gatewayz", subject: ping("GATEWAYZ"), body: { accounts: true } },

@@ -23,6 +23,14 @@ export interface ServerSpec {
   jetstream?: boolean;
   /** Config text appended as is (gateway and leafnodes blocks). */
   extraConfig?: string;
+  /** Accounts besides SYS and APP (JetStream paging tests want many). */
+  extraAccounts?: readonly TestAccount[];
+}
+
+/** An account of a test server, with one user named after it (password = user name). */
+export interface TestAccount {
+  name: string;
+  jetstream?: boolean;
 }
 
 export function testServerConfig(spec: ServerSpec): string {
@@ -35,12 +43,19 @@ export function testServerConfig(spec: ServerSpec): string {
     accounts: [
       { name: "SYS", users: [SYS_USER] },
       { name: "APP", jetstream: true, users: [APP_USER, { user: "local" }] },
+      ...(spec.extraAccounts ?? []).map((a) => ({ ...a, users: [testAccountUser(a)] })),
     ],
     systemAccount: "SYS",
     noAuthUser: "local",
     ...(spec.cluster ? { cluster: { host: "127.0.0.1", ...spec.cluster } } : {}),
   });
   return spec.extraConfig ? base + spec.extraConfig : base;
+}
+
+/** The credentials of an extra account's one user. */
+export function testAccountUser(account: TestAccount): { user: string; password: string } {
+  const user = `u-${account.name.toLowerCase()}`;
+  return { user, password: user };
 }
 
 /** Starts nats-server for a spec and tracks it for the exit hook. */
@@ -67,10 +82,16 @@ export interface TestServer extends AsyncDisposable {
   restart(): Promise<void>;
 }
 
-/** A single real nats-server with JetStream and a system account, on OS-chosen ports. */
-export async function startTestServer(name = "s1"): Promise<TestServer> {
+/**
+ * A single real nats-server with JetStream and a system account, on OS-chosen ports;
+ * `extraAccounts` adds accounts besides SYS and APP.
+ */
+export async function startTestServer(
+  name = "s1",
+  options: { extraAccounts?: readonly TestAccount[] } = {},
+): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), `natsmon-nats-${name}-`));
-  const spec: ServerSpec = { name, workDir: dir, port: -1 };
+  const spec: ServerSpec = { name, workDir: dir, port: -1, ...options };
   let proc = await launch(spec);
   spec.port = portOf(proc.clientUrl);
   return {

@@ -1,67 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { gunzipSync } from "node:zlib";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { foldEpoch, type ScrapeReply } from "../../../src/catalog/index.ts";
-import { parseJsonExact, silentLogger } from "../../../src/lib/index.ts";
-import type { CommitMarker, RawReply, ScrapePartRef } from "../../../src/protocol/index.ts";
-import { SOURCES, startScraper, type Source } from "../../../src/scrape/index.ts";
+import { foldEpoch } from "../../../src/catalog/index.ts";
+import { SOURCES, type Source } from "../../../src/scrape/index.ts";
 import { APP_USER, startTestServer, SYS_USER } from "../../harness/start-nats-server.ts";
 import { q, tempCatalog } from "./lab-epoch.ts";
+import { scrapeOneEpoch } from "./live-scrape.ts";
 
 /** CONNZ pages of 2, so the 5 connections of the test span 3 pages. */
 const PAGE = 2;
 const SOURCES_PAGED: readonly Source[] = SOURCES.map((s) =>
-  s.paged ? { ...s, body: { ...s.body, limit: PAGE }, paged: { ...s.paged, limit: PAGE } } : s,
+  s.name === "connz" ? { ...s, body: { ...s.body, limit: PAGE }, paged: { ...s.paged!, limit: PAGE } } : s,
 );
-
-/** One epoch as the scraper writes it, kept in memory instead of the scrape stream. */
-async function scrapeOneEpoch(
-  monitored: NatsConnection,
-): Promise<{ marker: CommitMarker; replies: ScrapeReply[] }> {
-  const replies: ScrapeReply[] = [];
-  let committed: (marker: CommitMarker) => void = () => {};
-  const done = new Promise<CommitMarker>((resolve) => (committed = resolve));
-  const sink = {
-    publishReply(_epoch: string, reply: RawReply): Promise<ScrapePartRef> {
-      const data = reply.encoding === "gzip" ? gunzipSync(reply.data) : reply.data;
-      const page = reply.page ? { page: reply.page } : {};
-      replies.push({
-        source: reply.source,
-        server: reply.server,
-        ...page,
-        body: parseJsonExact(data.toString()),
-      });
-      return Promise.resolve({
-        ...page,
-        source: reply.source,
-        server: reply.server,
-        seqs: [replies.length],
-        bytes: 1,
-      });
-    },
-    publishCommit(marker: CommitMarker): Promise<number> {
-      committed(marker);
-      return Promise.resolve(replies.length + 1);
-    },
-  };
-  await using _scraper = startScraper({
-    systemId: "live",
-    monitored,
-    sink,
-    config: {
-      intervalMs: 3_600_000,
-      quietMs: 300,
-      timeoutMs: 5000,
-      disconnectBucketMs: 60_000,
-      disconnectHistoryMs: 3_600_000,
-    },
-    log: silentLogger(),
-    sources: SOURCES_PAGED,
-  });
-  return { marker: await done, replies };
-}
 
 test("named connections of a real nats-server in two accounts land with their accounts, over CONNZ pages", async () => {
   await using server = await startTestServer("s1");
@@ -85,7 +36,7 @@ test("named connections of a real nats-server in two accounts land with their ac
     clients.push(monitored);
     for (const nc of clients) await nc.flush();
 
-    const { marker, replies } = await scrapeOneEpoch(monitored);
+    const { marker, replies } = await scrapeOneEpoch(monitored, SOURCES_PAGED);
     const connzPages = marker.parts.filter((p) => p.source === "connz").map((p) => p.page);
     assert.deepEqual(connzPages, [1, 2, 3]);
 

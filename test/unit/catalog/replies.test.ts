@@ -1,6 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { groupReplies, repliesOf } from "../../../src/catalog/replies.ts";
+import { parseJsonExact } from "../../../src/lib/index.ts";
 
 test("good replies are grouped by source and server with their envelope's server info", () => {
   const grouped = groupReplies([
@@ -85,3 +88,61 @@ test("a reply without a page number is page 1: a second one is a duplicate, and 
   assert.deepEqual(repliesOf(grouped, "connz").get("n1")!.data.connections, [{ cid: 1 }]);
   assert.deepEqual(repliesOf(grouped, "varz").get("n1")!.data, { cpu: 1 });
 });
+
+test("the pages of one server's JSZ are merged by account: page 1's fields, every account once", () => {
+  // Page 1 is the recorded reply of the lab's meta leader; pages 2 and 3 repeat an account
+  // the way a 2.9 server's shuffled first page overlaps its sorted later pages.
+  const fixture = join(import.meta.dirname, "../../fixtures/scrape/lab-2.9.10/jsz.json");
+  const bodies = (parseJsonExact(readFileSync(fixture, "utf8")) as { bodies: LabJsz[] }).bodies;
+  const n1 = bodies.find((b) => b.server.name === "n1")!;
+  const account = (id: string, streams: string[]) => ({
+    name: id,
+    id,
+    stream_detail: streams.map((name) => ({ name })),
+  });
+  const app = n1.data.account_details[0]!;
+  const first = { ...n1, data: { ...n1.data, accounts: 4, account_details: [app, account("B", ["b1"])] } };
+  const later = (details: unknown[]) => ({
+    server: n1.server,
+    data: { server_id: n1.data.server_id, accounts: 5, streams: 99, account_details: details },
+  });
+  const grouped = groupReplies([
+    { source: "jsz", server: "n1", page: 3, body: later([account("C", ["c1", "c2"])]) },
+    { source: "jsz", server: "n1", page: 1, body: first },
+    {
+      source: "jsz",
+      server: "n1",
+      page: 2,
+      body: later([account("B", ["b1", "stale"]), account("APP", [])]),
+    },
+    { source: "jsz", server: "n2", body: bodies.find((b) => b.server.name === "n2") },
+  ]);
+  assert.deepEqual(grouped.problems, []);
+  const merged = repliesOf(grouped, "jsz").get("n1")!;
+  assert.deepEqual(
+    (merged.data.account_details as { id: string; stream_detail: { name: string }[] }[]).map((a) => [
+      a.id,
+      a.stream_detail.map((s) => s.name),
+    ]),
+    [
+      ["APP", app.stream_detail.map((s) => s.name)],
+      ["B", ["b1"]],
+      ["C", ["c1", "c2"]],
+    ],
+  );
+  // Every other field is page 1's: the totals servers.ts reads and the meta group.
+  const { account_details: _pages, ...rest } = merged.data;
+  const { account_details: _first, ...firstRest } = first.data;
+  assert.deepEqual(rest, firstRest);
+  assert.equal(merged.data.accounts, 4);
+  assert.deepEqual(merged.info, n1.server);
+  assert.equal(
+    repliesOf(grouped, "jsz").get("n2")!.data.streams,
+    bodies.find((b) => b.server.name === "n2")!.data.streams,
+  );
+});
+
+interface LabJsz {
+  server: Record<string, unknown> & { name: string };
+  data: Record<string, unknown> & { account_details: { id: string; stream_detail: { name: string }[] }[] };
+}
