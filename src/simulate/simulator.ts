@@ -39,6 +39,14 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
       nc.publish(msg.reply, text);
     }
   };
+  // Real servers answer side by side: yielding between the simulated servers interleaves the
+  // requests of one scrape, so no gather waits out its quiet window behind another request.
+  const eachServer = async (answer: (server: SimServer) => void) => {
+    for (const server of system.servers) {
+      answer(server);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
   const requestOf = (msg: Msg): Record<string, unknown> => {
     try {
       return msg.data.length ? (msg.json<Record<string, unknown>>() ?? {}) : {};
@@ -54,7 +62,7 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
           requests++;
           before?.();
           const request = requestOf(msg);
-          for (const server of system.servers) reply(msg, server, envelopeKey, body(server, request));
+          void eachServer((server) => reply(msg, server, envelopeKey, body(server, request)));
         },
       }),
     );
@@ -79,7 +87,7 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
       callback: (err, msg) => {
         if (err) return;
         requests++;
-        for (const server of system.servers) reply(msg, server, "data", accountStatz(system, server));
+        void eachServer((server) => reply(msg, server, "data", accountStatz(system, server)));
       },
     }),
   );

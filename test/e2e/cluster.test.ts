@@ -8,7 +8,7 @@ import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets, systemSubjects, type EpochAnnouncement } from "../../src/protocol/index.ts";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { spawnNatsmon, writeMonitorConfig, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { sqlQuery } from "../harness/api-client.ts";
@@ -38,18 +38,14 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
   });
 
   test("an embedded-sink node monitoring the cluster records all three servers in an epoch", async () => {
-    const config = join(dir.path, "monitor.yaml");
-    await writeFile(
-      config,
-      [
-        "node: {data-dir: " + JSON.stringify(join(dir.path, "a")) + "}",
-        "sink: {embedded: {port: -1}}",
-        "system:",
-        "  id: east",
-        `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-        "scraper: {interval: 1s}",
-      ].join("\n"),
-    );
+    const config = await writeMonitorConfig({
+      path: join(dir.path, "monitor.yaml"),
+      dataDir: join(dir.path, "a"),
+      system: "east",
+      url: cluster.urls,
+      user: SYS_USER,
+      scraper: "interval: 1s",
+    });
     const node: NatsmonProcess = spawnNatsmon(["run", "--config", config]);
     try {
       const nc = await connect({ servers: await node.waitForUrl() });
@@ -101,19 +97,15 @@ describe("natsmon and a real 3-node JetStream cluster", () => {
   });
 
   test("a stopped server shows as expected but missing, and keeps its server_pk when it comes back with a new id", async () => {
-    const config = join(dir.path, "restart.yaml");
     // Monitor through n1 only: n3 goes away during the test.
-    await writeFile(
-      config,
-      [
-        "node: {data-dir: " + JSON.stringify(join(dir.path, "c")) + "}",
-        "sink: {embedded: {port: -1}}",
-        "system:",
-        "  id: east",
-        `  nats: {url: ${JSON.stringify(cluster.nodes[0]!.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-        "scraper: {interval: 500ms}",
-      ].join("\n"),
-    );
+    const config = await writeMonitorConfig({
+      path: join(dir.path, "restart.yaml"),
+      dataDir: join(dir.path, "c"),
+      system: "east",
+      url: cluster.nodes[0]!.url,
+      user: SYS_USER,
+      scraper: "interval: 500ms",
+    });
     let node = spawnNatsmon(["run", "--config", config]);
     let nc = await connect({ servers: await node.waitForUrl() });
     const n3 = cluster.nodes[2]!;

@@ -1,6 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import {
@@ -9,7 +8,7 @@ import {
   type DisconnectHistoryReply,
 } from "../../src/protocol/index.ts";
 import { APP_USER, SYS_USER, startTestServer } from "../harness/start-nats-server.ts";
-import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { writeMonitorConfig, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { callApi } from "../harness/api-client.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -17,18 +16,14 @@ import { waitFor } from "../harness/wait-for.ts";
 test("client disconnects are bucketed by account, reason and server, broadcast and replayed", async () => {
   await using server = await startTestServer("dc1");
   await using dir = await tempDir();
-  const config = join(dir.path, "natsmon.yaml");
-  await writeFile(
-    config,
-    [
-      "node: {data-dir: " + JSON.stringify(join(dir.path, "data")) + "}",
-      "sink: {embedded: {port: -1}}",
-      "system:",
-      "  id: dc",
-      `  nats: {url: ${JSON.stringify(server.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-      "scraper: {interval: 1h, disconnect-bucket: 1s}",
-    ].join("\n"),
-  );
+  const config = await writeMonitorConfig({
+    path: join(dir.path, "natsmon.yaml"),
+    dataDir: join(dir.path, "data"),
+    system: "dc",
+    url: server.url,
+    user: SYS_USER,
+    scraper: "interval: 1h, disconnect-bucket: 1s",
+  });
   await using node = spawnNatsmon(["run", "--config", config]);
   const nc = await connect({ servers: await node.waitForUrl() });
   const subjects = systemSubjects("dc");

@@ -1,6 +1,5 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -8,7 +7,7 @@ import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { writeMonitorConfig, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { sqlQuery } from "../harness/api-client.ts";
@@ -38,18 +37,14 @@ describe("replicas, the meta group and KV buckets of a real 3-node cluster", () 
     await kv.put("colour", "blue");
     await kv.put("colour", "green");
     await kv.put("size", "large");
-    const config = join(dir.path, "monitor.yaml");
-    await writeFile(
-      config,
-      [
-        "node: {data-dir: " + JSON.stringify(join(dir.path, "a")) + "}",
-        "sink: {embedded: {port: -1}}",
-        "system:",
-        "  id: east",
-        `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-        "scraper: {interval: 1s}",
-      ].join("\n"),
-    );
+    const config = await writeMonitorConfig({
+      path: join(dir.path, "monitor.yaml"),
+      dataDir: join(dir.path, "a"),
+      system: "east",
+      url: cluster.urls,
+      user: SYS_USER,
+      scraper: "interval: 1s",
+    });
     node = spawnNatsmon(["run", "--config", config]);
     nc = await connect({ servers: await node.waitForUrl() });
   });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "./wait-for.ts";
 
@@ -73,4 +74,32 @@ export async function runNatsmon(
   const p = spawnNatsmon(args, env);
   const code = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+/**
+ * Writes the YAML of a node on an embedded sink (OS-chosen port) that monitors one system
+ * through its system account, and returns the file's path. `scraper` is the inline YAML map's
+ * body, e.g. "interval: 1s".
+ */
+export async function writeMonitorConfig(options: {
+  path: string;
+  dataDir: string;
+  system: string;
+  url: string;
+  user: { readonly user: string; readonly password: string };
+  scraper: string;
+}): Promise<string> {
+  const { user } = options;
+  await writeFile(
+    options.path,
+    [
+      `node: {data-dir: ${JSON.stringify(options.dataDir)}}`,
+      "sink: {embedded: {port: -1}}",
+      "system:",
+      `  id: ${options.system}`,
+      `  nats: {url: ${JSON.stringify(options.url)}, user: ${user.user}, password: ${user.password}}`,
+      `scraper: {${options.scraper}}`,
+    ].join("\n"),
+  );
+  return options.path;
 }

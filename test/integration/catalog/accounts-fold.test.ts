@@ -1,13 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../../../src/catalog/index.ts";
-import { parseJsonExact } from "../../../src/lib/index.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
-import { count, labEpoch, labReplies, q, rows, tempCatalog, TEST_DB } from "./lab-epoch.ts";
+import { count, labEpoch, labReplies, q, rows, tempCatalog, TEST_DB, sourceReplies } from "./lab-epoch.ts";
 
-const FIXTURES = join(import.meta.dirname, "../../fixtures/scrape/lab-2.9.10");
 const E1 = "2026-11-22T11:02:13.000Z";
 const E2 = "2026-11-22T11:03:13.000Z";
 const E3 = "2026-11-22T11:04:13.000Z";
@@ -17,21 +14,20 @@ interface Connz {
   data: { connections: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
-function replies(source: string): ScrapeReply[] {
-  const text = readFileSync(join(FIXTURES, `${source}.json`), "utf8");
-  return (parseJsonExact(text) as { bodies: { server: { name: string } }[] }).bodies.map((body) => ({
-    source,
-    server: body.server.name,
-    body,
-  }));
-}
-
 /** The lab epoch with the sources of this kind: connz, accstatz, accountz, subsz. */
 function epochReplies(
   editConnz: (server: string, body: Connz) => ScrapeReply[] | undefined = () => undefined,
 ) {
-  const connz = replies("connz").flatMap((r) => editConnz(r.server, structuredClone(r.body) as Connz) ?? [r]);
-  return [...labReplies(), ...connz, ...replies("accstatz"), ...replies("accountz"), ...replies("subsz")];
+  const connz = sourceReplies("connz").flatMap(
+    (r) => editConnz(r.server, structuredClone(r.body) as Connz) ?? [r],
+  );
+  return [
+    ...labReplies(),
+    ...connz,
+    ...sourceReplies("accstatz"),
+    ...sourceReplies("accountz"),
+    ...sourceReplies("subsz"),
+  ];
 }
 
 test("the lab's CONNZ lands 10 connections keyed by server, cid and start, with durations in ns", async () => {

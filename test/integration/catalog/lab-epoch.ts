@@ -33,8 +33,22 @@ export interface LabBody {
 
 /** The recorded reply bodies of one source, parsed as the catalog side parses them. */
 export function labBodies(source: (typeof LAB_SOURCES)[number]): unknown[] {
-  const text = readFileSync(join(FIXTURES, `${source}.json`), "utf8");
+  return fixtureBodies(`${source}.json`);
+}
+
+/** The recorded reply bodies in a fixture file of the lab (`{bodies: [...]}`), parsed exactly. */
+export function fixtureBodies(file: string): unknown[] {
+  const text = readFileSync(join(FIXTURES, file), "utf8");
   return (parseJsonExact(text) as { bodies: unknown[] }).bodies;
+}
+
+/** The recorded replies of one source as the fold receives them (fixture `<source>.json`). */
+export function sourceReplies(source: string): ScrapeReply[] {
+  return fixtureBodies(`${source}.json`).map((body) => ({
+    source,
+    server: (body as { server: { name: string } }).server.name,
+    body,
+  }));
 }
 
 export function labReplies(): ScrapeReply[] {

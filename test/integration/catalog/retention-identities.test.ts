@@ -1,7 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   applyRetention,
   entityKinds,
@@ -11,24 +9,13 @@ import {
   type ScrapeReply,
 } from "../../../src/catalog/index.ts";
 import { ENTITY_KINDS } from "../../../src/catalog/kinds/entity-kinds.ts";
-import { parseJsonExact } from "../../../src/lib/index.ts";
-import { count, labEpoch, labReplies, q, tempCatalog } from "./lab-epoch.ts";
+import { count, labEpoch, labReplies, q, tempCatalog, sourceReplies } from "./lab-epoch.ts";
 
-const FIXTURES = join(import.meta.dirname, "../../fixtures/scrape/lab-2.9.10");
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 11, minute)).toISOString();
 
 interface Connz {
   server: Record<string, unknown>;
   data: { connections: Record<string, unknown>[] } & Record<string, unknown>;
-}
-
-function replies(source: string): ScrapeReply[] {
-  const text = readFileSync(join(FIXTURES, `${source}.json`), "utf8");
-  return (parseJsonExact(text) as { bodies: { server: { name: string } }[] }).bodies.map((body) => ({
-    source,
-    server: body.server.name,
-    body,
-  }));
 }
 
 /**
@@ -39,7 +26,7 @@ function replies(source: string): ScrapeReply[] {
  * only when `old`.
  */
 function epochReplies(old: boolean): ScrapeReply[] {
-  const connz = replies("connz").map((r) => {
+  const connz = sourceReplies("connz").map((r) => {
     if (r.server !== "n1") return r;
     const body = structuredClone(r.body) as Connz;
     body.data.connections = body.data.connections
@@ -57,9 +44,9 @@ function epochReplies(old: boolean): ScrapeReply[] {
     ...labReplies(),
     ...connz,
     ...copies,
-    ...replies("accstatz"),
-    ...replies("accountz"),
-    ...replies("subsz"),
+    ...sourceReplies("accstatz"),
+    ...sourceReplies("accountz"),
+    ...sourceReplies("subsz"),
   ];
 }
 
