@@ -5,6 +5,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
+import { Svcm } from "@nats-io/services";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
 import { writeMonitorConfig, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
@@ -14,7 +15,7 @@ import { sqlQuery } from "../harness/api-client.ts";
 
 // @nats-io/obj is not installed: object stores are covered by the fold tests only
 // (test/integration/catalog/replication.test.ts).
-describe("replicas, the meta group and KV buckets of a real 3-node cluster", () => {
+describe("every source of a real 3-node cluster lands in its tables", () => {
   let cluster: TestCluster;
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let app: NatsConnection;
@@ -25,7 +26,14 @@ describe("replicas, the meta group and KV buckets of a real 3-node cluster", () 
     cluster = await startTestCluster({ size: 3 });
     await cluster.waitForMeta();
     dir = await tempDir();
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
+    app = await connect({
+      servers: cluster.urls.split(","),
+      user: APP_USER.user,
+      pass: APP_USER.password,
+      name: "orders-app",
+    });
+    const service = await new Svcm(app).add({ name: "echo", version: "1.0.0" });
+    service.addEndpoint("echo", { subject: "svc.echo", handler: (_err, msg) => msg.respond(msg.data) });
     const jsm = await jetstreamManager(app);
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
     await jsm.streams.add({ name: "LOGS", subjects: ["logs.>"], num_replicas: 1 });
@@ -44,6 +52,7 @@ describe("replicas, the meta group and KV buckets of a real 3-node cluster", () 
       url: cluster.urls,
       user: SYS_USER,
       scraper: "interval: 1s",
+      accounts: [{ name: "APP", ...APP_USER }],
     });
     node = spawnNatsmon(["run", "--config", config]);
     nc = await connect({ servers: await node.waitForUrl() });
@@ -157,5 +166,47 @@ describe("replicas, the meta group and KV buckets of a real 3-node cluster", () 
        WHERE epoch = '${epoch}'::TIMESTAMPTZ AND kind = 'meta'`,
     );
     assert.deepEqual(group, { raft_group: "_meta_", kind: "meta", leader: meta?.leader, peers: 3 });
+  });
+
+  test("servers, routes, sublists, accounts, named connections and the micro service, counted", async () => {
+    const epoch = await settledEpoch();
+    const at = `WHERE epoch = '${epoch}'::TIMESTAMPTZ`;
+    const count = async (from: string) =>
+      (await sqlQuery<{ n: number }>(nc, "east", `SELECT count(*)::INTEGER AS n FROM ${from} ${at}`))[0]!.n;
+    assert.equal(await count("hx.servers"), 3);
+    // Each server routes to the two others (2.9: one route per peer).
+    assert.equal(await count("hx.routes"), 6);
+    assert.equal(await count("hx.subscription_stats"), 3);
+    assert.equal(await count("hx.gateways"), 0);
+    assert.equal(await count("hx.leafnodes"), 0);
+    const named = await sqlQuery<{ server: string; account: string; authorized_user: string }>(
+      nc,
+      "east",
+      `SELECT server, account, authorized_user FROM hx.connections ${at} AND name = 'orders-app'`,
+    );
+    assert.equal(named.length, 1);
+    assert.deepEqual(
+      { ...named[0], server: undefined },
+      { server: undefined, account: "APP", authorized_user: "app" },
+    );
+    // APP has clients on the server the app connected to, and JetStream usage on one row.
+    const [app] = await sqlQuery<{ servers: number; streams: number }>(
+      nc,
+      "east",
+      `SELECT count(*)::INTEGER AS servers, max(js_streams)::INTEGER AS streams FROM hx.accounts ${at} AND account = 'APP'`,
+    );
+    assert.ok(app!.servers >= 1, JSON.stringify(app));
+    assert.equal(app!.streams, 3, "ORDERS, LOGS and KV_settings");
+    const services = await sqlQuery<{ account: string; service: string; endpoints: number }>(
+      nc,
+      "east",
+      `SELECT account, service, endpoints FROM hx.services ${at}`,
+    );
+    assert.deepEqual(services, [{ account: "APP", service: "echo", endpoints: 1 }]);
+    const [row] = await sqlQuery<{ errors: string[] }>(nc, "east", `SELECT errors FROM hx.epochs ${at}`);
+    assert.deepEqual(
+      row!.errors.filter((e) => !/^(idz|raftz|ipqueuesz): not supported by n1, n2, n3$/.test(e)),
+      [],
+    );
   });
 });

@@ -88,6 +88,8 @@ export async function writeMonitorConfig(options: {
   url: string;
   user: { readonly user: string; readonly password: string };
   scraper: string;
+  /** Application accounts whose services are discovered: name and a user of it. */
+  accounts?: readonly { name: string; user: string; password: string }[];
 }): Promise<string> {
   const { user } = options;
   await writeFile(
@@ -97,7 +99,18 @@ export async function writeMonitorConfig(options: {
       "sink: {embedded: {port: -1}}",
       "system:",
       `  id: ${options.system}`,
-      `  nats: {url: ${JSON.stringify(options.url)}, user: ${user.user}, password: ${user.password}}`,
+      ...(options.accounts?.length
+        ? [
+            "  nats:",
+            `    url: ${JSON.stringify(options.url)}`,
+            `    user: ${user.user}`,
+            `    password: ${user.password}`,
+            "    accounts:",
+            ...options.accounts.map(
+              (a) => `      - {name: ${a.name}, user: ${a.user}, password: ${a.password}}`,
+            ),
+          ]
+        : [`  nats: {url: ${JSON.stringify(options.url)}, user: ${user.user}, password: ${user.password}}`]),
       `scraper: {${options.scraper}}`,
     ].join("\n"),
   );
