@@ -84,7 +84,10 @@ export const SOURCES: readonly Source[] = [
       },
     },
   },
-  { name: "healthz", subject: ping("HEALTHZ"), body: {} },
+  // Option keys are hyphenated: underscore forms are ignored (nats-monitoring §3.4).
+  // `details` (2.10+) lists every problem instead of the first; older servers ignore it.
+  { name: "healthz", subject: ping("HEALTHZ"), body: { details: true } },
+  { name: "healthz_server", subject: ping("HEALTHZ"), body: { "js-server-only": true } },
   {
     name: "connz",
     subject: ping("CONNZ"),

@@ -174,6 +174,12 @@ describe("every source of a real 3-node cluster lands in its tables", () => {
     const count = async (from: string) =>
       (await sqlQuery<{ n: number }>(nc, "east", `SELECT count(*)::INTEGER AS n FROM ${from} ${at}`))[0]!.n;
     assert.equal(await count("hx.servers"), 3);
+    const [health] = await sqlQuery<{ n: number }>(
+      nc,
+      "east",
+      `SELECT count(*)::INTEGER AS n FROM hx.servers ${at} AND healthz_server_status = 'ok' AND healthz_status = 'ok'`,
+    );
+    assert.equal(health!.n, 3);
     // Each server routes to the two others (2.9: one route per peer).
     assert.equal(await count("hx.routes"), 6);
     assert.equal(await count("hx.subscription_stats"), 3);

@@ -38,6 +38,7 @@ test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and
       "statsz",
       "jsz",
       "healthz",
+      "healthz_server",
       "connz",
       "routez",
       "subsz",

@@ -7,7 +7,7 @@ import type { FoldContext } from "../fold-context.ts";
 import { arr, isEmpty, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
 /** The sources this fold reads per server, in the order `sources` lists them. */
-const SERVER_SOURCES = ["varz", "jsz", "healthz"] as const;
+const SERVER_SOURCES = ["varz", "jsz", "healthz", "healthz_server"] as const;
 
 /** Folds every answering server; returns server name → pk for the JetStream folds. */
 export function foldServers(ctx: FoldContext, replies: EpochReplies): ReadonlyMap<string, number> {
@@ -16,7 +16,7 @@ export function foldServers(ctx: FoldContext, replies: EpochReplies): ReadonlyMa
   const pks = new Map<string, number>();
   for (const name of [...names].sort()) {
     const got = SERVER_SOURCES.map((source) => repliesOf(replies, source).get(name));
-    const [varz, jsz, healthz] = got;
+    const [varz, jsz, healthz, healthzServer] = got;
     // Any reply's envelope describes the server; VARZ's is preferred as the fullest.
     const info = varz?.info ?? jsz?.info ?? healthz?.info ?? {};
     const v = varz?.data ?? {};
@@ -32,6 +32,8 @@ export function foldServers(ctx: FoldContext, replies: EpochReplies): ReadonlyMa
         ...jszStats(jsz?.data),
         healthz_status: healthz?.data.status,
         healthz_error: healthz?.data.error,
+        healthz_errors: healthz?.data.errors === undefined ? undefined : healthErrors(healthz.data.errors),
+        healthz_server_status: healthzServer?.data.status,
         sources: SERVER_SOURCES.filter((_s, i) => got[i] !== undefined),
       },
       what,
@@ -124,4 +126,13 @@ function jszStats(j: Json | undefined): Record<string, unknown> {
     meta_leader: meta.leader,
     meta_cluster_size: meta.cluster_size,
   };
+}
+
+/** HEALTHZ `errors` (2.10+) as text: `TYPE account > stream > consumer: error`. */
+function healthErrors(errors: unknown): string[] {
+  return arr(errors).map((e) => {
+    const o = obj(e);
+    const where = [o.account, o.stream, o.consumer].filter((p) => typeof p === "string" && p !== "").join(" > ");
+    return `${str(o.type) ?? "?"}${where ? ` ${where}` : ""}: ${str(o.error) ?? ""}`;
+  });
 }

@@ -294,3 +294,55 @@ test("servers that did not answer are absent from that epoch's stats, not gone",
   assert.equal(await count(t.catalog, "server_ident"), 6);
   assert.equal(await count(t.catalog, "stream_ident"), 9);
 });
+
+test("HEALTHZ details (2.10+) and the js-server-only check land in hx.servers", async () => {
+  await using t = await tempCatalog();
+  const server = { name: "n1", id: "NID1", ver: "2.10.22" };
+  const replies: ScrapeReply[] = [
+    ...labReplies().filter((r) => !(r.source === "healthz" && r.server === "n1")),
+    {
+      source: "healthz",
+      server: "n1",
+      body: {
+        server,
+        data: {
+          status: "error",
+          status_code: 500,
+          errors: [
+            {
+              type: "STREAM",
+              account: "APP",
+              stream: "ORDERS",
+              error: "JetStream stream 'APP > ORDERS' is not current",
+            },
+            { type: "JETSTREAM", error: "JetStream is not current with the meta leader" },
+          ],
+        },
+      },
+    },
+    { source: "healthz_server", server: "n1", body: { server, data: { status: "ok" } } },
+  ];
+  const epoch = labEpoch(E1, 1);
+  await foldEpoch(t.catalog, { ...epoch, replies });
+  assert.deepEqual(
+    await q(
+      t.catalog,
+      "SELECT healthz_status, healthz_server_status, healthz_errors FROM hx.servers WHERE server = 'n1'",
+    ),
+    [
+      {
+        healthz_status: "error",
+        healthz_server_status: "ok",
+        healthz_errors: [
+          "STREAM APP > ORDERS: JetStream stream 'APP > ORDERS' is not current",
+          "JETSTREAM: JetStream is not current with the meta leader",
+        ],
+      },
+    ],
+  );
+  // 2.9 has no `errors`: NULL, not an empty list.
+  assert.deepEqual(
+    await q(t.catalog, "SELECT healthz_errors, healthz_server_status FROM hx.servers WHERE server = 'n2'"),
+    [{ healthz_errors: null, healthz_server_status: null }],
+  );
+});
