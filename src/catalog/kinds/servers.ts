@@ -132,7 +132,9 @@ function jszStats(j: Json | undefined): Record<string, unknown> {
 function healthErrors(errors: unknown): string[] {
   return arr(errors).map((e) => {
     const o = obj(e);
-    const where = [o.account, o.stream, o.consumer].filter((p) => typeof p === "string" && p !== "").join(" > ");
+    const where = [o.account, o.stream, o.consumer]
+      .filter((p) => typeof p === "string" && p !== "")
+      .join(" > ");
     return `${str(o.type) ?? "?"}${where ? ` ${where}` : ""}: ${str(o.error) ?? ""}`;
   });
 }
