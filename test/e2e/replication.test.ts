@@ -5,6 +5,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
+import { Objm } from "@nats-io/obj";
 import { Svcm } from "@nats-io/services";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
@@ -13,8 +14,6 @@ import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 
-// @nats-io/obj is not installed: object stores are covered by the fold tests only
-// (test/integration/catalog/replication.test.ts).
 describe("every source of a real 3-node cluster lands in its tables", () => {
   let cluster: TestCluster;
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -45,6 +44,8 @@ describe("every source of a real 3-node cluster lands in its tables", () => {
     await kv.put("colour", "blue");
     await kv.put("colour", "green");
     await kv.put("size", "large");
+    const os = await new Objm(app).create("files", { replicas: 1 });
+    await os.putBlob({ name: "readme.txt" }, new TextEncoder().encode("hello object store"));
     const config = await writeMonitorConfig({
       path: join(dir.path, "monitor.yaml"),
       dataDir: join(dir.path, "a"),
@@ -137,6 +138,17 @@ describe("every source of a real 3-node cluster lands in its tables", () => {
     ]);
   });
 
+  test("the object store is in hx.object_stores", async () => {
+    const epoch = await settledEpoch();
+    const stores = await sqlQuery<Record<string, unknown>>(
+      nc,
+      "east",
+      `SELECT bucket, stream, replicas, messages FROM hx.object_stores WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
+    );
+    // One object: one chunk and one metadata message.
+    assert.deepEqual(stores, [{ bucket: "files", stream: "OBJ_files", replicas: 1, messages: 2 }]);
+  });
+
   test("the meta row has three peers, an agreed leader and quorum", async () => {
     const epoch = await settledEpoch();
     const [meta] = await sqlQuery<Record<string, unknown>>(
@@ -202,7 +214,7 @@ describe("every source of a real 3-node cluster lands in its tables", () => {
       `SELECT count(*)::INTEGER AS servers, max(js_streams)::INTEGER AS streams FROM hx.accounts ${at} AND account = 'APP'`,
     );
     assert.ok(app!.servers >= 1, JSON.stringify(app));
-    assert.equal(app!.streams, 3, "ORDERS, LOGS and KV_settings");
+    assert.equal(app!.streams, 4, "ORDERS, LOGS, KV_settings and OBJ_files");
     const services = await sqlQuery<{ account: string; service: string; endpoints: number }>(
       nc,
       "east",
