@@ -77,7 +77,6 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const epochs = ctx.buffer("epochs");
     const errors = [
       ...marker.errors.map((e) => `${e.source}: ${e.error}`),
-      ...marker.unsupported.map((u) => `${u.source}: not supported by ${u.servers.join(", ")}`),
       ...replies.problems,
       ...ctx.problems,
     ];
@@ -94,6 +93,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       rows,
       fold_ms: performance.now() - started,
       errors,
+      unsupported: marker.unsupported.map((u) => `${u.source}: ${u.servers.join(", ")}`),
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any
     // other problem rather than failing the epoch for ever; a missing required one fails

@@ -67,10 +67,7 @@ test("natsmon simulate --profile small is scraped and folded like a 3-server sys
     );
     assert.equal(replicas[0]!.n, replicas[0]!.expected);
     const [problems] = await query<{ errors: string[] }>(`SELECT errors FROM hx.epochs ${at}`);
-    assert.deepEqual(
-      problems!.errors.filter((e) => !/^(idz|raftz|ipqueuesz): not supported/.test(e)),
-      [],
-    );
+    assert.deepEqual(problems!.errors, []);
     // Values move between epochs like a live system.
     const moved = await query<{ n: number }>(
       "SELECT count(DISTINCT in_msgs)::INTEGER AS n FROM hx.servers WHERE server = 's001'",
