@@ -2,7 +2,14 @@
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
 import "./cli/threadpool.ts";
 import { Command } from "commander";
-import { configCommand, queryCommand, runCommand, simulateCommand, systemsCommand } from "./cli/index.ts";
+import {
+  configCommand,
+  dbCommand,
+  queryCommand,
+  runCommand,
+  simulateCommand,
+  systemsCommand,
+} from "./cli/index.ts";
 import { VERSION } from "./node/index.ts";
 
 const program = new Command("natsmon")
@@ -13,6 +20,7 @@ runCommand(program);
 configCommand(program);
 systemsCommand(program);
 queryCommand(program);
+dbCommand(program);
 simulateCommand(program);
 
 try {

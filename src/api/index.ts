@@ -20,3 +20,11 @@ export type { ScraperPort } from "./scrape-handlers.ts";
 export { disconnectHistoryHandler } from "./scrape-handlers.ts";
 export { profilezHandler, expvarzHandler, PROFILE_NAMES } from "./diagnostics-handlers.ts";
 export type { AskDiagnostic } from "./diagnostics-handlers.ts";
+export {
+  dbExplainHandler,
+  dbSchemasHandler,
+  dbTablesHandler,
+  dbColumnsHandler,
+  dbMacrosHandler,
+} from "./discovery-handlers.ts";
+export type { DiscoveryPort } from "./discovery-handlers.ts";

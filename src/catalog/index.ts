@@ -14,3 +14,6 @@ export { MIGRATIONS } from "./migrations/index.ts";
 export { applyRetention, entityKinds, pkReferences } from "./retention.ts";
 export type { KindTables, PkReference, RetentionResult } from "./retention.ts";
 export type { Migration } from "./migrations/index.ts";
+export { explainReadOnly } from "./explain.ts";
+export type { ExplainQuery } from "./explain.ts";
+export { listSchemas, listTables, listColumns, listMacros } from "./discovery.ts";

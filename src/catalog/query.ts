@@ -122,7 +122,7 @@ async function run(
  * Binds positional parameters with explicit types; DuckDB casts them where the statement
  * needs another type (a string compared with a TIMESTAMPTZ, say).
  */
-function bindParams(prepared: DuckDBPreparedStatement, params: readonly unknown[]): void {
+export function bindParams(prepared: DuckDBPreparedStatement, params: readonly unknown[]): void {
   if (prepared.parameterCount !== params.length) {
     throw new BadRequestError(
       `the statement has ${prepared.parameterCount} parameters and ${params.length} were given`,

@@ -7,3 +7,4 @@ export { configCommand } from "./config-check.ts";
 export { systemsCommand } from "./systems.ts";
 export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
+export { dbCommand } from "./db.ts";

@@ -1,14 +1,26 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { consumeCommits, type CommitDelivery } from "../bus/index.ts";
-import { applyRetention, foldEpoch, openCatalog, runReadOnlyQuery, type Catalog } from "../catalog/index.ts";
+import {
+  applyRetention,
+  explainReadOnly,
+  foldEpoch,
+  listColumns,
+  listMacros,
+  listSchemas,
+  listTables,
+  openCatalog,
+  runReadOnlyQuery,
+  type Catalog,
+} from "../catalog/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch } from "../feed/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
-import type { QueryPort } from "../api/index.ts";
+import type { DiscoveryPort, QueryPort } from "../api/index.ts";
 
 export interface CatalogSide extends AsyncDisposable {
   readonly query: QueryPort;
+  readonly discovery: DiscoveryPort;
   /** The reason the database would not open, while it is not open. */
   readonly error: string | undefined;
   /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
@@ -90,19 +102,32 @@ export async function startCatalogSide(options: {
     })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
   }
 
+  // Every db endpoint answers 503 with the reason while the database is not open.
+  const opened = (): Catalog => {
+    if (!catalog) throw new CatalogUnavailableError(`catalog of system ${system.id} is not open: ${error}`);
+    return catalog;
+  };
+  const timeoutMs = system.db.queryTimeoutMs;
   const query: QueryPort = {
     query: (request, format) => {
-      if (!catalog) throw new CatalogUnavailableError(`catalog of system ${system.id} is not open: ${error}`);
-      return runReadOnlyQuery(catalog, request, {
+      return runReadOnlyQuery(opened(), request, {
         maxRows: system.db.queryMaxRows,
         timeoutMs: system.db.queryTimeoutMs,
         format,
       });
     },
   };
+  const discovery: DiscoveryPort = {
+    explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
+    schemas: async () => listSchemas(opened(), timeoutMs),
+    tables: async (schema) => listTables(opened(), timeoutMs, schema),
+    columns: async (schema, table) => listColumns(opened(), timeoutMs, schema, table),
+    macros: async (schema) => listMacros(opened(), timeoutMs, schema),
+  };
 
   return {
     query,
+    discovery,
     get error() {
       return error;
     },

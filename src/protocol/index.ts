@@ -34,3 +34,18 @@ export type {
   SinkInfoReply,
 } from "./payloads.ts";
 export { MAX_DISCONNECT_GROUPS } from "./payloads.ts";
+export type {
+  ExplainRequest,
+  ExplainReply,
+  DiscoverySchema,
+  SchemasReply,
+  TablesRequest,
+  TableEntry,
+  TablesReply,
+  ColumnsRequest,
+  ColumnsReply,
+  MacrosRequest,
+  MacroEntry,
+  MacrosReply,
+} from "./discovery-payloads.ts";
+export { DISCOVERY_SCHEMAS } from "./discovery-payloads.ts";

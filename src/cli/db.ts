@@ -1,0 +1,184 @@
+import type { Command } from "commander";
+import type { NatsConnection } from "@nats-io/nats-core";
+import {
+  systemSubjects,
+  type ColumnsReply,
+  type ExplainReply,
+  type MacrosReply,
+  type SchemasReply,
+  type TablesReply,
+} from "../protocol/index.ts";
+import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import { resolveSystem } from "./discover.ts";
+import { renderTable } from "./table.ts";
+
+interface DbOptions extends ClientOptions {
+  system?: string;
+  format: string;
+  timeout: string;
+  schema?: string;
+}
+
+type Subjects = ReturnType<typeof systemSubjects>;
+
+/** One discovery subcommand: the request it sends and how its reply prints as a table. */
+interface Discovery<R> {
+  subject: (s: Subjects) => string;
+  body: Record<string, unknown>;
+  table: (reply: R) => string;
+}
+
+/**
+ * `natsmon db schemas|tables|columns|macros|explain`: the catalog discovery endpoints over
+ * the bus, printed as a table (explain: the plan text) or as the JSON reply.
+ */
+export function dbCommand(program: Command): void {
+  const db = program
+    .command("db")
+    .description("discover a system's catalog: schemas, tables, columns, macros, plans");
+
+  dbSubcommand(db, "schemas", "list the schemas with their table, view and macro counts").action(
+    (options: DbOptions) =>
+      ask<SchemasReply>(options, {
+        subject: (s) => s.dbSchemas,
+        body: {},
+        table: (r) => renderTable(r.schemas, ["name", "tables", "views", "macros", "description"]),
+      }),
+  );
+
+  dbSubcommand(db, "tables", "list tables and views")
+    .option("--schema <schema>", "only this schema (hx, main, checks, contexts)")
+    .action((options: DbOptions) =>
+      ask<TablesReply>(options, {
+        subject: (s) => s.dbTables,
+        body: options.schema ? { schema: options.schema } : {},
+        table: (r) =>
+          renderTable(
+            r.tables.map((t) => ({
+              table: `${t.schema}.${t.name}`,
+              type: t.type,
+              columns: t.column_count,
+              rows: t.estimated_rows,
+              comment: t.comment,
+            })),
+          ),
+      }),
+    );
+
+  dbSubcommand(db, "columns", "list the columns of a table or view, with comments")
+    .argument("<table>", "schema.table, or a table name in --schema (default hx)")
+    .option("--schema <schema>", "schema of a bare table name", "hx")
+    .action((table: string, options: DbOptions) => {
+      const dot = table.indexOf(".");
+      const schema = dot > 0 ? table.slice(0, dot) : options.schema;
+      const name = dot > 0 ? table.slice(dot + 1) : table;
+      return ask<ColumnsReply>(options, {
+        subject: (s) => s.dbColumns,
+        body: { schema, table: name },
+        table: (r) =>
+          `${r.schema}.${r.table} (${r.type})${r.comment ? `: ${r.comment}` : ""}\n\n` +
+          renderTable(r.columns, ["name", "data_type", "nullable", "default", "comment"]),
+      });
+    });
+
+  dbSubcommand(db, "macros", "list macros with their signatures")
+    .option("--schema <schema>", "only this schema (hx, main, checks, contexts)")
+    .action((options: DbOptions) =>
+      ask<MacrosReply>(options, {
+        subject: (s) => s.dbMacros,
+        body: options.schema ? { schema: options.schema } : {},
+        table: (r) =>
+          renderTable(r.macros.map((m) => ({ signature: m.signature, type: m.type, comment: m.comment }))),
+      }),
+    );
+
+  dbSubcommand(db, "explain", "show the plan of a read-only statement without running it")
+    .argument("[sql]", "the statement; read from stdin when omitted")
+    .option("--analyze", "run the statement and show per-operator timing (EXPLAIN ANALYZE)")
+    .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")
+    .action(
+      async (sqlArg: string | undefined, options: DbOptions & { analyze?: boolean; param?: string[] }) => {
+        const sql = sqlArg ?? (await readStdin());
+        const params = options.param?.map(parseParam);
+        return ask<ExplainReply>(options, {
+          subject: (s) => s.dbExplain,
+          body: { sql, analyze: options.analyze === true, ...(params ? { params } : {}) },
+          table: (r) => r.plan.map((row) => row.explain_value.replace(/\n?$/, "\n")).join(""),
+        });
+      },
+    );
+}
+
+function dbSubcommand(db: Command, name: string, description: string): Command {
+  return withClientOptions(
+    db
+      .command(name)
+      .description(description)
+      .option("--system <id>", "system to ask (default: the only one on the bus)")
+      .option("-f, --format <format>", "table or json", "table")
+      .option("--timeout <ms>", "how long to wait for the answer", "60000"),
+  );
+}
+
+async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void> {
+  if (!["table", "json"].includes(options.format)) {
+    fail(`--format must be table or json, not ${options.format}`, 2);
+    return;
+  }
+  const nc = await connectClient(options);
+  try {
+    const system = await resolveSystem(nc, options.system);
+    const reply = await request<R>(
+      nc,
+      discovery.subject(systemSubjects(system)),
+      discovery.body,
+      options,
+      system,
+    );
+    if (reply === undefined) return;
+    process.stdout.write(
+      options.format === "json" ? JSON.stringify(reply, null, 2) + "\n" : discovery.table(reply),
+    );
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Sends one request; prints a micro error or a missing responder and answers undefined. */
+async function request<R>(
+  nc: NatsConnection,
+  subject: string,
+  body: Record<string, unknown>,
+  options: DbOptions,
+  system: string,
+): Promise<R | undefined> {
+  try {
+    const reply = await nc.request(subject, JSON.stringify(body), { timeout: Number(options.timeout) });
+    const code = reply.headers?.get("Nats-Service-Error-Code");
+    if (code) {
+      fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
+      return undefined;
+    }
+    return reply.json<R>();
+  } catch (err) {
+    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
+      fail(`no catalog answers for system "${system}"; natsmon systems lists the reachable ones`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+function parseParam(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

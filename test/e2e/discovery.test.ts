@@ -1,0 +1,282 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { openCatalog } from "../../src/catalog/index.ts";
+import {
+  systemSubjects,
+  type ColumnsReply,
+  type ExplainReply,
+  type MacrosReply,
+  type SchemasReply,
+  type TablesReply,
+} from "../../src/protocol/index.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { TEST_DB } from "../integration/catalog/lab-epoch.ts";
+
+const subjects = systemSubjects("local");
+
+/** Sends a request; answers the parsed body, or the micro error's code and description. */
+async function ask<T>(nc: NatsConnection, subject: string, body: unknown = {}) {
+  const reply = await nc.request(subject, typeof body === "string" ? body : JSON.stringify(body), {
+    timeout: 10_000,
+  });
+  const code = reply.headers?.get("Nats-Service-Error-Code") || undefined;
+  return {
+    code,
+    error: reply.headers?.get("Nats-Service-Error") || undefined,
+    body: code ? undefined : reply.json<T>(),
+  };
+}
+
+describe("catalog discovery on a node on the embedded default", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let url: string;
+  let nc: NatsConnection;
+
+  before(async () => {
+    dir = await tempDir();
+    // A check macro, as the checks migrations will create them, made before the node owns the file.
+    {
+      await using catalog = await openCatalog({ path: join(dir.path, "local.duckdb"), db: TEST_DB });
+      await catalog.withWriter(async ({ con }) => {
+        await con.run(`
+          CREATE MACRO checks.server_001(since, max_rows) AS TABLE
+            SELECT epoch, server FROM hx.servers WHERE epoch >= since::TIMESTAMPTZ LIMIT max_rows;
+          COMMENT ON MACRO TABLE checks.server_001 IS 'Servers seen since a time';`);
+      });
+    }
+    node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+    url = await node.waitForUrl();
+    nc = await connect({ servers: url });
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("db.schemas, db.tables, db.columns and db.macros answer from the catalog's metadata", async () => {
+    const schemas = await ask<SchemasReply>(nc, subjects.dbSchemas);
+    assert.equal(schemas.code, undefined, schemas.error);
+    assert.deepEqual(
+      schemas.body?.schemas.map((s) => [s.name, s.macros]),
+      [
+        ["hx", 0],
+        ["main", 0],
+        ["checks", 1],
+        ["contexts", 0],
+      ],
+    );
+
+    const tables = await ask<TablesReply>(nc, subjects.dbTables, { schema: "hx" });
+    const servers = tables.body?.tables.find((t) => t.name === "servers");
+    assert.equal(servers?.type, "view");
+    assert.ok(servers?.comment);
+
+    const columns = await ask<ColumnsReply>(nc, subjects.dbColumns, { schema: "hx", table: "epochs" });
+    assert.equal(columns.code, undefined, columns.error);
+    assert.match(columns.body?.comment ?? "", /folded epoch/);
+    assert.match(columns.body?.columns.find((c) => c.name === "epoch")?.comment ?? "", /Start time/);
+
+    const macros = await ask<MacrosReply>(nc, subjects.dbMacros, { schema: "checks" });
+    assert.deepEqual(
+      macros.body?.macros.map((m) => [m.signature, m.type, m.comment]),
+      [["checks.server_001(since, max_rows)", "table", "Servers seen since a time"]],
+    );
+  });
+
+  test("db.explain plans, and with analyze runs and times, a read-only statement", async () => {
+    const plain = await ask<ExplainReply>(nc, subjects.dbExplain, {
+      sql: "SELECT count(*) FROM hx.epochs WHERE marker_seq > $1",
+      params: [0],
+    });
+    assert.equal(plain.code, undefined, plain.error);
+    assert.equal(plain.body?.valid, true);
+    assert.equal(plain.body?.plan[0]?.explain_key, "physical_plan");
+    const analyzed = await ask<ExplainReply>(nc, subjects.dbExplain, {
+      sql: "FROM checks.server_001('2026-01-01T00:00:00Z', 5)",
+      analyze: true,
+    });
+    assert.equal(analyzed.code, undefined, analyzed.error);
+    assert.equal(analyzed.body?.plan[0]?.explain_key, "analyzed_plan");
+    assert.match(analyzed.body?.plan[0]?.explain_value ?? "", /Total Time/);
+  });
+
+  test("refuses writes, bad JSON, missing SQL and schemas outside the allowlist with 400", async () => {
+    for (const analyze of [false, true]) {
+      const write = await ask(nc, subjects.dbExplain, { sql: "DELETE FROM hx.epochs", analyze });
+      assert.equal(write.code, "400");
+      assert.match(write.error ?? "", /DELETE statements are refused/);
+    }
+    const cases: [string, unknown][] = [
+      [subjects.dbExplain, "{not json"],
+      [subjects.dbExplain, { analyze: true }],
+      [subjects.dbExplain, { sql: "SELECT * FROM no_such_table" }],
+      [subjects.dbSchemas, "{not json"],
+      [subjects.dbTables, { schema: "information_schema" }],
+      [subjects.dbColumns, { schema: "hx" }],
+      [subjects.dbMacros, { schema: "system" }],
+    ];
+    for (const [subject, body] of cases) {
+      const r = await ask(nc, subject, body);
+      assert.equal(r.code, "400", `${subject} ${JSON.stringify(body)} → ${r.code} ${r.error}`);
+    }
+    const missing = await ask(nc, subjects.dbColumns, { schema: "hx", table: "nope" });
+    assert.equal(missing.code, "404");
+  });
+
+  test("natsmon db answers each subcommand spawned as a process", async () => {
+    const schemas = await runNatsmon(["db", "schemas", "--server", url]);
+    assert.equal(schemas.code, 0, schemas.stderr);
+    assert.match(schemas.stdout, /^name\s+tables\s+views\s+macros\s+description\n/);
+    assert.match(schemas.stdout, /\nchecks\s+0\s+0\s+1\s+One table macro per check/);
+
+    const tables = await runNatsmon([
+      "db",
+      "tables",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--schema",
+      "main",
+    ]);
+    assert.equal(tables.code, 0, tables.stderr);
+    assert.match(tables.stdout, /\nmain\.ips\s+table\s+7\s/);
+    assert.match(tables.stdout, /\(1 row\)\n$/);
+
+    const columns = await runNatsmon(["db", "columns", "--server", url, "--system", "local", "hx.epochs"]);
+    assert.equal(columns.code, 0, columns.stderr);
+    assert.match(columns.stdout, /^hx\.epochs \(table\): One row per folded epoch/);
+    assert.match(columns.stdout, /\nepoch\s+TIMESTAMP WITH TIME ZONE\s+false\s+Start time of the scrape/);
+    const bare = await runNatsmon([
+      "db",
+      "columns",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--format",
+      "json",
+      "servers",
+    ]);
+    assert.equal((JSON.parse(bare.stdout) as ColumnsReply).type, "view");
+
+    const macros = await runNatsmon([
+      "db",
+      "macros",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--format",
+      "json",
+    ]);
+    assert.equal(macros.code, 0, macros.stderr);
+    assert.equal(
+      (JSON.parse(macros.stdout) as MacrosReply).macros[0]?.signature,
+      "checks.server_001(since, max_rows)",
+    );
+    const macroTable = await runNatsmon([
+      "db",
+      "macros",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--schema",
+      "checks",
+    ]);
+    assert.match(
+      macroTable.stdout,
+      /checks\.server_001\(since, max_rows\)\s+table\s+Servers seen since a time/,
+    );
+
+    const plan = await runNatsmon([
+      "db",
+      "explain",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "SELECT count(*) FROM hx.epochs",
+    ]);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /SEQ_SCAN|TABLE_SCAN/);
+    assert.doesNotMatch(plan.stdout, /Total Time/);
+    const analyzed = await runNatsmon([
+      "db",
+      "explain",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--analyze",
+      "-p",
+      "0",
+      "--",
+      "SELECT count(*) FROM hx.epochs WHERE marker_seq > $1",
+    ]);
+    assert.equal(analyzed.code, 0, analyzed.stderr);
+    assert.match(analyzed.stdout, /Total Time/);
+
+    const write = await runNatsmon([
+      "db",
+      "explain",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--analyze",
+      "DROP TABLE hx.epochs",
+    ]);
+    assert.equal(write.code, 1);
+    assert.match(write.stderr, /400: DROP statements are refused/);
+    const badSchema = await runNatsmon([
+      "db",
+      "tables",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--schema",
+      "nope",
+    ]);
+    assert.equal(badSchema.code, 1);
+    assert.match(badSchema.stderr, /400: schema must be one of hx, main, checks, contexts/);
+  });
+});
+
+test("every discovery endpoint answers 503 with the reason while the catalog will not open", async () => {
+  await using dir = await tempDir();
+  await writeFile(join(dir.path, "local.duckdb"), "this is not a DuckDB file, it is garbage".repeat(200));
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+  const url = await node.waitForUrl();
+  const nc = await connect({ servers: url });
+  try {
+    const requests: [string, unknown][] = [
+      [subjects.dbExplain, { sql: "SELECT 1" }],
+      [subjects.dbExplain, { sql: "SELECT 1", analyze: true }],
+      [subjects.dbSchemas, {}],
+      [subjects.dbTables, {}],
+      [subjects.dbColumns, { schema: "hx", table: "epochs" }],
+      [subjects.dbMacros, {}],
+    ];
+    for (const [subject, body] of requests) {
+      const r = await ask(nc, subject, body);
+      assert.equal(r.code, "503", subject);
+      assert.match(r.error ?? "", /catalog of system local is not open: /);
+    }
+    const cli = await runNatsmon(["db", "schemas", "--server", url]);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, /503: catalog of system local is not open/);
+  } finally {
+    await nc.close();
+  }
+});
