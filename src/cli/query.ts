@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
+import { parseParam, readStdin } from "./input.ts";
 import { renderTable } from "./table.ts";
 
 interface QueryOptions extends ClientOptions {
@@ -63,18 +64,4 @@ export function queryCommand(program: Command): void {
       await nc.close();
     }
   });
-}
-
-function parseParam(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
