@@ -68,22 +68,31 @@ export function openArrowScan(
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", gaveUp);
     };
-    borrow(async (con) => {
+    let released!: () => void;
+    const closed = new Promise<void>((r) => (released = r));
+    const lease = borrow(async (con) => {
       done();
-      let released!: () => void;
-      const closed = new Promise<void>((r) => (released = r));
+      let scan: ArrowScan;
       try {
-        resolve(await startScan(catalog, con, request, options, released));
+        scan = await startScan(catalog, con, request, options, release);
       } catch (err) {
-        reject(asError(err));
-        return;
+        // Rejected once the connection is back, so the caller's next query finds it free.
+        await endTransaction(con);
+        throw err;
       }
+      resolve(scan);
       // The connection stays lent out until the scan is closed.
       await closed;
+      await endTransaction(con);
     }, waiting.signal).catch((err: unknown) => {
       done();
       reject(asError(err));
     });
+    /** Ends the lease; resolves once the connection is back in its pool. */
+    const release = () => {
+      released();
+      return lease;
+    };
   });
 }
 
@@ -92,7 +101,7 @@ async function startScan(
   con: DuckDBConnection,
   request: ReadOnlyQuery,
   options: ArrowScanOptions,
-  release: () => void,
+  release: () => Promise<void>,
 ): Promise<ArrowScan> {
   const stopReason = (): Error | undefined =>
     catalog.closing
@@ -148,6 +157,10 @@ async function startScan(
   };
 
   try {
+    // DuckDB ends a result that fails mid-stream exactly like a complete one (fetchChunk
+    // returns an empty chunk and the bindings expose no result error). Inside a transaction
+    // the failure leaves the transaction aborted, which a probe at the end detects.
+    await step(() => con.run("BEGIN TRANSACTION"));
     prepared = await step(() =>
       options.trusted ? con.prepare(request.sql) : prepareReadOnly(con, request.sql),
     );
@@ -181,6 +194,7 @@ async function startScan(
             // An interrupt can end a stream as if it were complete: step() has thrown then.
             if (!chunk || chunk.rowCount === 0) {
               exhausted = true;
+              await step(() => probeTransaction(con));
               break;
             }
             pending = { chunk, offset: 0 };
@@ -198,14 +212,12 @@ async function startScan(
         const children = builders.map((b) => b.finish());
         return new RecordBatch(schema, makeData({ type: struct, length: rows, nullCount: 0, children }));
       },
-      close() {
-        if (!closed) {
-          closed = true;
-          pending = undefined;
-          cleanup();
-          release();
-        }
-        return Promise.resolve();
+      async close() {
+        if (closed) return;
+        closed = true;
+        pending = undefined;
+        cleanup();
+        await release();
       },
     };
   } catch (err) {
@@ -225,4 +237,28 @@ function abortReason(signal: AbortSignal): Error {
 
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Fails with the query's failure when the scan's transaction was aborted by one. */
+async function probeTransaction(con: DuckDBConnection): Promise<void> {
+  try {
+    await con.run("SELECT 1");
+  } catch (cause) {
+    throw new BadRequestError(
+      "the query failed while its result was being read (DuckDB reports no cause for a failure mid-stream)",
+      { cause },
+    );
+  }
+}
+
+/** A scan's transaction only read: rolling it back ends it, and resets one a failure aborted. */
+async function endTransaction(con: DuckDBConnection): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await con.run("ROLLBACK");
+      return;
+    } catch {
+      // No transaction was open (BEGIN failed), or a late interrupt hit: once more for the latter.
+    }
+  }
 }

@@ -8,7 +8,12 @@ import {
   type ArrowStreamReader,
 } from "../../../src/cli/index.ts";
 import { END_OF_STREAM, registerArrowCodecs } from "../../../src/lib/index.ts";
-import { StreamHeader, systemSubjects, type StreamEndTrailer } from "../../../src/protocol/index.ts";
+import {
+  ArrowFieldMetadata,
+  StreamHeader,
+  systemSubjects,
+  type StreamEndTrailer,
+} from "../../../src/protocol/index.ts";
 import { renderBatches } from "./arrow-render.ts";
 import { openRawStream, startStreamFixture, type StreamFixture } from "./stream-fixture.ts";
 
@@ -116,6 +121,64 @@ describe("db.query.stream on a real server and catalog", () => {
       assert.deepEqual(renderBatches(batches)[49_999], { i: 49_999, s: "value number 49999" });
     }
     assert.ok(sizes.lz4! < sizes.none! && sizes.zstd! < sizes.none!, JSON.stringify(sizes));
+  });
+
+  test("each DuckDB type maps to its Arrow type with the value intact, and renders as db.query does", async () => {
+    const sql = `
+      SELECT * FROM (VALUES
+        (TIMESTAMP '2026-11-22 11:02:13.123456', TIMESTAMPTZ '2026-11-22 11:02:13.5+00', DATE '2026-11-22',
+         '\\x00\\xFF\\x10'::BLOB, 12.5::DECIMAL(4,1), -1234567.89::DECIMAL(9,2),
+         123456789012345.678::DECIMAL(18,3), -12345678901234567890.1234567891::DECIMAL(38,10),
+         170141183460469231731687303715884105727::HUGEINT, -42::HUGEINT, true, 'ü€ a string longer than twelve bytes',
+         [1, 2]::INTEGER[], {'k': 'v'}, INTERVAL 90 MINUTE, 7::TINYINT, 3.5::FLOAT),
+        (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+      ) AS t(ts, tstz, d, bl, dec4, dec9, dec18, dec38, huge, small_huge, b, s, l, st, iv, tiny, f)`;
+    const reader = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 });
+    const types = Object.fromEntries(reader.schema.fields.map((field) => [field.name, String(field.type)]));
+    assert.deepEqual(types, {
+      ts: "Timestamp<MICROSECOND>",
+      tstz: "Timestamp<MICROSECOND, UTC>",
+      d: "Date32<DAY>",
+      bl: "Binary",
+      dec4: "Decimal[4e+1]",
+      dec9: "Decimal[9e+2]",
+      dec18: "Decimal[18e+3]",
+      dec38: "Decimal[38e+10]",
+      huge: "Decimal[38e0]",
+      small_huge: "Decimal[38e0]",
+      b: "Bool",
+      s: "Utf8",
+      l: "Utf8",
+      st: "Utf8",
+      iv: "Utf8",
+      tiny: "Int8",
+      f: "Float32",
+    });
+    const encoding = (name: string) =>
+      reader.schema.fields.find((x) => x.name === name)?.metadata.get(ArrowFieldMetadata.Encoding);
+    assert.equal(encoding("l"), "json");
+    assert.equal(encoding("iv"), "text");
+    assert.equal(encoding("s"), undefined);
+    assert.equal(
+      reader.schema.fields.find((x) => x.name === "dec38")?.metadata.get(ArrowFieldMetadata.DuckDBType),
+      "DECIMAL(38,10)",
+    );
+    const { batches } = await readAll(reader);
+    const batch = batches[0]!;
+    // Microseconds survive (Arrow JS's own getters would give milliseconds).
+    assert.equal((batch.getChild("ts")!.data[0]!.values as BigInt64Array)[0], 1795345333123456n);
+    assert.deepEqual([...(batch.getChild("bl")!.get(0) as Uint8Array)], [0, 255, 16]);
+    // Every column of the second row is NULL.
+    for (const field of batch.schema.fields) {
+      assert.equal(batch.getChild(field.name)!.get(1), null, field.name);
+      assert.equal(batch.getChild(field.name)!.nullCount, 1, field.name);
+    }
+    const got = renderBatches(batches);
+    assert.deepEqual(got, await f.queryJson(sql));
+    assert.equal(got[0]!.dec38, "-12345678901234567890.1234567891");
+    assert.equal(got[0]!.huge, "170141183460469231731687303715884105727");
+    assert.equal(got[0]!.ts, "2026-11-22T11:02:13.123456Z");
+    assert.equal(got[0]!.bl, "AP8Q");
   });
 
   test("refused SQL ends the stream with a 400 error trailer before any chunk", async () => {

@@ -38,6 +38,8 @@ export interface StreamFixture extends AsyncDisposable {
   queryJson(sql: string): Promise<Record<string, unknown>[]>;
   /** Makes the catalog look closed (503) or open again. */
   setOpen(open: boolean): void;
+  /** Once resolved, every message the service published so far has reached the client. */
+  flush(): Promise<void>;
 }
 
 export async function startStreamFixture(
@@ -99,6 +101,12 @@ export async function startStreamFixture(
       ) as Record<string, unknown>[],
     setOpen: (value) => {
       open = value;
+    },
+    async flush() {
+      // The server handles the service's publishes before its PING, and queues them to the
+      // client before answering the client's PING.
+      await serviceNc.flush();
+      await nc.flush();
     },
     async [Symbol.asyncDispose]() {
       await nc.close();
