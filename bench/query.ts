@@ -11,7 +11,8 @@
  * 3. Interleaves, run by run so a change in the machine's load hits both sides alike:
  *    - the 1M-row result over db.query.stream (request, every chunk received, decoded and
  *      acked, trailer) against the same result converted to Arrow IPC in-process
- *      (openArrowScan + the IPC stream writer, batches as large as the server's chunks),
+ *      (catalog's scanToIpc: openArrowScan + the IPC stream writer, batches as large as the
+ *      server's chunks),
  *      for compression none, lz4 and zstd;
  *    - db.query round trips of a 1,000-row result against runReadOnlyQuery in-process.
  *
@@ -25,10 +26,10 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { openArrowScan, openCatalog, runReadOnlyQuery, type Catalog } from "../src/catalog/index.ts";
+import { openCatalog, runReadOnlyQuery, scanToIpc, type Catalog } from "../src/catalog/index.ts";
 import { readArrowStream } from "../src/cli/stream-client.ts";
 import type { DbConfig } from "../src/config/index.ts";
-import { IpcMessageEncoder } from "../src/lib/index.ts";
+import { END_OF_STREAM } from "../src/lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects, type StreamCompression } from "../src/protocol/index.ts";
 import { spawnNatsmon } from "../test/harness/natsmon-process.ts";
 import { tempDir } from "../test/harness/temp-dir.ts";
@@ -111,23 +112,20 @@ function streamRun(nc: NatsConnection, compression: StreamCompression): Promise<
   });
 }
 
-/** openArrowScan + the IPC writer, no bus, in batches of `batchRows`: what the stream is measured against. */
+/**
+ * openArrowScan + the IPC stream writer with no bus (catalog's scanToIpc), in batches of
+ * `batchRows`: what the stream is measured against. Messages are dropped as made, as the
+ * stream's client drops them once decoded.
+ */
 function inProcessRun(catalog: Catalog, compression: StreamCompression, batchRows: number): Promise<Run> {
   return time(async () => {
-    const scan = await openArrowScan(catalog, { sql: BIG_SQL }, { pool: "query", stepTimeoutMs: 120_000 });
-    try {
-      const encoder = new IpcMessageEncoder(scan.schema, compression);
-      let rows = 0;
-      let chunks = 1;
-      let bytes = encoder.schemaMessage.byteLength;
-      for (let batch; (batch = await scan.next(batchRows)); chunks++) {
-        rows += batch.numRows;
-        bytes += encoder.encode(batch).byteLength;
-      }
-      return { rows, bytes, chunks };
-    } finally {
-      await scan.close();
-    }
+    const result = await scanToIpc(
+      catalog,
+      { sql: BIG_SQL },
+      { compression, batchRows, stepTimeoutMs: 120_000, onMessage: () => undefined },
+    );
+    // The end-of-stream marker is no chunk of the stream: count what the trailer counts.
+    return { rows: result.rows, bytes: result.bytes - END_OF_STREAM.byteLength, chunks: result.batches + 1 };
   });
 }
 
