@@ -48,7 +48,7 @@ export function openOutput(file: string | undefined): Output {
       rethrow();
       if (state.closed) return;
       const out = target();
-      if (!out.write(data)) await Promise.race([once(out, "drain"), once(out, "close")]);
+      if (!out.write(data)) await drained(out);
       rethrow();
     },
     async close() {
@@ -64,6 +64,19 @@ export function openOutput(file: string | undefined): Output {
       await rm(file, { force: true });
     },
   };
+}
+
+/** Resolves on `drain` (room again) or `close` (no point waiting), leaving no listener behind. */
+function drained(out: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off("drain", done);
+      out.off("close", done);
+      resolve();
+    };
+    out.on("drain", done);
+    out.on("close", done);
+  });
 }
 
 /** Rows so far on stderr, for a result that takes a while, only when stderr is a terminal. */

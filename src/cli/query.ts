@@ -1,4 +1,5 @@
 import { headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
+import { setImmediate } from "node:timers/promises";
 import type { Command } from "commander";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { END_OF_STREAM, IpcMessageEncoder } from "../lib/index.ts";
@@ -154,11 +155,25 @@ interface BatchSink {
   end(): Promise<void>;
 }
 
+/**
+ * Rows formatted between two turns of the event loop. A chunk can hold tens of thousands
+ * of rows; formatting them in one go would leave the bus connection unread for that long,
+ * and the server, whose chunks pile up unread, drops a connection that falls too far
+ * behind (nats-server's slow-consumer limit).
+ */
+const ROWS_PER_TURN = 4096;
+
 function textSink(format: TextFormat, output: Output): BatchSink {
   const writer = resultWriter(format);
   return {
     begin: (schema) => output.write(writer.begin(schema.fields.map((f) => f.name))),
-    batch: (batch) => output.write(writer.rows(batchReaders(batch), batch.numRows)),
+    async batch(batch) {
+      const readers = batchReaders(batch);
+      for (let from = 0; from < batch.numRows; from += ROWS_PER_TURN) {
+        if (from > 0) await setImmediate();
+        await output.write(writer.rows(readers, from, Math.min(from + ROWS_PER_TURN, batch.numRows)));
+      }
+    },
     end: () => output.write(writer.end()),
   };
 }
@@ -222,7 +237,7 @@ async function buffered(
     const { columns, rows } = parseCsvResult(reply.string());
     const writer = resultWriter("table");
     await output.write(
-      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), rows.length) + writer.end(),
+      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), 0, rows.length) + writer.end(),
     );
   } else {
     await output.write(reply.data);

@@ -18,8 +18,8 @@ export type TextFormat = "json" | "csv" | "table";
 export interface ResultWriter {
   /** Text for the start of the output, once the columns are known. */
   begin(columns: readonly string[]): string;
-  /** Text for `count` more rows, read column by column through `readers`. */
-  rows(readers: readonly CellReader[], count: number): string;
+  /** Text for rows `from` (inclusive) to `to` (exclusive), read through `readers`. */
+  rows(readers: readonly CellReader[], from: number, to: number): string;
   /** Text for the end of the output. */
   end(): string;
 }
@@ -66,9 +66,9 @@ export function jsonWriter(): ResultWriter {
       keys = uniqueNames(columns).map((name) => `${JSON.stringify(name)}:`);
       return "[";
     },
-    rows(readers, count) {
+    rows(readers, from, to) {
       let out = "";
-      for (let r = 0; r < count; r++) {
+      for (let r = from; r < to; r++) {
         let row = first ? "\n{" : ",\n{";
         first = false;
         for (let c = 0; c < readers.length; c++) {
@@ -85,9 +85,9 @@ export function jsonWriter(): ResultWriter {
 export function csvWriter(): ResultWriter {
   return {
     begin: (columns) => columns.map(quoteField).join(",") + "\r\n",
-    rows(readers, count) {
+    rows(readers, from, to) {
       let out = "";
-      for (let r = 0; r < count; r++) {
+      for (let r = from; r < to; r++) {
         let line = "";
         for (let c = 0; c < readers.length; c++) line += (c === 0 ? "" : ",") + csvField(readers[c]!(r));
         out += line + "\r\n";
@@ -116,38 +116,61 @@ function quoteField(text: string): string {
  */
 export const TABLE_ALIGN_ROWS = 10_000;
 
-interface TableCell {
-  text: string;
-  right: boolean;
-}
-
 export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
   let columns: readonly string[] = [];
-  let held: TableCell[][] | undefined = [];
+  let held: string[][] | undefined = [];
   let widths: number[] = [];
+  /** A column is right-aligned when every value in it so far is a number (NULLs aside). */
+  let numeric: boolean[] = [];
+  let seen: boolean[] = [];
   let total = 0;
-  const line = (cells: readonly TableCell[]) =>
-    cells
-      .map((cell, i) => (cell.right ? cell.text.padStart(widths[i]!) : cell.text.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd() + "\n";
+  const line = (cells: readonly string[], align = true) => {
+    let out = "";
+    for (let c = 0; c < cells.length; c++) {
+      const cell = cells[c]!;
+      const pad = widths[c]! - cell.length;
+      const padding = pad > 0 ? " ".repeat(pad) : "";
+      out += (c === 0 ? "" : "  ") + (align && numeric[c] ? padding + cell : cell + padding);
+    }
+    return out.trimEnd() + "\n";
+  };
   const flush = () => {
     const rows = held ?? [];
     held = undefined;
-    widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.text.length)));
-    const header = columns.map((text) => ({ text, right: false }));
-    const rule = widths.map((w) => ({ text: "-".repeat(w), right: false }));
-    return [header, rule, ...rows].map(line).join("");
+    numeric = numeric.map((n, c) => n && seen[c]!);
+    widths = columns.map((name, c) => {
+      let width = name.length;
+      for (const row of rows) width = Math.max(width, row[c]!.length);
+      return width;
+    });
+    let out =
+      line(columns, false) +
+      line(
+        widths.map((w) => "-".repeat(w)),
+        false,
+      );
+    for (const row of rows) out += line(row);
+    return out;
   };
   return {
     begin(names) {
       columns = names;
+      numeric = names.map(() => true);
+      seen = names.map(() => false);
       return "";
     },
-    rows(readers, count) {
+    rows(readers, from, to) {
       let out = "";
-      for (let r = 0; r < count; r++) {
-        const row = readers.map((read) => tableCell(read(r)));
+      for (let r = from; r < to; r++) {
+        const row: string[] = [];
+        for (let c = 0; c < readers.length; c++) {
+          const value = readers[c]!(r);
+          if (held && value !== null) {
+            if (typeof value === "number") seen[c] = true;
+            else numeric[c] = false;
+          }
+          row.push(tableText(value));
+        }
         total++;
         if (held) {
           held.push(row);
@@ -166,12 +189,11 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
 }
 
 /** Control characters would break the alignment, so a table shows them escaped. */
-function tableCell(value: Cell): TableCell {
-  if (value === null) return { text: "NULL", right: false };
-  if (typeof value === "number") return { text: String(value), right: true };
+function tableText(value: Cell): string {
+  if (value === null) return "NULL";
+  if (typeof value === "number") return String(value);
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  return {
-    text: text.replace(/[\r\n\t]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t")),
-    right: false,
-  };
+  return /[\r\n\t]/.test(text)
+    ? text.replace(/[\r\n\t]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t"))
+    : text;
 }

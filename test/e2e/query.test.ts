@@ -95,7 +95,7 @@ describe("natsmon query over db.query.stream on a real node", () => {
     const lines = r.stdout.split("\n");
     assert.match(lines[0]!, /^id\s+ts\s+maybe\s+amount\s+label$/);
     assert.match(lines[1]!, /^-+\s+-+\s+-+\s+-+\s+-+$/);
-    assert.match(lines[2]!, /^ 1 {2}2026-11-22T11:02:14\.123456Z {2}NULL {3}12\.340 {2}a,"b"$/);
+    assert.match(lines[2]!, /^ 1 {2}2026-11-22T11:02:14\.123456Z {3}NULL {2}12\.340 {2}a,"b"$/);
     assert.match(lines[3]!, /^ 2 {2}2026-11-22T11:02:14\.000Z {9}7 {2}-0\.500$/);
     assert.equal(lines[4], "(2 rows)");
   });

@@ -25,6 +25,6 @@ test("what the csv writer writes parses back to the same cells", () => {
     [-3, "", 'q"uote\nline'],
   ];
   const writer = csvWriter();
-  const text = writer.begin(["n", "s", "t"]) + writer.rows(arrayReaders(rows, 3), 2) + writer.end();
+  const text = writer.begin(["n", "s", "t"]) + writer.rows(arrayReaders(rows, 3), 0, 2) + writer.end();
   assert.deepEqual(parseCsvResult(text), { columns: ["n", "s", "t"], rows });
 });

@@ -21,7 +21,7 @@ function write(
   let out = writer.begin(columns);
   for (let i = 0; i < rows.length; i += batch) {
     const slice = rows.slice(i, i + batch);
-    out += writer.rows(arrayReaders(slice, columns.length), slice.length);
+    out += writer.rows(arrayReaders(slice, columns.length), 0, slice.length);
   }
   return out + writer.end();
 }
@@ -86,14 +86,19 @@ test("table: aligned columns, numbers to the right, NULL shown, control characte
       "(3 rows)\n",
   );
   assert.equal(write(resultWriter("table"), ["x"], []), "x\n-\n(0 rows)\n");
+  // A column that also holds text is aligned left throughout.
+  assert.equal(
+    write(resultWriter("table"), ["mixed"], [[1], ["ab"], [null]]),
+    "mixed\n-----\n1\nab\nNULL\n(3 rows)\n",
+  );
 });
 
 test("table: past the alignment window rows stream out in the widths of the first rows", () => {
   const writer = tableWriter(2);
   let out = writer.begin(["v"]);
-  out += writer.rows(arrayReaders([["ab"]], 1), 1);
+  out += writer.rows(arrayReaders([["ab"]], 1), 0, 1);
   assert.equal(out, "", "the first rows are held to align them");
-  out += writer.rows(arrayReaders([["abc"], ["a"], ["abcdef"]], 1), 3);
+  out += writer.rows(arrayReaders([["x"], ["abc"], ["a"], ["abcdef"]], 1), 1, 4);
   out += writer.end();
   assert.equal(out, "v\n---\nab\nabc\na\nabcdef\n(4 rows)\n");
 });
