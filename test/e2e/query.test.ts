@@ -143,6 +143,23 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.deepEqual(JSON.parse(await readFile(out, "utf8")), [{ id: 2, label: "" }]);
   });
 
+  test("a result of a million wide rows streams through in many chunks, every row written", async () => {
+    const out = join(dir.path, "big.csv");
+    const r = await query([
+      "--format",
+      "csv",
+      "--out",
+      out,
+      "SELECT i, repeat('x', 100) || i AS pad FROM range(1000000) t(i)",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = (await readFile(out, "utf8")).split("\r\n");
+    assert.equal(lines.length, 1_000_002, "header, a million rows, and the final CRLF");
+    assert.equal(lines[0], "i,pad");
+    assert.equal(lines[1], `0,${"x".repeat(100)}0`);
+    assert.equal(lines[1_000_000], `999999,${"x".repeat(100)}999999`);
+  });
+
   test("an invalid statement exits non-zero with the error's code and description, writing nothing", async () => {
     const out = join(dir.path, "never.csv");
     const bad = await query(["--format", "csv", "--out", out, "SELECT * FROM no_such_table"]);
