@@ -1,4 +1,4 @@
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { PING_SUBJECT, type DiscoveryReply } from "../protocol/index.ts";
 
 /**
@@ -12,7 +12,10 @@ export async function discoverNodes(nc: NatsConnection, windowMs = 1000): Promis
     const iter = await nc.requestMany(PING_SUBJECT, "", { strategy: "timer", maxWait: windowMs });
     for await (const msg of iter) replies.push(msg.json<DiscoveryReply>());
   } catch (err) {
-    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.() !== true) throw err;
+    // requestMany reports an empty bus as NoRespondersError, request as a RequestError.
+    const noResponders =
+      err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
+    if (!noResponders) throw err;
   }
   return replies.sort((a, b) => a.node_id.localeCompare(b.node_id));
 }

@@ -104,6 +104,18 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     }
   });
 
+  // A kept-alive socket would hold the close open until its keep-alive timeout; once closing,
+  // each in-flight answer asks the client to close its socket, and Node then ends it.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) reply.header("connection", "close");
+    done(null, payload);
+  });
+
   const check = bearerCheck(options.authToken);
   app.addHook("onRequest", async (request, reply) => {
     if (request.routeOptions.url === HEALTHZ) return;
