@@ -101,7 +101,8 @@ export function gatewayCommand(program: Command): void {
     }).catch((cause: unknown) => {
       throw new Error(`gateway did not start: ${(cause as Error).message}`, { cause });
     });
-    process.stdout.write(`natsmon gateway listens at ${gateway.url}; its bus is ${url}. Stop with Ctrl-C.\n`);
+    // The bus URL may carry credentials, so only the gateway's own address is printed.
+    process.stdout.write(`natsmon gateway listens at ${gateway.url} (stop with Ctrl-C)\n`);
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once("SIGINT", () => resolve("SIGINT"));

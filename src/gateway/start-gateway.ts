@@ -56,6 +56,10 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const token = options.authToken === "" ? undefined : options.authToken;
   if (token === undefined && options.allowUnauthenticated !== true) throw new Error(MISSING_TOKEN_MESSAGE);
+  // A header carries the token as one run of visible characters; any other token could never match.
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    throw new Error("the auth token must be visible ASCII characters without spaces");
+  }
   const log = options.log;
   if (token === undefined) log.warn("the gateway serves without authentication (--allow-unauthenticated)");
 

@@ -48,6 +48,10 @@ test("natsmon gateway refuses to start without a token unless --allow-unauthenti
     startGateway(gatewayOptions("nats://127.0.0.1:1", { authToken: undefined })),
     (err: Error) => err.message === MISSING_TOKEN_MESSAGE,
   );
+  await assert.rejects(
+    startGateway(gatewayOptions("nats://127.0.0.1:1", { authToken: "two words" })),
+    /visible ASCII characters without spaces/,
+  );
 });
 
 test("with --allow-unauthenticated every route is open; GET /systems is [] on a bus with no node", async () => {
@@ -74,7 +78,7 @@ test("natsmon gateway spawned: the token from the environment guards it, SIGTERM
     NATSMON_GATEWAY_AUTH_TOKEN: TOKEN,
   });
   try {
-    const base = await waitFor(() => /listens at (http:\/\/[\d.:]+)/.exec(gateway.stdout())?.[1], {
+    const base = await waitFor(() => /listens at (http:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
       message: "the gateway to print its URL",
     });
     assert.equal((await httpCall(base, "/healthz")).status, 200);
