@@ -122,10 +122,10 @@ function buildApp(link: BusLink, options: GatewayOptions) {
 
   const check = bearerCheck(options.authToken);
   app.addHook("onRequest", async (request, reply) => {
-    if (request.routeOptions.url === HEALTHZ) return;
+    if (request.routeOptions.url === HEALTHZ) return undefined;
     const outcome = check(request.headers.authorization);
-    if (outcome.kind === "ok") return;
-    await send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
+    if (outcome.kind === "ok") return undefined;
+    return send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
   });
 
   app.get(HEALTHZ, async (_request, reply) => {
@@ -134,17 +134,19 @@ function buildApp(link: BusLink, options: GatewayOptions) {
       state === "connected"
         ? { status: "ok", bus: state, server: link.nc.getServer() }
         : { status: "unavailable", bus: state };
-    await send(reply, jsonReply(body, state === "connected" ? 200 : 503));
+    return send(reply, jsonReply(body, state === "connected" ? 200 : 503));
   });
 
   app.get("/systems", async (_request, reply) => {
     const unavailable = busUnavailable(link);
     if (unavailable) return send(reply, unavailable);
+    let answer: GatewayReply;
     try {
-      await send(reply, jsonReply(await discoverNodes(link.nc, options.systemsWindowMs)));
+      answer = jsonReply(await discoverNodes(link.nc, options.systemsWindowMs));
     } catch (err) {
-      await send(reply, mapBusFailure(err, { timeoutMs: options.systemsWindowMs }));
+      answer = mapBusFailure(err, { timeoutMs: options.systemsWindowMs });
     }
+    return send(reply, answer);
   });
 
   for (const action of Object.keys(DB_ACTIONS) as DbAction[]) {
@@ -171,12 +173,12 @@ function buildApp(link: BusLink, options: GatewayOptions) {
         },
         options.requestTimeoutMs,
       );
-      await send(reply, answer);
+      return send(reply, answer);
     });
   }
 
   app.setNotFoundHandler(async (request, reply) => {
-    await send(reply, errorReply(404, `no route ${request.method} ${request.url}`));
+    return send(reply, errorReply(404, `no route ${request.method} ${request.url}`));
   });
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -189,11 +191,12 @@ function buildApp(link: BusLink, options: GatewayOptions) {
       return send(reply, errorReply(status, description));
     }
     request.log.error({ err: error }, "request failed with an internal error");
-    await send(reply, errorReply(500, "internal server error"));
+    return send(reply, errorReply(500, "internal server error"));
   });
   return app;
 }
 
-async function send(reply: FastifyReply, answer: GatewayReply): Promise<void> {
-  await reply.code(answer.status).type(answer.contentType).send(answer.body);
+/** Sends an answer; handlers and hooks return the reply so Fastify knows it is sent. */
+function send(reply: FastifyReply, answer: GatewayReply): FastifyReply {
+  return reply.code(answer.status).type(answer.contentType).send(answer.body);
 }

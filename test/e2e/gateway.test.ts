@@ -47,6 +47,7 @@ describe("the HTTP gateway in front of a real node", () => {
     node = spawnNatsmon(["run", "--data-dir", dir.path], {
       NATSMON_SINK_EMBEDDED_PORT: "-1",
       NATSMON_DB_QUERY_MAX_ROWS: String(MAX_ROWS),
+      NATSMON_DB_QUERY_TIMEOUT: "1s",
     });
     busUrl = await node.waitForUrl();
     nc = await connect({ servers: busUrl });
@@ -97,9 +98,9 @@ describe("the HTTP gateway in front of a real node", () => {
     const tables = await post("/sys/local/db/tables", "", { "content-type": "application/json" });
     assert.equal(tables.status, 200, tables.text);
     assert.ok(tables.json<TablesReply>().tables.some((t) => t.schema === "hx" && t.name === "servers"));
-    const hxOnly = await post("/sys/local/db/tables", JSON.stringify({ schema: "main" }));
+    const mainOnly = await post("/sys/local/db/tables", JSON.stringify({ schema: "main" }));
     assert.deepEqual(
-      hxOnly.json<TablesReply>().tables.map((t) => `${t.schema}.${t.name}`),
+      mainOnly.json<TablesReply>().tables.map((t) => `${t.schema}.${t.name}`),
       ["main.ips"],
     );
 
@@ -189,7 +190,7 @@ describe("the HTTP gateway in front of a real node", () => {
     );
   });
 
-  test("upstream errors keep their status: 400 invalid SQL, 413 over db.query-max-rows, 404 no such table", async () => {
+  test("upstream errors keep their status: 400 invalid SQL, 413 over db.query-max-rows, 408, 404 no such table", async () => {
     const invalid = await post("/sys/local/db/query", JSON.stringify({ sql: "SELECT * FROM no_such_table" }));
     assert.equal(invalid.status, 400);
     assert.match(invalid.json<ErrorBody>().description, /no_such_table/);
@@ -207,6 +208,13 @@ describe("the HTTP gateway in front of a real node", () => {
       JSON.stringify({ sql: `SELECT * FROM range(${MAX_ROWS})` }),
     );
     assert.equal(atCap.status, 200);
+
+    // The node's query timeout ends the query well inside the gateway's request timeout.
+    const slow = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: "SELECT count(*) FROM range(100000000000) a, range(10) b" }),
+    );
+    assert.equal(slow.status, 408, slow.text);
 
     const noTable = await post("/sys/local/db/columns", JSON.stringify({ schema: "hx", table: "nope" }));
     assert.equal(noTable.status, 404);
