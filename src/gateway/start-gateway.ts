@@ -63,7 +63,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const log = options.log;
   if (token === undefined) log.warn("the gateway serves without authentication (--allow-unauthenticated)");
 
-  const nc = await connectNats(options.bus, "natsmon-gateway");
+  const nc = await connectNats(options.bus, "natsmon-gateway").catch((cause: unknown) => {
+    // Credentials in a URL stay out of the message.
+    const where = options.bus.url.replaceAll(/\/\/[^@/,]*@/g, "//");
+    throw new Error(`cannot connect to the bus at ${where}: ${(cause as Error).message}`, { cause });
+  });
   const link = watchBus(nc, log);
   const app = buildApp(link, { ...options, authToken: token });
   try {

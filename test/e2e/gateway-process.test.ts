@@ -34,7 +34,7 @@ function gatewayOptions(url: string, extra: Partial<GatewayOptions> = {}): Gatew
   };
 }
 
-test("natsmon gateway refuses to start without a token unless --allow-unauthenticated is given", async () => {
+test("natsmon gateway refuses to start without a token, with an unusable token or without its bus", async () => {
   for (const env of [{}, { NATSMON_GATEWAY_AUTH_TOKEN: "" }] as Record<string, string>[]) {
     const refused = await runNatsmon(
       ["gateway", "--server", "nats://127.0.0.1:1", "--listen", "127.0.0.1:0"],
@@ -44,6 +44,17 @@ test("natsmon gateway refuses to start without a token unless --allow-unauthenti
     assert.ok(refused.stderr.includes(MISSING_TOKEN_MESSAGE), refused.stderr);
     assert.equal(refused.stdout, "");
   }
+  const noBus = await runNatsmon([
+    "gateway",
+    "--auth-token",
+    TOKEN,
+    "--server",
+    "nats://user:pw@127.0.0.1:1",
+    "--listen",
+    "127.0.0.1:0",
+  ]);
+  assert.equal(noBus.code, 1);
+  assert.match(noBus.stderr, /gateway did not start: cannot connect to the bus at nats:\/\/127\.0\.0\.1:1: /);
   await assert.rejects(
     startGateway(gatewayOptions("nats://127.0.0.1:1", { authToken: undefined })),
     (err: Error) => err.message === MISSING_TOKEN_MESSAGE,
