@@ -75,7 +75,8 @@ export function mapBusFailure(err: unknown, context: { system?: string; timeoutM
     );
   }
   if (err instanceof errors.TimeoutError) {
-    return errorReply(504, `no answer within ${context.timeoutMs} ms`);
+    const from = context.system === undefined ? "" : ` from system "${context.system}"`;
+    return errorReply(504, `no answer${from} within ${context.timeoutMs} ms`);
   }
   if (TRANSPORT_FAILURES.some((kind) => err instanceof kind)) {
     return errorReply(502, `bus request failed: ${(err as Error).message}`);

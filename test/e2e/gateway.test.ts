@@ -279,7 +279,7 @@ describe("the HTTP gateway in front of a real node", () => {
     });
     sub.unsubscribe();
     assert.equal(r.status, 504);
-    assert.match(r.json<ErrorBody>().description, /no answer within 300 ms/);
+    assert.match(r.json<ErrorBody>().description, /no answer from system "silent" within 300 ms/);
     assert.deepEqual(received, ['{"sql":"SELECT 1"}']);
   });
 });
