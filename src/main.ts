@@ -5,6 +5,7 @@ import { Command } from "commander";
 import {
   configCommand,
   dbCommand,
+  gatewayCommand,
   queryCommand,
   runCommand,
   simulateCommand,
@@ -21,6 +22,7 @@ configCommand(program);
 systemsCommand(program);
 queryCommand(program);
 dbCommand(program);
+gatewayCommand(program);
 simulateCommand(program);
 
 try {

@@ -8,3 +8,4 @@ export { systemsCommand } from "./systems.ts";
 export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
+export { gatewayCommand } from "./gateway.ts";
