@@ -19,6 +19,11 @@ const INTERRUPT_REPEAT_MS = 50;
 export interface ArrowScan {
   readonly schema: Schema;
   /**
+   * Aborts when the catalog starts closing. A caller waiting between next() calls should
+   * call next() again then: it throws QueryTimeoutError (408) and the scan must be closed.
+   */
+  readonly stopped: AbortSignal;
+  /**
    * The next batch of at most `maxRows` rows (fewer only at the end), or undefined once
    * the result is exhausted. Throws BadRequestError (400) when DuckDB fails the query,
    * QueryTimeoutError (408) past the step timeout or when the catalog closes.
@@ -185,6 +190,7 @@ async function startScan(
     let closed = false;
     return {
       schema,
+      stopped: catalog.closingSignal,
       async next(maxRows) {
         let rows = 0;
         while (rows < maxRows) {

@@ -213,3 +213,24 @@ describe("db.query.stream flow control and limits", () => {
     }
   });
 });
+
+describe("db.query.stream at shutdown", () => {
+  test("closing the catalog ends a stream waiting for acks at once, with a 408 error trailer", async () => {
+    // An ack timeout far beyond the test's waits: only the shutdown can end this stream.
+    await using f = await startStreamFixture({
+      ...STREAM_DB,
+      queryStream: { maxRows: 0, window: 2, compression: "none", ackTimeoutMs: 600_000 },
+    });
+    const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql: LONG });
+    await raw.message(2);
+    assert.equal(f.catalog.pools().readers.busy, 1);
+    await f.catalog[Symbol.asyncDispose]();
+    const outcome = await waitFor(() => f.outcomes[0]);
+    assert.equal(outcome.status, "error");
+    assert.equal(outcome.status === "error" && outcome.code, 408);
+    const trailer = await raw.message(3);
+    assert.equal(trailer.headers?.get(StreamHeader.Kind), "error");
+    assert.equal(trailer.headers?.get(ServiceErrorHeader.Code), "408");
+    raw.close();
+  });
+});
