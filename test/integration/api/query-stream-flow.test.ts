@@ -184,7 +184,7 @@ describe("db.query.stream flow control and limits", () => {
     assert.equal(reply.headers?.get(StreamHeader.Kind), "error");
   });
 
-  test("a request with a bad compression or window is refused with 400", async () => {
+  test("a request with a bad compression, window or API version is refused with 400", async () => {
     for (const request of [
       { sql: "SELECT 1", compression: "gzip" },
       { sql: "SELECT 1", window: 0 },
@@ -198,6 +198,17 @@ describe("db.query.stream flow control and limits", () => {
         JSON.stringify(request),
       );
     }
+    // An API revision this build does not answer, as for every endpoint.
+    await assert.rejects(
+      readArrowStream(
+        f.nc,
+        f.subjects.dbQueryStream,
+        { sql: "SELECT 1" },
+        { timeoutMs: 10_000, headers: { "Monitor-Api-Version": "2" } },
+      ),
+      (err: unknown) =>
+        err instanceof StreamFailedError && err.code === 400 && /Monitor-Api-Version 2/.test(err.message),
+    );
   });
 
   test("503 error trailer while the catalog is not open", async () => {
