@@ -1,14 +1,20 @@
 /**
  * ③ The catalog: one DuckDB file per system. Epochs flow in (a commit marker with its
  * parsed `$SYS` replies) and are folded into the hx tables in one transaction each;
- * read-only SQL results flow out as JSON or CSV. It owns the file (one instance, one write
- * connection, a small read pool), its schema migrations and the entity key cache.
+ * read-only SQL results flow out as JSON or CSV, or as Arrow record batches for streams. It
+ * owns the file (one instance, one write connection, a small read pool, a backup reader),
+ * its schema migrations and the entity key cache.
  */
 export { openCatalog } from "./open-catalog.ts";
 export type { Catalog } from "./open-catalog.ts";
 export { foldEpoch } from "./fold-epoch.ts";
 export type { EpochInput, FoldResult, ScrapeReply } from "./fold-epoch.ts";
 export { runReadOnlyQuery } from "./query.ts";
+export { openArrowScan } from "./arrow-scan.ts";
+export type { ArrowScan, ArrowScanOptions } from "./arrow-scan.ts";
+export { scanToIpc } from "./scan-to-ipc.ts";
+export type { ScanToIpcOptions, ScanToIpcResult } from "./scan-to-ipc.ts";
+export type { PoolStats } from "./connection-pool.ts";
 export type { QueryOptions, ReadOnlyQuery } from "./query.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
 export { applyRetention, entityKinds, pkReferences } from "./retention.ts";

@@ -9,3 +9,5 @@ export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
 export { gatewayCommand } from "./gateway.ts";
+export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
+export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
