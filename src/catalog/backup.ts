@@ -23,6 +23,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BadRequestError } from "../domain/index.ts";
+import type { Catalog } from "./open-catalog.ts";
 import { entityKinds, pkReferences, type KindTables, type PkReference } from "./retention.ts";
 import { parseRfc3339Micros } from "./values.ts";
 
@@ -74,6 +75,29 @@ export async function describeBackupSchema(con: DuckDBConnection): Promise<Backu
   }
   const kinds = await entityKinds(con);
   return { tables, kinds, references: await pkReferences(con, kinds) };
+}
+
+/** Each open catalog's backup schema, read once: only migrations change it, and they run at open. */
+const described = new WeakMap<Catalog, Promise<BackupSchema>>();
+
+/**
+ * The statement of one db.backup.stream request on `catalog` (see backupStatement). The
+ * schema is read on a query connection, so a refusal answers at once even while another
+ * backup holds the backup connection.
+ */
+export async function backupStatementFor(
+  catalog: Catalog,
+  request: BackupRequest,
+  signal?: AbortSignal,
+): Promise<BackupStatement> {
+  let schema = described.get(catalog);
+  if (!schema) {
+    schema = catalog.withReader((con) => describeBackupSchema(con), signal);
+    described.set(catalog, schema);
+    // A failed read (the catalog closing, say) is not remembered.
+    schema.catch(() => described.delete(catalog));
+  }
+  return backupStatement(await schema, request);
 }
 
 /** The names of the backup set, for messages and for clients. */
