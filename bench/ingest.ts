@@ -32,7 +32,7 @@ const DB: DbConfig = {
   threads: 0,
   queryMaxRows: 100_000,
   queryTimeoutMs: 30_000,
-  queryStream: { maxRows: 1_000_000, window: 8, compression: "none" },
+  queryStream: { maxRows: 1_000_000, window: 8, compression: "none", ackTimeoutMs: 5_000 },
   memoryProfile: { enabled: false, intervalMs: 2_000 },
 };
 const EPOCHS = Number(process.env.BENCH_EPOCHS ?? 60);

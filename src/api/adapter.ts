@@ -37,19 +37,29 @@ export function adapt(handler: ApiHandler, log: Logger): ServiceHandler {
   };
 }
 
+/** Refuses an API revision this build does not answer (spec: Versioning 3). */
+export function checkVersion(msg: ServiceMsg): void {
+  const version = msg.headers?.get(API_VERSION_HEADER);
+  if (version && !SUPPORTED_API_VERSIONS.has(version)) {
+    throw new BadRequestError(
+      `${API_VERSION_HEADER} ${version} is not supported; supported: ${[...SUPPORTED_API_VERSIONS].join(", ")}`,
+    );
+  }
+}
+
+/** What a handler sees of a service message. */
+export function requestOf(msg: ServiceMsg): ApiRequest {
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    header: (name) => msg.headers?.get(name) || undefined,
+  };
+}
+
 async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promise<void> {
   try {
-    const version = msg.headers?.get(API_VERSION_HEADER);
-    if (version && !SUPPORTED_API_VERSIONS.has(version)) {
-      throw new BadRequestError(
-        `${API_VERSION_HEADER} ${version} is not supported; supported: ${[...SUPPORTED_API_VERSIONS].join(", ")}`,
-      );
-    }
-    const request: ApiRequest = {
-      subject: msg.subject,
-      data: msg.data,
-      header: (name) => msg.headers?.get(name) || undefined,
-    };
+    checkVersion(msg);
+    const request = requestOf(msg);
     const reply = await handler(request);
     if (reply.headers) {
       const headers = natsHeaders();
@@ -87,16 +97,21 @@ const MAX_DESCRIPTION = 1024;
  * Failing to answer is logged, never thrown: it would take the whole node down.
  */
 function respondError(msg: ServiceMsg, code: number, message: string, log: Logger): void {
-  const description = message
-    .replaceAll(/\s*[\r\n]+\s*/g, " ")
-    .trim()
-    .slice(0, MAX_DESCRIPTION);
+  const description = errorDescription(message);
   const data = description === message ? undefined : JSON.stringify({ message });
   try {
     msg.respondError(code, description || "error", data);
   } catch (err) {
     log.error({ err, subject: msg.subject }, "could not send an error reply");
   }
+}
+
+/** An error message as a header value: on one line, at most MAX_DESCRIPTION characters. */
+export function errorDescription(message: string): string {
+  return message
+    .replaceAll(/\s*[\r\n]+\s*/g, " ")
+    .trim()
+    .slice(0, MAX_DESCRIPTION);
 }
 
 /** Parses a JSON request body; an empty body is `{}`. */

@@ -8,6 +8,10 @@ export type { Api } from "./service.ts";
 export { adapt, parseJsonRequest } from "./adapter.ts";
 export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
 export { dbQueryHandler } from "./db-handlers.ts";
+export { adaptStream, dbQueryStreamHandler, streamOptions } from "./stream-handlers.ts";
+export type { QueryStreamPort, StreamContext, StreamHandler, StreamLimits } from "./stream-handlers.ts";
+export { serveArrowStream, sendStreamError } from "./stream-sender.ts";
+export type { ArrowBatchSource, ArrowStreamOptions, StreamOutcome } from "./stream-sender.ts";
 export type { QueryPort, QueryFormat } from "./db-handlers.ts";
 export { opsInfoHandler } from "./ops-handlers.ts";
 export {

@@ -9,11 +9,15 @@ import {
 } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { adapt, type ApiHandler } from "./adapter.ts";
+import { adaptStream, type StreamHandler } from "./stream-handlers.ts";
 import { answerPing } from "./ping.ts";
 
 export interface Api extends AsyncDisposable {
   /** Registers each handler on its system-space subject (protocol/systemSubject). */
-  addSystemEndpoints(systemId: string, handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
+  addSystemEndpoints(
+    systemId: string,
+    handlers: Readonly<Record<string, ApiHandler | StreamHandler>>,
+  ): Promise<void>;
 }
 
 /**
@@ -39,7 +43,10 @@ export async function startApi(
       for (const [action, handler] of Object.entries(handlers)) {
         service.addEndpoint(endpointName(systemId, action), {
           subject: systemSubject(systemId, action),
-          handler: adapt(handler, log.child({ system: systemId, endpoint: action })),
+          handler:
+            typeof handler === "function"
+              ? adapt(handler, log.child({ system: systemId, endpoint: action }))
+              : adaptStream(nc, handler, log.child({ system: systemId, endpoint: action })),
           metadata: { system_id: systemId },
         });
       }

@@ -8,6 +8,13 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 
 const INTERRUPT_REPEAT_MS = 50;
 
+/** A pool's state at one moment. */
+export interface PoolStats {
+  readonly size: number;
+  readonly busy: number;
+  readonly waiting: number;
+}
+
 interface Waiter {
   readonly resolve: (con: DuckDBConnection) => void;
   readonly reject: (err: unknown) => void;
@@ -34,6 +41,10 @@ export class ConnectionPool {
 
   get size(): number {
     return this.connections.length;
+  }
+
+  stats(): PoolStats {
+    return { size: this.connections.length, busy: this.busy.size, waiting: this.waiters.length };
   }
 
   /** Runs `fn` with a connection of its own; waits for one when all are lent out. */

@@ -9,7 +9,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import type { DbConfig } from "../config/index.ts";
 import { QueryTimeoutError } from "../domain/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { ConnectionPool } from "./connection-pool.ts";
+import { ConnectionPool, type PoolStats } from "./connection-pool.ts";
 import { loadKeyCache, type KeyCache } from "./key-cache.ts";
 import { KIND_NAMES, identTable, optsTable, statsTable } from "./kinds/entity-kinds.ts";
 import { migrate } from "./migrations/index.ts";
@@ -20,6 +20,8 @@ import { loadTableShapes, type TableShapes } from "./table-writer.ts";
  * holds a libuv worker thread, and the pool is shared with fs, dns and crypto.
  */
 const READ_POOL_SIZE = 2;
+/** Backup streams read on a connection of their own, so a long backup never holds up queries. */
+const BACKUP_POOL_SIZE = 1;
 
 /** The write side, lent to one fold (or other writer) at a time. */
 export interface Writer {
@@ -38,6 +40,10 @@ export interface Catalog extends AsyncDisposable {
   withWriter<T>(fn: (writer: Writer) => Promise<T>): Promise<T>;
   /** Runs `fn` on a free read connection, waiting for one if need be (until `signal` aborts). */
   withReader<T>(fn: (con: DuckDBConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Like withReader, on the backup connection(s) (db.backup.stream), apart from the query readers. */
+  withBackupReader<T>(fn: (con: DuckDBConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Connections of each pool: how many, how many lent out, how many borrowers wait. */
+  pools(): { readers: PoolStats; backup: PoolStats };
 }
 
 /** Files open in this process: DuckDB does not stop a second instance on the same file, which corrupts it. */
@@ -96,7 +102,17 @@ export async function openCatalog(options: {
       opened.push({ close: () => reader.closeSync() });
       readers.push(reader);
     }
-    return catalogOf(path, instance, writer, new ConnectionPool([con]), new ConnectionPool(readers));
+    const backup: DuckDBConnection[] = [];
+    for (let i = 0; i < BACKUP_POOL_SIZE; i++) {
+      const reader = await instance.connect();
+      opened.push({ close: () => reader.closeSync() });
+      backup.push(reader);
+    }
+    return catalogOf(path, instance, writer, {
+      write: new ConnectionPool([con]),
+      read: new ConnectionPool(readers),
+      backup: new ConnectionPool(backup),
+    });
   } catch (err) {
     for (const o of opened.reverse()) o.close();
     openFiles.delete(path);
@@ -108,9 +124,9 @@ function catalogOf(
   path: string,
   instance: DuckDBInstance,
   writer: Writer,
-  writePool: ConnectionPool,
-  readPool: ConnectionPool,
+  pools: { write: ConnectionPool; read: ConnectionPool; backup: ConnectionPool },
 ): Catalog {
+  const { write: writePool, read: readPool, backup: backupPool } = pools;
   let disposed: Promise<void> | undefined;
   return {
     path,
@@ -119,11 +135,14 @@ function catalogOf(
     },
     withWriter: (fn) => writePool.use(() => fn(writer)),
     withReader: (fn, signal) => readPool.use(fn, signal),
+    withBackupReader: (fn, signal) => backupPool.use(fn, signal),
+    pools: () => ({ readers: readPool.stats(), backup: backupPool.stats() }),
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {
         // Queries are stopped (spec: 408 while shutting down); a fold in progress is let
         // finish, since its transaction is short and a half-done one would be rolled back anyway.
-        await readPool.close(() => new QueryTimeoutError("the catalog is closing; query not run"), true);
+        const closing = () => new QueryTimeoutError("the catalog is closing; query not run");
+        await Promise.all([readPool.close(closing, true), backupPool.close(closing, true)]);
         await writePool.close(() => new Error(`catalog ${path} is closed`), false);
         instance.closeSync();
         openFiles.delete(path);

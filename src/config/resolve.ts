@@ -38,6 +38,7 @@ function db(top: RawDb | undefined, own: RawDb | undefined): DbConfig {
       maxRows: stream["max-rows"] ?? 1_000_000,
       window: stream.window ?? 8,
       compression: stream.compression ?? "none",
+      ackTimeoutMs: stream["ack-timeout"] ?? 5_000,
     },
     memoryProfile: { enabled: profile.enabled ?? false, intervalMs: profile.interval ?? 2_000 },
   };

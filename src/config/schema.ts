@@ -44,6 +44,7 @@ export const dbSchema = z.strictObject({
       "max-rows": z.number().int().min(0).optional(),
       window: z.number().int().positive().optional(),
       compression: z.enum(["none", "lz4", "zstd"]).optional(),
+      "ack-timeout": duration.refine((ms) => ms > 0, "must be more than 0").optional(),
     })
     .optional(),
   "memory-profile": z

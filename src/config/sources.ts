@@ -35,6 +35,7 @@ const LEAVES: Record<string, Kind> = {
   "db.query-stream.max-rows": "number",
   "db.query-stream.window": "number",
   "db.query-stream.compression": "string",
+  "db.query-stream.ack-timeout": "string",
   "db.memory-profile.enabled": "boolean",
   "db.memory-profile.interval": "string",
   "disabled-checks": "list",

@@ -8,6 +8,7 @@ import {
   listMacros,
   listSchemas,
   listTables,
+  openArrowScan,
   openCatalog,
   runReadOnlyQuery,
   type Catalog,
@@ -16,10 +17,11 @@ import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch } from "../feed/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
-import type { DiscoveryPort, QueryPort } from "../api/index.ts";
+import type { DiscoveryPort, QueryPort, QueryStreamPort } from "../api/index.ts";
 
 export interface CatalogSide extends AsyncDisposable {
   readonly query: QueryPort;
+  readonly queryStream: QueryStreamPort;
   readonly discovery: DiscoveryPort;
   /** The reason the database would not open, while it is not open. */
   readonly error: string | undefined;
@@ -117,6 +119,13 @@ export async function startCatalogSide(options: {
       });
     },
   };
+  // db.query.stream reads on the query connections, behind the read-only guard; each
+  // DuckDB step (and the wait for a connection) is bounded by db.query-timeout.
+  const queryStream: QueryStreamPort = {
+    limits: system.db.queryStream,
+    open: (request, signal) =>
+      openArrowScan(opened(), request, { pool: "query", signal, stepTimeoutMs: system.db.queryTimeoutMs }),
+  };
   const discovery: DiscoveryPort = {
     explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
     schemas: async () => listSchemas(opened(), timeoutMs),
@@ -127,6 +136,7 @@ export async function startCatalogSide(options: {
 
   return {
     query,
+    queryStream,
     discovery,
     get error() {
       return error;

@@ -49,3 +49,20 @@ export type {
   MacrosReply,
 } from "./discovery-payloads.ts";
 export { DISCOVERY_SCHEMAS } from "./discovery-payloads.ts";
+export {
+  StreamHeader,
+  StreamMessageKind,
+  ArrowFieldMetadata,
+  ServiceErrorHeader,
+  STREAM_COMPRESSIONS,
+} from "./stream-payloads.ts";
+export type {
+  StreamCompression,
+  StreamOptionsRequest,
+  QueryStreamRequest,
+  BackupStreamRequest,
+  StreamAck,
+  StreamEndTrailer,
+  StreamErrorTrailer,
+  StreamTrailer,
+} from "./stream-payloads.ts";

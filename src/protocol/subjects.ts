@@ -31,6 +31,8 @@ export function systemSubjects(systemId: string) {
     feedEpoch: s("feed.epoch"),
     feedDisconnect: s("feed.disconnect"),
     dbQuery: s("db.query"),
+    dbQueryStream: s("db.query.stream"),
+    dbBackupStream: s("db.backup.stream"),
     dbExplain: s("db.explain"),
     dbSchemas: s("db.schemas"),
     dbTables: s("db.tables"),

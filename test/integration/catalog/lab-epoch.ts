@@ -95,7 +95,7 @@ export const TEST_DB: DbConfig = {
   threads: 2,
   queryMaxRows: 1000,
   queryTimeoutMs: 5000,
-  queryStream: { maxRows: 0, window: 8, compression: "none" },
+  queryStream: { maxRows: 0, window: 8, compression: "none", ackTimeoutMs: 5000 },
   memoryProfile: { enabled: false, intervalMs: 2000 },
 };
 

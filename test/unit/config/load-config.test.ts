@@ -38,7 +38,12 @@ describe("loadConfig", () => {
     assert.equal(system?.db.queryMaxRows, 100_000);
     assert.equal(system?.db.queryTimeoutMs, 30_000);
     assert.equal(system?.db.retentionMs, 768 * 3_600_000);
-    assert.deepEqual(system?.db.queryStream, { maxRows: 1_000_000, window: 8, compression: "none" });
+    assert.deepEqual(system?.db.queryStream, {
+      maxRows: 1_000_000,
+      window: 8,
+      compression: "none",
+      ackTimeoutMs: 5_000,
+    });
     assert.equal(config.log.level, "info");
   });
 

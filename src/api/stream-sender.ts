@@ -1,0 +1,254 @@
+/**
+ * The server half of the chunk protocol (protocol/stream-payloads.ts): a scan's Arrow
+ * record batches go to the reply inbox as IPC chunks, never more than `window` of them
+ * unacknowledged, each small enough for the bus; then one trailer. A client that stops
+ * acking is taken as gone: the scan is stopped and its connection freed.
+ */
+import { createInbox, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import type { RecordBatch, Schema } from "apache-arrow";
+import { MonError, TooManyRowsError } from "../domain/index.ts";
+import { IpcMessageEncoder, type Logger } from "../lib/index.ts";
+import {
+  ServiceErrorHeader,
+  StreamHeader,
+  StreamMessageKind,
+  type StreamCompression,
+  type StreamEndTrailer,
+  type StreamErrorTrailer,
+} from "../protocol/index.ts";
+import { errorDescription } from "./adapter.ts";
+
+/** What the sender reads from: catalog/'s ArrowScan, seen through this port. */
+export interface ArrowBatchSource {
+  readonly schema: Schema;
+  next(maxRows: number): Promise<RecordBatch | undefined>;
+  close(): Promise<void>;
+}
+
+export interface ArrowStreamOptions {
+  /** Chunks in flight at most (already capped by the endpoint's configuration). */
+  readonly window: number;
+  /** With a full window, how long to wait for an ack before taking the client as gone. */
+  readonly ackTimeoutMs: number;
+  /** Rows allowed before the 413 trailer; 0: no limit (db.backup.stream). */
+  readonly maxRows: number;
+  /** Names the limit in the 413 description. */
+  readonly maxRowsSetting?: string;
+  readonly compression: StreamCompression;
+  readonly log: Logger;
+}
+
+/** How a stream ended, for logs and tests; the client learns it from the trailer (or nothing). */
+export type StreamOutcome =
+  | StreamEndTrailer
+  | { status: "error"; code: number; description: string }
+  | { status: "cancelled"; rows: number; chunks: number }
+  | { status: "gone"; rows: number; chunks: number };
+
+/** Room left in max_payload for the chunk headers (kind, seq, ack subject) and protocol framing. */
+const HEADER_ROOM = 1024;
+/** The first batch's rows, before any measured bytes per row: one DuckDB chunk. */
+const FIRST_BATCH_ROWS = 2048;
+/** Batches aim below the budget, so a batch a little denser than the last still fits whole. */
+const FILL = 0.8;
+const MAX_BATCH_ROWS = 1 << 20;
+
+/**
+ * Streams what `open` yields to `replyTo`. Never throws: failures become the error trailer
+ * (a MonError keeps its code; anything else is logged and masked as 500).
+ */
+export async function serveArrowStream(
+  nc: NatsConnection,
+  replyTo: string,
+  open: (signal: AbortSignal) => Promise<ArrowBatchSource>,
+  options: ArrowStreamOptions,
+): Promise<StreamOutcome> {
+  const { log } = options;
+  const abort = new AbortController();
+  const ackSubject = createInbox();
+  const acks = new AckInbox(nc, ackSubject, () => abort.abort(new Error("the client cancelled the stream")));
+  const budget = Math.max(nc.info?.max_payload ?? 1024 * 1024, 2 * HEADER_ROOM) - HEADER_ROOM;
+  let scan: ArrowBatchSource | undefined;
+  let seq = 0;
+  let rows = 0;
+  let bytes = 0;
+
+  /** Sends chunk `seq + 1` once the window has room; false when the client cancelled or went away. */
+  const send = async (body: Uint8Array): Promise<boolean> => {
+    const next = seq + 1;
+    const room = await acks.waitForRoom(next, options.window, options.ackTimeoutMs);
+    if (room !== "room") return false;
+    const h = headers();
+    h.set(StreamHeader.Kind, StreamMessageKind.Chunk);
+    h.set(StreamHeader.Seq, String(next));
+    if (next === 1) h.set(StreamHeader.Ack, ackSubject);
+    nc.publish(replyTo, body, { headers: h });
+    seq = next;
+    bytes += body.byteLength;
+    return true;
+  };
+  const stopped = (): StreamOutcome => {
+    const status = acks.cancelled ? "cancelled" : "gone";
+    if (status === "gone") {
+      log.warn(
+        { reply: replyTo, sent: seq, acked: acks.acked, ack_timeout_ms: options.ackTimeoutMs },
+        "stream client stopped acknowledging; scan stopped",
+      );
+    }
+    return { status, rows, chunks: seq };
+  };
+
+  try {
+    scan = await open(abort.signal);
+    const encoder = new IpcMessageEncoder(scan.schema, options.compression);
+    if (!(await send(encoder.schemaMessage))) return stopped();
+    let batchRows = FIRST_BATCH_ROWS;
+    for (;;) {
+      const limit = options.maxRows > 0 ? Math.min(batchRows, options.maxRows - rows + 1) : batchRows;
+      const batch = await scan.next(limit);
+      if (abort.signal.aborted) return stopped();
+      if (!batch) break;
+      if (options.maxRows > 0 && rows + batch.numRows > options.maxRows) {
+        throw new TooManyRowsError(
+          `the result has more than ${options.maxRows} rows (${options.maxRowsSetting ?? "max-rows"}); add a LIMIT`,
+        );
+      }
+      const messages = encodeFitting(encoder, batch, budget);
+      for (const message of messages) {
+        if (!(await send(message.body))) return stopped();
+        rows += message.rows;
+      }
+      // Size the next batch from the density of this one.
+      const perRow = messages.reduce((n, m) => n + m.body.byteLength, 0) / batch.numRows;
+      batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor((budget * FILL) / Math.max(perRow, 1))));
+    }
+    const end: StreamEndTrailer = { status: "end", rows, chunks: seq, bytes };
+    publishTrailer(nc, replyTo, end);
+    return end;
+  } catch (err) {
+    if (abort.signal.aborted) return stopped();
+    const failure = asFailure(err, log, replyTo);
+    const trailer: StreamErrorTrailer = {
+      status: "error",
+      code: String(failure.code),
+      description: failure.message,
+    };
+    publishTrailer(nc, replyTo, trailer);
+    return { status: "error", code: failure.code, description: failure.message };
+  } finally {
+    acks.close();
+    await scan?.close();
+  }
+}
+
+/** Sends the error trailer for a request refused before any scan started (bad request, 503). */
+export function sendStreamError(
+  nc: NatsConnection,
+  replyTo: string,
+  err: unknown,
+  log: Logger,
+): StreamOutcome {
+  const failure = asFailure(err, log, replyTo);
+  publishTrailer(nc, replyTo, { status: "error", code: String(failure.code), description: failure.message });
+  return { status: "error", code: failure.code, description: failure.message };
+}
+
+function asFailure(err: unknown, log: Logger, replyTo: string): { code: number; message: string } {
+  if (err instanceof MonError) return { code: err.code, message: err.message };
+  log.error({ err, reply: replyTo }, "stream failed with an internal error");
+  return { code: 500, message: "internal server error" };
+}
+
+function publishTrailer(
+  nc: NatsConnection,
+  replyTo: string,
+  trailer: StreamEndTrailer | StreamErrorTrailer,
+): void {
+  const h = headers();
+  if (trailer.status === "end") {
+    h.set(StreamHeader.Kind, StreamMessageKind.End);
+  } else {
+    h.set(StreamHeader.Kind, StreamMessageKind.Error);
+    h.set(ServiceErrorHeader.Code, trailer.code);
+    h.set(ServiceErrorHeader.Description, errorDescription(trailer.description) || "error");
+  }
+  nc.publish(replyTo, JSON.stringify(trailer), { headers: h });
+}
+
+/**
+ * Encodes `batch` as one message, or, when that is over `budget`, as several of fewer rows
+ * each. A single row over the budget cannot travel at all: 413.
+ */
+function encodeFitting(
+  encoder: IpcMessageEncoder,
+  batch: RecordBatch,
+  budget: number,
+): { body: Uint8Array; rows: number }[] {
+  const body = encoder.encode(batch);
+  if (body.byteLength <= budget) return [{ body, rows: batch.numRows }];
+  if (batch.numRows === 1) {
+    throw new TooManyRowsError(
+      `a row of the result is larger than the bus's max_payload (${budget} bytes of data per message)`,
+    );
+  }
+  const half = Math.ceil(batch.numRows / 2);
+  return [
+    ...encodeFitting(encoder, batch.slice(0, half), budget),
+    ...encodeFitting(encoder, batch.slice(half), budget),
+  ];
+}
+
+/** The stream's ack subject: cumulative acks and cancel, and waiting for window room. */
+class AckInbox {
+  acked = 0;
+  cancelled = false;
+  private wake: (() => void) | undefined;
+  private readonly sub;
+
+  constructor(nc: NatsConnection, subject: string, onCancel: () => void) {
+    this.sub = nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        const ack = parseAck(msg);
+        if (ack === "cancel") {
+          this.cancelled = true;
+          onCancel();
+        } else if (ack !== undefined && ack > this.acked) {
+          this.acked = ack;
+        }
+        this.wake?.();
+      },
+    });
+  }
+
+  /** Resolves once chunk `seq` may be sent (`seq - acked <= window`), or the client cancelled or went silent. */
+  async waitForRoom(seq: number, window: number, timeoutMs: number): Promise<"room" | "cancelled" | "gone"> {
+    while (!this.cancelled && seq - this.acked > window) {
+      const heard = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+      this.wake = undefined;
+      if (!heard) return "gone";
+    }
+    return this.cancelled ? "cancelled" : "room";
+  }
+
+  close(): void {
+    this.wake?.();
+    this.sub.unsubscribe();
+  }
+}
+
+/** `{"seq": n}` → n, `{"cancel": true}` → "cancel"; anything else is ignored. */
+function parseAck(msg: Msg): number | "cancel" | undefined {
+  try {
+    const body = msg.json<{ seq?: unknown; cancel?: unknown }>();
+    if (body.cancel === true) return "cancel";
+    return typeof body.seq === "number" && Number.isSafeInteger(body.seq) ? body.seq : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * A DuckDB result read as Arrow record batches, for db.query.stream and db.backup.stream.
+ * The scan holds one connection (a read connection, or the backup connection) from open
+ * to close, pulls DuckDB chunks only as batches are asked for, and gives the connection
+ * back on close, interrupting whatever runs once the caller aborts.
+ */
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from "@duckdb/node-api";
+import { Field, RecordBatch, Schema, Struct, makeData } from "apache-arrow";
+import { BadRequestError, QueryTimeoutError } from "../domain/index.ts";
+import { ArrowFieldMetadata } from "../protocol/index.ts";
+import { columnBuilder, type ColumnBuilder } from "./arrow-columns.ts";
+import type { Catalog } from "./open-catalog.ts";
+import { bindParams, type ReadOnlyQuery } from "./query.ts";
+import { prepareReadOnly } from "./read-only-guard.ts";
+
+/** How often an aborted scan is interrupted again until its DuckDB call returns. */
+const INTERRUPT_REPEAT_MS = 50;
+
+export interface ArrowScan {
+  readonly schema: Schema;
+  /**
+   * The next batch of at most `maxRows` rows (fewer only at the end), or undefined once
+   * the result is exhausted. Throws BadRequestError (400) when DuckDB fails the query,
+   * QueryTimeoutError (408) past the step timeout or when the catalog closes.
+   */
+  next(maxRows: number): Promise<RecordBatch | undefined>;
+  /** Frees the statement and gives the connection back. Call it once, after the last next(). */
+  close(): Promise<void>;
+}
+
+export interface ArrowScanOptions {
+  /** "query": the read connections, shared with db.query; "backup": the backup connection. */
+  readonly pool: "query" | "backup";
+  /** Server-built SQL: skips the read-only guard (db.backup.stream). Never for client SQL. */
+  readonly trusted?: boolean;
+  /** Aborting interrupts the running DuckDB call; the scan then fails and must be closed. */
+  readonly signal?: AbortSignal;
+  /**
+   * Bound on each wait: for a connection, for preparing and starting the query, and for
+   * each DuckDB chunk (db.query-timeout). Expiry gives 408. Time spent between next()
+   * calls (waiting for a slow reader) does not count.
+   */
+  readonly stepTimeoutMs: number;
+}
+
+/**
+ * Prepares and starts `request` on a connection of `options.pool`. Throws BadRequestError
+ * (400) for a statement that is not one read-only query (unless trusted) or that fails to
+ * prepare, bind or start; QueryTimeoutError (408) when no connection frees up in time or the
+ * catalog is closing.
+ */
+export function openArrowScan(
+  catalog: Catalog,
+  request: ReadOnlyQuery,
+  options: ArrowScanOptions,
+): Promise<ArrowScan> {
+  const borrow = <T>(fn: (con: DuckDBConnection) => Promise<T>, signal: AbortSignal) =>
+    options.pool === "backup" ? catalog.withBackupReader(fn, signal) : catalog.withReader(fn, signal);
+  return new Promise<ArrowScan>((resolve, reject) => {
+    const waiting = new AbortController();
+    const timer = setTimeout(
+      () => waiting.abort(new QueryTimeoutError("no database connection was free within db.query-timeout")),
+      options.stepTimeoutMs,
+    );
+    const gaveUp = () => waiting.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", gaveUp, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", gaveUp);
+    };
+    let released!: () => void;
+    const closed = new Promise<void>((r) => (released = r));
+    const lease = borrow(async (con) => {
+      done();
+      try {
+        resolve(await startScan(catalog, con, request, options, release));
+      } catch (err) {
+        reject(asError(err));
+        await endTransaction(con);
+        return;
+      }
+      // The connection stays lent out until the scan is closed.
+      await closed;
+      await endTransaction(con);
+    }, waiting.signal).catch((err: unknown) => {
+      done();
+      reject(asError(err));
+    });
+    /** Ends the lease; resolves once the connection is back in its pool. */
+    const release = () => {
+      released();
+      return lease;
+    };
+  });
+}
+
+async function startScan(
+  catalog: Catalog,
+  con: DuckDBConnection,
+  request: ReadOnlyQuery,
+  options: ArrowScanOptions,
+  release: () => Promise<void>,
+): Promise<ArrowScan> {
+  const stopReason = (): Error | undefined =>
+    catalog.closing
+      ? new QueryTimeoutError("the query was stopped: the catalog is shutting down")
+      : options.signal?.aborted
+        ? abortReason(options.signal)
+        : undefined;
+  let stop = stopReason();
+  if (stop) throw stop;
+
+  // An interrupt reaches only a statement DuckDB is running; one landing between two calls
+  // is lost, so an aborted scan is interrupted again until its call returns.
+  let repeat: ReturnType<typeof setInterval> | undefined;
+  const interrupt = () => {
+    con.interrupt();
+    repeat ??= setInterval(() => con.interrupt(), INTERRUPT_REPEAT_MS);
+  };
+  options.signal?.addEventListener("abort", interrupt, { once: true });
+  let prepared: DuckDBPreparedStatement | undefined;
+  const cleanup = () => {
+    clearInterval(repeat);
+    repeat = undefined;
+    options.signal?.removeEventListener("abort", interrupt);
+    prepared?.destroySync();
+    prepared = undefined;
+  };
+
+  /** Runs one DuckDB call under the step timeout; its errors are the query's (400) unless stopped. */
+  const step = async <T>(call: () => Promise<T>): Promise<T> => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      interrupt();
+    }, options.stepTimeoutMs);
+    try {
+      const value = await call();
+      const stopped = timedOut ? timeoutError(options) : stopReason();
+      if (stopped) throw stopped;
+      return value;
+    } catch (cause) {
+      const stopped = timedOut ? timeoutError(options) : stopReason();
+      if (stopped) throw stopped;
+      if (cause instanceof BadRequestError || cause instanceof QueryTimeoutError) throw cause;
+      throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
+    } finally {
+      clearTimeout(timer);
+      // Interrupting on timeout repeats; once the call is back there is nothing to stop.
+      if (timedOut && !options.signal?.aborted) {
+        clearInterval(repeat);
+        repeat = undefined;
+      }
+    }
+  };
+
+  try {
+    // DuckDB ends a result that fails mid-stream exactly like a complete one (fetchChunk
+    // returns an empty chunk and the bindings expose no result error). Inside a transaction
+    // the failure leaves the transaction aborted, which a probe at the end detects.
+    await step(() => con.run("BEGIN TRANSACTION"));
+    prepared = await step(() =>
+      options.trusted ? con.prepare(request.sql) : prepareReadOnly(con, request.sql),
+    );
+    bindParams(prepared, request.params ?? []);
+    const statement = prepared;
+    const result = await step(() => statement.stream());
+    const names = result.columnNames();
+    const types = result.columnTypes();
+    const builders: ColumnBuilder[] = types.map(columnBuilder);
+    const schema = new Schema(
+      names.map((name, i) => {
+        const builder = builders[i]!;
+        const metadata = new Map<string, string>([[ArrowFieldMetadata.DuckDBType, types[i]!.toString()]]);
+        if (builder.encoding) metadata.set(ArrowFieldMetadata.Encoding, builder.encoding);
+        return new Field(name, builder.type, true, metadata);
+      }),
+    );
+    const struct = new Struct(schema.fields);
+
+    let pending: { chunk: DuckDBDataChunk; offset: number } | undefined;
+    let exhausted = false;
+    let closed = false;
+    return {
+      schema,
+      async next(maxRows) {
+        let rows = 0;
+        while (rows < maxRows) {
+          if (!pending) {
+            if (exhausted) break;
+            const chunk = await step(() => result.fetchChunk());
+            // An interrupt can end a stream as if it were complete: step() has thrown then.
+            if (!chunk || chunk.rowCount === 0) {
+              exhausted = true;
+              await step(() => probeTransaction(con));
+              break;
+            }
+            pending = { chunk, offset: 0 };
+          }
+          const take = Math.min(pending.chunk.rowCount - pending.offset, maxRows - rows);
+          for (let c = 0; c < builders.length; c++)
+            builders[c]!.append(pending.chunk, c, pending.offset, take);
+          rows += take;
+          pending.offset += take;
+          if (pending.offset === pending.chunk.rowCount) pending = undefined;
+        }
+        stop = stopReason();
+        if (stop) throw stop;
+        if (rows === 0) return undefined;
+        const children = builders.map((b) => b.finish());
+        return new RecordBatch(schema, makeData({ type: struct, length: rows, nullCount: 0, children }));
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        pending = undefined;
+        cleanup();
+        await release();
+      },
+    };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}
+
+function timeoutError(options: ArrowScanOptions): QueryTimeoutError {
+  return new QueryTimeoutError(`a step of the query ran past db.query-timeout (${options.stepTimeoutMs} ms)`);
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error("the scan was aborted");
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Fails with the query's failure when the scan's transaction was aborted by one. */
+async function probeTransaction(con: DuckDBConnection): Promise<void> {
+  try {
+    await con.run("SELECT 1");
+  } catch (cause) {
+    throw new BadRequestError(
+      "the query failed while its result was being read (DuckDB reports no cause for a failure mid-stream)",
+      { cause },
+    );
+  }
+}
+
+/** A scan's transaction only read: rolling it back ends it, and resets one a failure aborted. */
+async function endTransaction(con: DuckDBConnection): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await con.run("ROLLBACK");
+      return;
+    } catch {
+      // No transaction was open (BEGIN failed), or a late interrupt hit: once more for the latter.
+    }
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * The client half of the chunk protocol (protocol/stream-payloads.ts): sends a streaming
+ * request with a fresh inbox as reply, decodes each chunk into an Arrow record batch,
+ * acknowledges chunks as they are consumed, and ends with the trailer's totals or a typed
+ * error. Used by `natsmon query` and `natsmon backup`; talks to the bus API only.
+ */
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { RecordBatchReader, type RecordBatch, type Schema } from "apache-arrow";
+import { ErrorCode, MonError } from "../domain/index.ts";
+import { END_OF_STREAM, registerArrowCodecs } from "../lib/index.ts";
+import {
+  ServiceErrorHeader,
+  StreamHeader,
+  StreamMessageKind,
+  type StreamAck,
+  type StreamEndTrailer,
+  type StreamErrorTrailer,
+} from "../protocol/index.ts";
+
+/** Nobody serves the subject (the bus answered the request with status 503). */
+export class NoResponderError extends MonError {
+  readonly subject: string;
+  constructor(subject: string) {
+    super(ErrorCode.Unavailable, `no responder for ${subject}`);
+    this.subject = subject;
+  }
+}
+
+/** The server ended the stream with an error trailer; `code` is the trailer's. */
+export class StreamFailedError extends MonError {
+  readonly trailer: StreamErrorTrailer;
+  constructor(trailer: StreamErrorTrailer) {
+    super(knownCode(trailer.code), trailer.description);
+    this.trailer = trailer;
+  }
+}
+
+/** No message of the stream arrived within `timeoutMs`. */
+export class StreamTimeoutError extends MonError {
+  constructor(timeoutMs: number) {
+    super(ErrorCode.GatewayTimeout, `no message from the stream within ${timeoutMs} ms`);
+  }
+}
+
+export interface StreamProgress {
+  readonly chunks: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export interface ReadArrowStreamOptions {
+  /** Longest wait for any one message (the first included). */
+  readonly timeoutMs: number;
+  /** Request headers (Monitor-Api-Version). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Called after each chunk. */
+  readonly onProgress?: (progress: StreamProgress) => void;
+}
+
+/**
+ * An open stream: iterate it once for the record batches. Breaking off early cancels the
+ * stream on the server. Iteration throws StreamFailedError for an error trailer and
+ * StreamTimeoutError when the server falls silent.
+ */
+export interface ArrowStreamReader extends AsyncIterable<RecordBatch> {
+  readonly schema: Schema;
+  /** The end trailer, once iteration has finished normally. */
+  readonly totals: StreamEndTrailer | undefined;
+}
+
+/**
+ * Sends `request` to `subject` and waits for the first chunk (the schema). Throws
+ * NoResponderError when nobody serves the subject, StreamFailedError for an error trailer
+ * in place of the schema (refused SQL, 503 catalog not open), StreamTimeoutError.
+ */
+export async function readArrowStream(
+  nc: NatsConnection,
+  subject: string,
+  request: unknown,
+  options: ReadArrowStreamOptions,
+): Promise<ArrowStreamReader> {
+  registerArrowCodecs();
+  const inbox = createInbox();
+  const queue = new MessageQueue();
+  const sub = nc.subscribe(inbox, { callback: (err, msg) => queue.push(err ?? msg) });
+  const h = natsHeaders();
+  for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
+  let ackSubject: string | undefined;
+  let finished = false;
+  const ack = (body: StreamAck) => {
+    if (ackSubject) nc.publish(ackSubject, JSON.stringify(body));
+  };
+  const stop = () => {
+    if (!finished) ack({ cancel: true });
+    finished = true;
+    sub.unsubscribe();
+  };
+
+  let schemaMessage: Uint8Array;
+  let schema: Schema;
+  try {
+    nc.publish(subject, JSON.stringify(request), { reply: inbox, headers: h });
+    const first = await queue.next(options.timeoutMs);
+    if (first.headers?.code === 503 && first.data.length === 0) {
+      finished = true;
+      throw new NoResponderError(subject);
+    }
+    const kind = kindOf(first);
+    if (kind !== StreamMessageKind.Chunk || seqOf(first) !== 1) {
+      finished = true;
+      throw trailerError(first, kind);
+    }
+    ackSubject = first.headers?.get(StreamHeader.Ack) || undefined;
+    if (!ackSubject) throw new MonError(ErrorCode.Internal, "the stream's first chunk names no ack subject");
+    schemaMessage = first.data;
+    schema = RecordBatchReader.from([schemaMessage, END_OF_STREAM]).open().schema;
+    ack({ seq: 1 });
+  } catch (err) {
+    stop();
+    throw err;
+  }
+
+  let totals: StreamEndTrailer | undefined;
+  const progress = { chunks: 1, rows: 0, bytes: schemaMessage.byteLength };
+  options.onProgress?.({ ...progress });
+
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    try {
+      for (;;) {
+        const msg = await queue.next(options.timeoutMs);
+        const kind = kindOf(msg);
+        if (kind === StreamMessageKind.End) {
+          finished = true;
+          totals = msg.json<StreamEndTrailer>();
+          return;
+        }
+        if (kind !== StreamMessageKind.Chunk) {
+          finished = true;
+          throw trailerError(msg, kind);
+        }
+        const seq = seqOf(msg);
+        if (seq !== progress.chunks + 1) {
+          throw new MonError(ErrorCode.Internal, `chunk ${seq} arrived where ${progress.chunks + 1} was due`);
+        }
+        // One record batch message, read against the schema message of chunk 1.
+        const reader = RecordBatchReader.from([schemaMessage, msg.data, END_OF_STREAM]);
+        const batch = reader.next().value as RecordBatch | undefined;
+        progress.chunks = seq;
+        progress.rows += batch?.numRows ?? 0;
+        progress.bytes += msg.data.byteLength;
+        options.onProgress?.({ ...progress });
+        // Acked as handed over: the server sends at most a window ahead of what is consumed.
+        ack({ seq });
+        if (batch) yield batch;
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  return {
+    schema,
+    get totals() {
+      return totals;
+    },
+    [Symbol.asyncIterator]: () => batches(),
+  };
+}
+
+function kindOf(msg: Msg): string | undefined {
+  return msg.headers?.get(StreamHeader.Kind) || undefined;
+}
+
+function seqOf(msg: Msg): number {
+  return Number(msg.headers?.get(StreamHeader.Seq));
+}
+
+/** The error for a message that is not the chunk expected: an error trailer, or something else. */
+function trailerError(msg: Msg, kind: string | undefined): MonError {
+  if (kind === StreamMessageKind.Error) {
+    try {
+      return new StreamFailedError(msg.json<StreamErrorTrailer>());
+    } catch {
+      // Fall through: an error trailer whose body is not JSON.
+    }
+  }
+  const code = msg.headers?.get(ServiceErrorHeader.Code);
+  if (code) {
+    return new StreamFailedError({
+      status: "error",
+      code,
+      description: msg.headers?.get(ServiceErrorHeader.Description) ?? "error",
+    });
+  }
+  return new MonError(
+    ErrorCode.Internal,
+    `unexpected stream message (${kind ?? "no Monitor-Stream header"})`,
+  );
+}
+
+function knownCode(code: string): ErrorCode {
+  const n = Number(code);
+  return (Object.values(ErrorCode) as number[]).includes(n) ? (n as ErrorCode) : ErrorCode.Internal;
+}
+
+/** Messages of one subscription, awaited one at a time with a timeout. */
+class MessageQueue {
+  private readonly items: (Msg | Error)[] = [];
+  private waiter: ((item: Msg | Error) => void) | undefined;
+
+  push(item: Msg | Error): void {
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w(item);
+    } else {
+      this.items.push(item);
+    }
+  }
+
+  async next(timeoutMs: number): Promise<Msg> {
+    const queued = this.items.shift();
+    const item =
+      queued ??
+      (await new Promise<Msg | Error>((resolve) => {
+        const timer = setTimeout(() => {
+          this.waiter = undefined;
+          resolve(new StreamTimeoutError(timeoutMs));
+        }, timeoutMs);
+        this.waiter = (got) => {
+          clearTimeout(timer);
+          resolve(got);
+        };
+      }));
+    if (item instanceof Error) throw item;
+    return item;
+  }
+}

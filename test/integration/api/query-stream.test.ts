@@ -1,0 +1,215 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { tableFromIPC, type RecordBatch } from "apache-arrow";
+import {
+  NoResponderError,
+  StreamFailedError,
+  readArrowStream,
+  type ArrowStreamReader,
+} from "../../../src/cli/index.ts";
+import { END_OF_STREAM, registerArrowCodecs } from "../../../src/lib/index.ts";
+import {
+  ArrowFieldMetadata,
+  StreamHeader,
+  systemSubjects,
+  type StreamEndTrailer,
+} from "../../../src/protocol/index.ts";
+import { renderBatches } from "./arrow-render.ts";
+import { openRawStream, startStreamFixture, type StreamFixture } from "./stream-fixture.ts";
+
+/** 200k rows, several DuckDB types, long and short strings, NULLs: many chunks. */
+const WIDE = `
+  SELECT range AS i,
+         range * 1.5 AS d,
+         'row ' || range AS short_text,
+         CASE WHEN range % 5 = 0 THEN NULL ELSE repeat('long text ', 1 + (range % 7)::INT) || range END AS long_text,
+         TIMESTAMP '2026-11-22 11:02:13.123456' + to_microseconds(range * 1001) AS ts,
+         range % 3 = 0 AS flag,
+         (range / 7)::DECIMAL(18,3) AS amount,
+         CASE WHEN range % 11 = 0 THEN NULL ELSE range::INTEGER END AS maybe
+  FROM range(200000)`;
+
+async function readAll(
+  reader: ArrowStreamReader,
+): Promise<{ batches: RecordBatch[]; totals: ArrowStreamReader["totals"] }> {
+  const batches: RecordBatch[] = [];
+  for await (const batch of reader) batches.push(batch);
+  return { batches, totals: reader.totals };
+}
+
+describe("db.query.stream on a real server and catalog", () => {
+  let f: StreamFixture;
+
+  before(async () => {
+    f = await startStreamFixture();
+  });
+
+  after(async () => {
+    await f?.[Symbol.asyncDispose]();
+  });
+
+  test("a 200k-row result arrives in many chunks and equals db.query's result value for value", async () => {
+    const chunks: number[] = [];
+    const reader = await readArrowStream(
+      f.nc,
+      f.subjects.dbQueryStream,
+      { sql: WIDE },
+      {
+        timeoutMs: 30_000,
+        onProgress: (p) => chunks.push(p.chunks),
+      },
+    );
+    const { batches, totals } = await readAll(reader);
+    assert.ok(batches.length > 10, `${batches.length} batches`);
+    assert.equal(totals?.rows, 200_000);
+    assert.equal(totals?.chunks, batches.length + 1);
+    assert.deepEqual(
+      chunks,
+      Array.from({ length: batches.length + 1 }, (_, k) => k + 1),
+    );
+    const expected = await f.queryJson(WIDE);
+    const got = renderBatches(batches);
+    assert.equal(got.length, expected.length);
+    for (let i = 0; i < expected.length; i++) {
+      if (JSON.stringify(got[i]) !== JSON.stringify(expected[i])) {
+        assert.deepEqual(got[i], expected[i], `row ${i}`);
+      }
+    }
+    assert.deepEqual(f.catalog.pools().readers.busy, 0);
+  });
+
+  test("every compression mode round-trips, and the chunk bodies plus the end marker are one IPC stream", async () => {
+    const sql = "SELECT range AS i, 'value number ' || range AS s FROM range(50000)";
+    const sizes: Record<string, number> = {};
+    for (const compression of ["none", "lz4", "zstd"] as const) {
+      const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql, compression, window: 1000 });
+      const bodies: Uint8Array[] = [];
+      for (let n = 1; ; n++) {
+        const msg = await raw.message(n);
+        const kind = msg.headers?.get(StreamHeader.Kind);
+        if (kind === "end") {
+          const end = msg.json<StreamEndTrailer>();
+          assert.equal(end.rows, 50_000);
+          assert.equal(end.chunks, bodies.length);
+          assert.equal(
+            end.bytes,
+            bodies.reduce((sum, b) => sum + b.byteLength, 0),
+          );
+          sizes[compression] = end.bytes;
+          break;
+        }
+        assert.equal(kind, "chunk");
+        assert.equal(msg.headers?.get(StreamHeader.Seq), String(n));
+        bodies.push(msg.data);
+        raw.ack(n);
+      }
+      raw.close();
+      registerArrowCodecs();
+      const table = tableFromIPC([...bodies, END_OF_STREAM]);
+      assert.equal(table.numRows, 50_000, compression);
+      assert.equal(table.get(49_999)?.toJSON().s, "value number 49999");
+      assert.equal(table.getChild("i")?.get(12_345), 12_345n);
+      // Streamed through the reader as well.
+      const reader = await readArrowStream(
+        f.nc,
+        f.subjects.dbQueryStream,
+        { sql, compression },
+        { timeoutMs: 10_000 },
+      );
+      const { batches, totals } = await readAll(reader);
+      assert.equal(totals?.rows, 50_000);
+      assert.deepEqual(renderBatches(batches)[49_999], { i: 49_999, s: "value number 49999" });
+    }
+    assert.ok(sizes.lz4! < sizes.none! && sizes.zstd! < sizes.none!, JSON.stringify(sizes));
+  });
+
+  test("each DuckDB type maps to its Arrow type with the value intact, and renders as db.query does", async () => {
+    const sql = `
+      SELECT * FROM (VALUES
+        (TIMESTAMP '2026-11-22 11:02:13.123456', TIMESTAMPTZ '2026-11-22 11:02:13.5+00', DATE '2026-11-22',
+         '\\x00\\xFF\\x10'::BLOB, 12.5::DECIMAL(4,1), -1234567.89::DECIMAL(9,2),
+         123456789012345.678::DECIMAL(18,3), -12345678901234567890.1234567891::DECIMAL(38,10),
+         170141183460469231731687303715884105727::HUGEINT, -42::HUGEINT, true, 'ü€ a string longer than twelve bytes',
+         [1, 2]::INTEGER[], {'k': 'v'}, INTERVAL 90 MINUTE, 7::TINYINT, 3.5::FLOAT),
+        (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+      ) AS t(ts, tstz, d, bl, dec4, dec9, dec18, dec38, huge, small_huge, b, s, l, st, iv, tiny, f)`;
+    const reader = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 });
+    const types = Object.fromEntries(reader.schema.fields.map((field) => [field.name, String(field.type)]));
+    assert.deepEqual(types, {
+      ts: "Timestamp<MICROSECOND>",
+      tstz: "Timestamp<MICROSECOND, UTC>",
+      d: "Date32<DAY>",
+      bl: "Binary",
+      dec4: "Decimal[4e+1]",
+      dec9: "Decimal[9e+2]",
+      dec18: "Decimal[18e+3]",
+      dec38: "Decimal[38e+10]",
+      huge: "Decimal[38e0]",
+      small_huge: "Decimal[38e0]",
+      b: "Bool",
+      s: "Utf8",
+      l: "Utf8",
+      st: "Utf8",
+      iv: "Utf8",
+      tiny: "Int8",
+      f: "Float32",
+    });
+    const encoding = (name: string) =>
+      reader.schema.fields.find((x) => x.name === name)?.metadata.get(ArrowFieldMetadata.Encoding);
+    assert.equal(encoding("l"), "json");
+    assert.equal(encoding("iv"), "text");
+    assert.equal(encoding("s"), undefined);
+    assert.equal(
+      reader.schema.fields.find((x) => x.name === "dec38")?.metadata.get(ArrowFieldMetadata.DuckDBType),
+      "DECIMAL(38,10)",
+    );
+    const { batches } = await readAll(reader);
+    const batch = batches[0]!;
+    // Microseconds survive (Arrow JS's own getters would give milliseconds).
+    assert.equal((batch.getChild("ts")!.data[0]!.values as BigInt64Array)[0], 1795345333123456n);
+    assert.deepEqual([...(batch.getChild("bl")!.get(0) as Uint8Array)], [0, 255, 16]);
+    // Every column of the second row is NULL.
+    for (const field of batch.schema.fields) {
+      assert.equal(batch.getChild(field.name)!.get(1), null, field.name);
+      assert.equal(batch.getChild(field.name)!.nullCount, 1, field.name);
+    }
+    const got = renderBatches(batches);
+    assert.deepEqual(got, await f.queryJson(sql));
+    assert.equal(got[0]!.dec38, "-12345678901234567890.1234567891");
+    assert.equal(got[0]!.huge, "170141183460469231731687303715884105727");
+    assert.equal(got[0]!.ts, "2026-11-22T11:02:13.123456Z");
+    assert.equal(got[0]!.bl, "AP8Q");
+  });
+
+  test("refused SQL ends the stream with a 400 error trailer before any chunk", async () => {
+    for (const sql of [
+      "CREATE TABLE x(i INT)",
+      "INSERT INTO hx.migrations VALUES (99, now())",
+      "SELECT 1; SELECT 2",
+      "EXPLAIN SELECT 1",
+      "SELEC nonsense",
+    ]) {
+      await assert.rejects(
+        readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 }),
+        (err: unknown) => err instanceof StreamFailedError && err.code === 400 && err.trailer.code === "400",
+        sql,
+      );
+    }
+    // The read-only guard ran: no table was created.
+    assert.deepEqual(await f.queryJson("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'x'"), [
+      { n: 0 },
+    ]);
+  });
+
+  test("a subject nobody serves gives NoResponderError", async () => {
+    await assert.rejects(
+      readArrowStream(
+        f.nc,
+        systemSubjects("nobody").dbQueryStream,
+        { sql: "SELECT 1" },
+        { timeoutMs: 10_000 },
+      ),
+      NoResponderError,
+    );
+  });
+});
