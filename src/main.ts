@@ -3,6 +3,7 @@
 import "./cli/threadpool.ts";
 import { Command } from "commander";
 import {
+  backupCommand,
   configCommand,
   dbCommand,
   queryCommand,
@@ -21,6 +22,7 @@ configCommand(program);
 systemsCommand(program);
 queryCommand(program);
 dbCommand(program);
+backupCommand(program);
 simulateCommand(program);
 
 try {

@@ -3,9 +3,21 @@
  * (DDL run as given) and then each table's rows as Arrow record batches, appended through
  * the DuckDB Appender in DataChunks with every value converted exactly (arrow-to-duckdb.ts).
  * `natsmon backup` uses it; it is the CLI's only way into DuckDB (DuckDB stays in catalog/).
+ *
+ * The chunk protocol carries the types Arrow has no plain equivalent for (LIST, STRUCT, MAP,
+ * UHUGEINT, INTERVAL, UUID, …) as text rendered like db.query (JSON for nested values). Such
+ * a table is appended to a temporary staging table with VARCHAR in those columns, then
+ * moved into its table with DuckDB's own casts (`text::JSON::BIGINT[]`, `text::UHUGEINT`),
+ * so DuckDB, not this code, parses them back.
  */
-import { DuckDBDataChunk, DuckDBInstance, type DuckDBAppender, type DuckDBValue } from "@duckdb/node-api";
-import type { DataType, RecordBatch } from "apache-arrow";
+import {
+  DuckDBDataChunk,
+  DuckDBInstance,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from "@duckdb/node-api";
+import { Type, type DataType, type RecordBatch } from "apache-arrow";
 import { isValidAt, readerFor, type ValueReader } from "./arrow-to-duckdb.ts";
 
 /** DuckDB's vector size: a DataChunk holds at most this many rows. */
@@ -23,10 +35,10 @@ export interface BackupFile extends AsyncDisposable {
 
 export interface TableAppender {
   /** Appends the batch's rows; its columns must match the table's by position and name. */
-  append(batch: RecordBatch): void;
+  append(batch: RecordBatch): Promise<void>;
   /** Flushes and closes the appender; the rows are committed. */
-  finish(): void;
-  /** Discards the appender without flushing (after a failure). */
+  finish(): Promise<void>;
+  /** Discards what was not committed (after a failure). */
   abandon(): void;
 }
 
@@ -48,37 +60,33 @@ export async function createBackupFile(path: string): Promise<BackupFile> {
   }
   const connection = con;
   let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    try {
-      await connection.run("CHECKPOINT");
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
-  };
+  let staged = 0;
   return {
     path,
     run: async (sql) => {
       await connection.run(sql);
     },
     appendTo: async (schema, table) => {
-      const names = (
+      const columns = (
         await connection.runAndReadAll(
-          `SELECT column_name FROM duckdb_columns()
+          `SELECT column_name, data_type FROM duckdb_columns()
             WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2
             ORDER BY column_index`,
           [schema, table],
         )
-      ).getRowsJS() as [string][];
-      return tableAppender(
-        await connection.createAppender(table, schema),
-        `${schema}.${table}`,
-        names.map(([n]) => n),
-      );
+      ).getRowsJS() as [string, string][];
+      return tableAppender(connection, { schema, table, columns, stage: `backup_stage_${++staged}` });
     },
-    close,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      try {
+        await connection.run("CHECKPOINT");
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    },
     [Symbol.asyncDispose]: () => {
       if (!closed) {
         // Disposal after a failure: release the file without the checkpoint's cost.
@@ -91,29 +99,76 @@ export async function createBackupFile(path: string): Promise<BackupFile> {
   };
 }
 
-function tableAppender(appender: DuckDBAppender, table: string, columns: readonly string[]): TableAppender {
-  const types = columns.map((_, c) => appender.columnType(c));
-  let readers: ValueReader[] | undefined;
-  let done = false;
-  return {
-    append(batch) {
-      if (!readers) {
-        const fields = batch.schema.fields;
-        const names = fields.map((f) => f.name);
-        if (names.join("\u0000") !== columns.join("\u0000")) {
-          throw new Error(
-            `${table}: the stream's columns (${names.join(", ")}) are not the table's (${columns.join(", ")})`,
-          );
-        }
-        readers = fields.map((f, c) => readerFor(f.type as DataType, types[c]!, `${table}.${f.name}`));
+interface TargetTable {
+  readonly schema: string;
+  readonly table: string;
+  /** [name, DuckDB type as SQL] in table order. */
+  readonly columns: readonly [string, string][];
+  /** Name of the staging table, if the stream sends some columns as text. */
+  readonly stage: string;
+}
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Whether a column of this SQL type arrives as text to be cast back (see the file comment). */
+function isTextCarried(arrow: DataType, sqlType: string): boolean {
+  return (arrow.typeId === Type.Utf8 || arrow.typeId === Type.LargeUtf8) && sqlType !== "VARCHAR";
+}
+
+/** The cast of a text-carried column back to its type; nested values are JSON text. */
+function castBack(column: string, sqlType: string): string {
+  const nested = /[[\]]|^(STRUCT|MAP|UNION)\(/.test(sqlType);
+  return nested ? `CAST(${ident(column)}::JSON AS ${sqlType})` : `CAST(${ident(column)} AS ${sqlType})`;
+}
+
+function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppender {
+  const name = `${target.schema}.${target.table}`;
+  const columns = target.columns.map(([c]) => c);
+  let state:
+    | {
+        appender: DuckDBAppender;
+        readers: ValueReader[];
+        types: ReturnType<DuckDBAppender["columnType"]>[];
+        staged: boolean;
       }
+    | undefined;
+  let done = false;
+
+  const open = async (batch: RecordBatch) => {
+    const fields = batch.schema.fields;
+    const names = fields.map((f) => f.name);
+    if (names.join("\u0000") !== columns.join("\u0000")) {
+      throw new Error(
+        `${name}: the stream's columns (${names.join(", ")}) are not the table's (${columns.join(", ")})`,
+      );
+    }
+    const text = fields.map((f, c) => isTextCarried(f.type as DataType, target.columns[c]![1]));
+    const staged = text.some(Boolean);
+    if (staged) {
+      const defs = target.columns.map(([c, t], i) => `${ident(c)} ${text[i] ? "VARCHAR" : t}`);
+      await con.run(`CREATE TEMP TABLE ${ident(target.stage)} (${defs.join(", ")})`);
+    }
+    const appender = staged
+      ? await con.createAppender(target.stage, "main", "temp")
+      : await con.createAppender(target.table, target.schema);
+    const types = columns.map((_, c) => appender.columnType(c));
+    const readers = fields.map((f, c) => readerFor(f.type as DataType, types[c]!, `${name}.${f.name}`));
+    return { appender, readers, types, staged };
+  };
+
+  return {
+    async append(batch) {
+      state ??= await open(batch);
+      const { appender, readers, types } = state;
       const columnData = columns.map((_, c) => batch.data.children[c]!);
       for (let start = 0; start < batch.numRows; start += CHUNK_ROWS) {
         const rows = Math.min(CHUNK_ROWS, batch.numRows - start);
         const chunk = DuckDBDataChunk.create(types, rows);
         chunk.setColumns(
           columnData.map((data, c) => {
-            const read = readers![c]!;
+            const read = readers[c]!;
             const values = new Array<DuckDBValue>(rows);
             for (let r = 0; r < rows; r++) {
               const i = start + r;
@@ -125,18 +180,28 @@ function tableAppender(appender: DuckDBAppender, table: string, columns: readonl
         appender.appendDataChunk(chunk);
       }
     },
-    finish() {
+    async finish() {
       if (done) return;
       done = true;
-      appender.flushSync();
-      appender.closeSync();
+      if (!state) return;
+      state.appender.flushSync();
+      state.appender.closeSync();
+      if (state.staged) {
+        const exprs = target.columns.map(([c, t], i) =>
+          state!.types[i]!.toString() === "VARCHAR" && t !== "VARCHAR" ? castBack(c, t) : ident(c),
+        );
+        await con.run(
+          `INSERT INTO ${ident(target.schema)}.${ident(target.table)} SELECT ${exprs.join(", ")} FROM temp.main.${ident(target.stage)}`,
+        );
+        await con.run(`DROP TABLE temp.main.${ident(target.stage)}`);
+      }
     },
     abandon() {
       if (done) return;
       done = true;
       try {
-        appender.clear();
-        appender.closeSync();
+        state?.appender.clear();
+        state?.appender.closeSync();
       } catch {
         // The file is removed after a failure; an appender that will not close changes nothing.
       }

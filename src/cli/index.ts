@@ -10,3 +10,4 @@ export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
 export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
 export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
+export { backupCommand } from "./backup.ts";

@@ -103,9 +103,9 @@ test("Arrow batches, sliced or whole, append to DuckDB with every value exact: �
   );
   const appender = await file.appendTo("hx", "t");
   const batch = edgeBatch();
-  appender.append(batch);
-  appender.append(batch.slice(1, 3));
-  appender.finish();
+  await appender.append(batch);
+  await appender.append(batch.slice(1, 3));
+  await appender.finish();
   await file.close();
 
   const instance = await DuckDBInstance.create(path);
@@ -148,9 +148,55 @@ test("a batch whose columns are not the table's is refused with both lists named
     a: vectorFromArray([1], new Int32()).data[0]!,
     c: vectorFromArray([2], new Int32()).data[0]!,
   });
-  assert.throws(
-    () => appender.append(batch),
+  await assert.rejects(
+    appender.append(batch),
     /main\.t: the stream's columns \(a, c\) are not the table's \(a, b\)/,
   );
   appender.abandon();
+});
+
+test("columns the stream carries as text (lists, structs as JSON; UHUGEINT, INTERVAL as text) are cast back by DuckDB exactly", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "text.duckdb");
+  const file = await createBackupFile(path);
+  await file.run(
+    "CREATE SCHEMA hx; CREATE TABLE hx.t (n INTEGER, tags VARCHAR[], backoff BIGINT[], s STRUCT(a INTEGER, b DOUBLE[]), u UHUGEINT, d INTERVAL)",
+  );
+  const text = (values: (string | null)[]) => vectorFromArray(values, new Utf8()).data[0]!;
+  const batch = new RecordBatch({
+    n: vectorFromArray([1, 2], new Int32()).data[0]!,
+    tags: text(['["a",null,"é\\"q"]', null]),
+    backoff: text(['["9007199254740993",5,-9223372036854775808]', "[]"]),
+    s: text(['{"a":1,"b":[1.5]}', null]),
+    u: text(["340282366920938463463374607431768211455", null]),
+    d: text(["1 day 02:03:04.000005", null]),
+  });
+  const appender = await file.appendTo("hx", "t");
+  await appender.append(batch);
+  await appender.finish();
+  await file.close();
+
+  const instance = await DuckDBInstance.create(path);
+  try {
+    const con = await instance.connect();
+    const rows = (
+      await con.runAndReadAll(
+        "SELECT n, tags, backoff::VARCHAR[], s, u::VARCHAR, d::VARCHAR FROM hx.t ORDER BY n",
+      )
+    ).getRowsJson();
+    assert.deepEqual(rows, [
+      [
+        1,
+        ["a", null, 'é"q'],
+        ["9007199254740993", "5", "-9223372036854775808"],
+        { a: 1, b: [1.5] },
+        "340282366920938463463374607431768211455",
+        "1 day 02:03:04.000005",
+      ],
+      [2, null, [], null, null, null],
+    ]);
+    con.closeSync();
+  } finally {
+    instance.closeSync();
+  }
 });
