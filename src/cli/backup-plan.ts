@@ -68,12 +68,14 @@ export async function queryRows(
 /**
  * Pins the window's end to the newest epoch folded at or before `until`, so that every
  * table is cut at the same epoch even while the node goes on folding during the backup.
- * With no epoch at all the end stays as given.
+ * With no epoch in the window the end is `until`, or `now` when there is none, for the
+ * same reason.
  */
 export async function pinWindow(
   nc: NatsConnection,
   subjects: SystemSubjects,
   window: { since?: string; until?: string },
+  now: Date,
 ): Promise<EpochWindow & { epochs: number }> {
   const params: string[] = [];
   const conditions: string[] = [];
@@ -87,10 +89,10 @@ export async function pinWindow(
     params,
   );
   const newest = typeof row?.newest === "string" ? row.newest : undefined;
-  const end = newest ?? window.until;
+  const end = newest ?? window.until ?? now.toISOString();
   return {
     ...(window.since !== undefined ? { start: window.since } : {}),
-    ...(end !== undefined ? { end } : {}),
+    end,
     epochs: Number(row?.epochs ?? 0),
   };
 }

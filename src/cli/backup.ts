@@ -86,16 +86,20 @@ async function runBackup(options: BackupOptions): Promise<void> {
 
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => stop.abort(new Interrupted(signal));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stop.signal.aborted) stop.abort(new Interrupted(signal));
+  };
+  // Kept for the whole run (not once): a second Ctrl-C must not kill the process before it
+  // has removed the temporary file.
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   let file: BackupFile | undefined;
   let progress: BackupProgress | undefined;
   const nc = await connectClient(options);
   try {
     const system = await resolveSystem(nc, options.system);
     const subjects = systemSubjects(system);
-    const window = await pinWindow(nc, subjects, { since, until });
+    const window = await pinWindow(nc, subjects, { since, until }, now);
     const plan = await planBackup(nc, subjects);
     stop.signal.throwIfAborted();
     process.stderr.write(
@@ -271,7 +275,9 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-/** The temporary file and the WAL DuckDB may have left beside it. */
+/** The temporary file and what DuckDB may have left beside it (its WAL, its spill directory). */
 async function removeTemp(temp: string): Promise<void> {
-  await Promise.all([rm(temp, { force: true }), rm(`${temp}.wal`, { force: true })]);
+  await Promise.all(
+    [temp, `${temp}.wal`, `${temp}.tmp`].map((path) => rm(path, { force: true, recursive: true })),
+  );
 }
