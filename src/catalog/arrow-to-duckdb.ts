@@ -21,7 +21,67 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { TimeUnit, Type, type Data, type DataType } from "apache-arrow";
+import { DateUnit, Precision, TimeUnit, Type, type Data, type DataType } from "apache-arrow";
+
+/**
+ * The byte width of a column whose Arrow values have DuckDB's layout byte for byte (little-
+ * endian integers and floats, microsecond timestamps, day dates, 128-bit HUGEINT), so they can
+ * be copied into a DuckDB vector as they are; undefined for every other pair.
+ */
+export function sameLayoutWidth(arrow: DataType, duck: DuckDBType): number | undefined {
+  const a = arrow as DataType & {
+    bitWidth?: number;
+    isSigned?: boolean;
+    unit?: number;
+    precision?: number;
+    scale?: number;
+  };
+  const layout = SAME_LAYOUT[duck.typeId];
+  if (!layout || arrow.typeId !== layout.arrow) return undefined;
+  const matches =
+    (layout.bitWidth === undefined || a.bitWidth === layout.bitWidth) &&
+    (layout.isSigned === undefined || a.isSigned === layout.isSigned) &&
+    (layout.unit === undefined || a.unit === layout.unit) &&
+    (layout.precision === undefined || a.precision === layout.precision) &&
+    (layout.scale === undefined || a.scale === layout.scale);
+  return matches ? layout.width : undefined;
+}
+
+interface Layout {
+  readonly width: number;
+  readonly arrow: Type;
+  readonly bitWidth?: number;
+  readonly isSigned?: boolean;
+  readonly unit?: number;
+  readonly precision?: Precision;
+  readonly scale?: number;
+}
+
+const int = (bits: number, isSigned: boolean): Layout => ({
+  width: bits / 8,
+  arrow: Type.Int,
+  bitWidth: bits,
+  isSigned,
+});
+const micros: Layout = { width: 8, arrow: Type.Timestamp, unit: TimeUnit.MICROSECOND };
+
+const SAME_LAYOUT: Partial<Record<DuckDBTypeId, Layout>> = {
+  [DuckDBTypeId.TINYINT]: int(8, true),
+  [DuckDBTypeId.SMALLINT]: int(16, true),
+  [DuckDBTypeId.INTEGER]: int(32, true),
+  [DuckDBTypeId.BIGINT]: int(64, true),
+  [DuckDBTypeId.UTINYINT]: int(8, false),
+  [DuckDBTypeId.USMALLINT]: int(16, false),
+  [DuckDBTypeId.UINTEGER]: int(32, false),
+  [DuckDBTypeId.UBIGINT]: int(64, false),
+  [DuckDBTypeId.FLOAT]: { width: 4, arrow: Type.Float, precision: Precision.SINGLE },
+  [DuckDBTypeId.DOUBLE]: { width: 8, arrow: Type.Float, precision: Precision.DOUBLE },
+  [DuckDBTypeId.TIMESTAMP]: micros,
+  [DuckDBTypeId.TIMESTAMP_TZ]: micros,
+  [DuckDBTypeId.DATE]: { width: 4, arrow: Type.Date, unit: DateUnit.DAY },
+  // Both 128-bit two's complement, little-endian (DuckDB: the lower u64, then the upper i64).
+  [DuckDBTypeId.HUGEINT]: { width: 16, arrow: Type.Decimal, bitWidth: 128, scale: 0 },
+};
 
 /** Reads row `i` of an Arrow column as a DuckDB value; validity is checked by the caller. */
 export type ValueReader = (data: Data, i: number) => DuckDBValue;

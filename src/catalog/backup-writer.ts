@@ -13,12 +13,17 @@
 import {
   DuckDBDataChunk,
   DuckDBInstance,
+  DuckDBTypeId,
   type DuckDBAppender,
   type DuckDBConnection,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { Type, type DataType, type RecordBatch } from "apache-arrow";
-import { isValidAt, readerFor, type ValueReader } from "./arrow-to-duckdb.ts";
+import { Type, type Data, type DataType, type RecordBatch } from "apache-arrow";
+import duckdb from "@duckdb/node-bindings";
+import { isValidAt, readerFor, sameLayoutWidth, type ValueReader } from "./arrow-to-duckdb.ts";
+
+/** Marks a BOOLEAN column in `widths`: Arrow packs bits, DuckDB keeps a byte per value. */
+const BOOLEAN_WIDTH = -1;
 
 /** DuckDB's vector size: a DataChunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
@@ -131,6 +136,8 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
         appender: DuckDBAppender;
         readers: ValueReader[];
         types: ReturnType<DuckDBAppender["columnType"]>[];
+        /** Byte width of the columns copied as they are (sameLayoutWidth). */
+        widths: (number | undefined)[];
         staged: boolean;
       }
     | undefined;
@@ -155,28 +162,40 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
       : await con.createAppender(target.table, target.schema);
     const types = columns.map((_, c) => appender.columnType(c));
     const readers = fields.map((f, c) => readerFor(f.type as DataType, types[c]!, `${name}.${f.name}`));
-    return { appender, readers, types, staged };
+    const widths = fields.map((f, c) =>
+      (f.type as DataType).typeId === Type.Bool && types[c]!.typeId === DuckDBTypeId.BOOLEAN
+        ? BOOLEAN_WIDTH
+        : sameLayoutWidth(f.type as DataType, types[c]!),
+    );
+    return { appender, readers, types, widths, staged };
   };
 
   return {
     async append(batch) {
       state ??= await open(batch);
-      const { appender, readers, types } = state;
+      const { appender, readers, types, widths } = state;
       const columnData = columns.map((_, c) => batch.data.children[c]!);
       for (let start = 0; start < batch.numRows; start += CHUNK_ROWS) {
         const rows = Math.min(CHUNK_ROWS, batch.numRows - start);
         const chunk = DuckDBDataChunk.create(types, rows);
-        chunk.setColumns(
-          columnData.map((data, c) => {
-            const read = readers[c]!;
-            const values = new Array<DuckDBValue>(rows);
-            for (let r = 0; r < rows; r++) {
-              const i = start + r;
-              values[r] = isValidAt(data, i) ? read(data, i) : null;
-            }
-            return values;
-          }),
-        );
+        columnData.forEach((data, c) => {
+          const width = widths[c];
+          if (width === BOOLEAN_WIDTH) {
+            copyBooleans(duckdb.data_chunk_get_vector(chunk.chunk, c), data, start, rows);
+            return;
+          }
+          if (width !== undefined) {
+            copyFixedWidth(duckdb.data_chunk_get_vector(chunk.chunk, c), data, start, rows, width);
+            return;
+          }
+          const read = readers[c]!;
+          const values = new Array<DuckDBValue>(rows);
+          for (let r = 0; r < rows; r++) {
+            const i = start + r;
+            values[r] = isValidAt(data, i) ? read(data, i) : null;
+          }
+          chunk.setColumnValues(c, values);
+        });
         appender.appendDataChunk(chunk);
       }
     },
@@ -207,4 +226,55 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
       }
     },
   };
+}
+
+/**
+ * Copies rows [start, start + rows) of a fixed-width Arrow column into a DuckDB vector as
+ * bytes: the values (same layout, see sameLayoutWidth) and the validity bitmap (Arrow's and
+ * DuckDB's are both LSB-first bits), a byte-aligned bitmap in one copy.
+ */
+function copyFixedWidth(vector: duckdb.Vector, data: Data, start: number, rows: number, width: number): void {
+  const values = data.values as Uint8Array;
+  duckdb.copy_data_to_vector(
+    vector,
+    0,
+    values.buffer as ArrayBuffer,
+    values.byteOffset + start * width,
+    rows * width,
+  );
+  copyValidity(vector, data, start, rows);
+}
+
+/** Unpacks an Arrow boolean column's bits (never sliced: offset applies) into DuckDB's bytes. */
+function copyBooleans(vector: duckdb.Vector, data: Data, start: number, rows: number): void {
+  const packed = data.values as Uint8Array;
+  const bytes = new Uint8Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const j = data.offset + start + r;
+    bytes[r] = (packed[j >> 3]! >> (j & 7)) & 1;
+  }
+  duckdb.copy_data_to_vector(vector, 0, bytes.buffer, 0, rows);
+  copyValidity(vector, data, start, rows);
+}
+
+/** The validity bits of rows [start, start + rows): Arrow's and DuckDB's are both LSB-first. */
+function copyValidity(vector: duckdb.Vector, data: Data, start: number, rows: number): void {
+  if (data.nullCount === 0) return;
+  const first = data.offset + start;
+  let bits = data.nullBitmap;
+  let byteOffset = first >> 3;
+  if (first % 8 !== 0) {
+    // Not byte-aligned (a batch sliced off a larger one): rebuild the bits from row 0.
+    bits = new Uint8Array(Math.ceil(rows / 8));
+    for (let r = 0; r < rows; r++) if (isValidAt(data, start + r)) bits[r >> 3]! |= 1 << (r & 7);
+    byteOffset = 0;
+  }
+  duckdb.vector_ensure_validity_writable(vector);
+  duckdb.copy_data_to_vector_validity(
+    vector,
+    0,
+    bits.buffer as ArrayBuffer,
+    bits.byteOffset + byteOffset,
+    Math.ceil(rows / 8),
+  );
 }
