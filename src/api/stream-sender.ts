@@ -49,6 +49,12 @@ export type StreamOutcome =
 const HEADER_ROOM = 1024;
 /** The first batch's rows, before any measured bytes per row: one DuckDB chunk. */
 const FIRST_BATCH_ROWS = 2048;
+/**
+ * Chunks aim at about this size even when max_payload allows more: 1M rows of 100 bytes
+ * streamed in 1.4 s as 1 MiB chunks against 2.1 s as 5 MiB ones (the embedded bus allows
+ * 8 MiB) and 2.6 s as 256 KiB ones: big messages cost the client's reader dearly.
+ */
+const CHUNK_TARGET_BYTES = 1024 * 1024;
 /** Batches aim below the budget, so a batch a little denser than the last still fits whole. */
 const FILL = 0.8;
 const MAX_BATCH_ROWS = 1 << 20;
@@ -68,6 +74,7 @@ export async function serveArrowStream(
   const ackSubject = createInbox();
   const acks = new AckInbox(nc, ackSubject, () => abort.abort(new Error("the client cancelled the stream")));
   const budget = Math.max(nc.info?.max_payload ?? 1024 * 1024, 2 * HEADER_ROOM) - HEADER_ROOM;
+  const target = Math.min(budget, CHUNK_TARGET_BYTES);
   let scan: ArrowBatchSource | undefined;
   let seq = 0;
   let rows = 0;
@@ -120,7 +127,7 @@ export async function serveArrowStream(
       }
       // Size the next batch from the density of this one.
       const perRow = messages.reduce((n, m) => n + m.body.byteLength, 0) / batch.numRows;
-      batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor((budget * FILL) / Math.max(perRow, 1))));
+      batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor((target * FILL) / Math.max(perRow, 1))));
     }
     const end: StreamEndTrailer = { status: "end", rows, chunks: seq, bytes };
     publishTrailer(nc, replyTo, end);

@@ -72,13 +72,15 @@ export function openArrowScan(
     const closed = new Promise<void>((r) => (released = r));
     const lease = borrow(async (con) => {
       done();
+      let scan: ArrowScan;
       try {
-        resolve(await startScan(catalog, con, request, options, release));
+        scan = await startScan(catalog, con, request, options, release);
       } catch (err) {
-        reject(asError(err));
+        // Rejected once the connection is back, so the caller's next query finds it free.
         await endTransaction(con);
-        return;
+        throw err;
       }
+      resolve(scan);
       // The connection stays lent out until the scan is closed.
       await closed;
       await endTransaction(con);

@@ -11,6 +11,8 @@ export type { EpochInput, FoldResult, ScrapeReply } from "./fold-epoch.ts";
 export { runReadOnlyQuery } from "./query.ts";
 export { openArrowScan } from "./arrow-scan.ts";
 export type { ArrowScan, ArrowScanOptions } from "./arrow-scan.ts";
+export { scanToIpc } from "./scan-to-ipc.ts";
+export type { ScanToIpcOptions, ScanToIpcResult } from "./scan-to-ipc.ts";
 export type { PoolStats } from "./connection-pool.ts";
 export type { QueryOptions, ReadOnlyQuery } from "./query.ts";
 export { MIGRATIONS } from "./migrations/index.ts";
