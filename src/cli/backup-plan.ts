@@ -58,7 +58,20 @@ export async function queryRows(
   params: readonly unknown[] = [],
   timeoutMs = 60_000,
 ): Promise<Record<string, unknown>[]> {
-  const reply = await nc.request(subjects.dbQuery, JSON.stringify({ sql, params }), { timeout: timeoutMs });
+  let reply;
+  try {
+    reply = await nc.request(subjects.dbQuery, JSON.stringify({ sql, params }), { timeout: timeoutMs });
+  } catch (err) {
+    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
+      throw new Error(
+        `no catalog answers for ${subjects.dbQuery}; natsmon systems lists the reachable systems`,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
   const code = reply.headers?.get("Nats-Service-Error-Code");
   if (code)
     throw new Error(`db.query answered ${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);

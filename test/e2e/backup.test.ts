@@ -246,6 +246,17 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     }
   });
 
+  test("a backup of a system no catalog serves fails with a hint and writes nothing", async () => {
+    const out = join(dir.path, "nobody.duckdb");
+    const run = await runNatsmon(["backup", "--server", url, "--system", "nobody", "--out", out]);
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      /no catalog answers for .*db\.query; natsmon systems lists the reachable systems/,
+    );
+    assert.deepEqual(await readdir(dir.path).then((names) => names.filter((n) => n.includes("nobody"))), []);
+  });
+
   test("an existing FILE is refused unless --force replaces it", async () => {
     const out = join(dir.path, "exists.duckdb");
     await writeFile(out, "keep me");
@@ -283,31 +294,37 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
 
   const partials = async (prefix: string) => (await readdir(dir.path)).filter((n) => n.includes(prefix));
 
-  test("a backup interrupted with SIGINT exits 130 and leaves neither FILE nor its temporary file", async () => {
-    const held = await holdBackupConnection();
-    try {
-      const run = spawnNatsmon([
-        "backup",
-        "--server",
-        url,
-        "--system",
-        SYSTEM,
-        "--out",
-        join(dir.path, "cut.duckdb"),
-      ]);
-      // The temporary file exists once the schema is being written; the first table waits for the held connection.
-      await waitFor(async () => (await partials("cut.duckdb")).length > 0 || undefined, {
-        timeoutMs: 30_000,
-        message: "the temporary backup file",
-      });
-      assert.equal(await run.kill("SIGINT"), 130);
-      assert.match(run.stderr(), /backing up system lab: \d+ tables/);
-      assert.match(run.stderr(), /interrupted by SIGINT; no backup written/);
-      assert.deepEqual(await partials("cut.duckdb"), []);
-    } finally {
-      await held.release();
-    }
-  });
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    test(`a backup interrupted with ${signal} exits ${code} and leaves neither FILE nor its temporary file`, async () => {
+      const held = await holdBackupConnection();
+      const out = `cut-${signal}.duckdb`;
+      try {
+        const run = spawnNatsmon([
+          "backup",
+          "--server",
+          url,
+          "--system",
+          SYSTEM,
+          "--out",
+          join(dir.path, out),
+        ]);
+        // The temporary file exists once the schema is being written; the first table waits for the held connection.
+        await waitFor(async () => (await partials(out)).length > 0 || undefined, {
+          timeoutMs: 30_000,
+          message: "the temporary backup file",
+        });
+        assert.equal(await run.kill(signal), code);
+        assert.match(run.stderr(), /backing up system lab: \d+ tables/);
+        assert.match(run.stderr(), new RegExp(`interrupted by ${signal}; no backup written`));
+        assert.deepEqual(await partials(out), []);
+      } finally {
+        await held.release();
+      }
+    });
+  }
 
   test("a backup that fails midway (no answer within --timeout) exits 1 and leaves no temporary file", async () => {
     const held = await holdBackupConnection();
