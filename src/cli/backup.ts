@@ -84,7 +84,14 @@ async function runBackup(options: BackupOptions): Promise<void> {
     return;
   }
 
+  const timeoutMs = Number(options.timeout);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+    fail(`--timeout must be a positive number of milliseconds, not ${options.timeout}`, 2);
+    return;
+  }
+
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const nc = await connectClient(options);
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (!stop.signal.aborted) stop.abort(new Interrupted(signal));
@@ -95,7 +102,6 @@ async function runBackup(options: BackupOptions): Promise<void> {
   process.on("SIGTERM", onSignal);
   let file: BackupFile | undefined;
   let progress: BackupProgress | undefined;
-  const nc = await connectClient(options);
   try {
     const system = await resolveSystem(nc, options.system);
     const subjects = systemSubjects(system);
@@ -112,7 +118,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
     for (const table of plan.tables) {
       stop.signal.throwIfAborted();
       await copyTable(nc, subjects, file, table, window, progress, {
-        timeoutMs: Number(options.timeout),
+        timeoutMs,
         signal: stop.signal,
         ...(options.compression ? { compression: options.compression } : {}),
       });
