@@ -5,7 +5,8 @@
  * `natsmon backup` uses it; it is the CLI's only way into DuckDB (DuckDB stays in catalog/).
  *
  * The chunk protocol carries the types Arrow has no plain equivalent for (LIST, STRUCT, MAP,
- * UHUGEINT, INTERVAL, UUID, …) as text rendered like db.query (JSON for nested values). Such
+ * UHUGEINT, INTERVAL, UUID, …) as text rendered like db.query, JSON for nested values (field
+ * metadata `natsmon.encoding`). Such
  * a table is appended to a temporary staging table with VARCHAR in those columns, then
  * moved into its table with DuckDB's own casts (`text::JSON::BIGINT[]`, `text::UHUGEINT`),
  * so DuckDB, not this code, parses them back.
@@ -18,7 +19,8 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { Type, type Data, type DataType, type RecordBatch } from "apache-arrow";
+import { Type, type Data, type DataType, type Field, type RecordBatch } from "apache-arrow";
+import { ArrowFieldMetadata } from "../protocol/index.ts";
 import duckdb from "@duckdb/node-bindings";
 import { isValidAt, readerFor, sameLayoutWidth, type ValueReader } from "./arrow-to-duckdb.ts";
 
@@ -117,15 +119,26 @@ function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** Whether a column of this SQL type arrives as text to be cast back (see the file comment). */
-function isTextCarried(arrow: DataType, sqlType: string): boolean {
-  return (arrow.typeId === Type.Utf8 || arrow.typeId === Type.LargeUtf8) && sqlType !== "VARCHAR";
+type TextEncoding = "json" | "text";
+
+/**
+ * How a column arrives as text to be cast back (see the file comment), or undefined when it
+ * arrives in its own type: the field's `natsmon.encoding` metadata says so; without it, a
+ * Utf8 field for a column that is not VARCHAR is taken as JSON for nested types, else text.
+ */
+function textEncoding(field: Field, sqlType: string): TextEncoding | undefined {
+  const declared = field.metadata.get(ArrowFieldMetadata.Encoding);
+  if (declared === "json" || declared === "text") return declared;
+  const typeId = (field.type as DataType).typeId;
+  const utf8 = typeId === Type.Utf8 || typeId === Type.LargeUtf8;
+  if (!utf8 || sqlType === "VARCHAR") return undefined;
+  return /[[\]]|^(STRUCT|MAP|UNION)\(/.test(sqlType) ? "json" : "text";
 }
 
-/** The cast of a text-carried column back to its type; nested values are JSON text. */
-function castBack(column: string, sqlType: string): string {
-  const nested = /[[\]]|^(STRUCT|MAP|UNION)\(/.test(sqlType);
-  return nested ? `CAST(${ident(column)}::JSON AS ${sqlType})` : `CAST(${ident(column)} AS ${sqlType})`;
+function castBack(column: string, sqlType: string, encoding: TextEncoding): string {
+  return encoding === "json"
+    ? `CAST(${ident(column)}::JSON AS ${sqlType})`
+    : `CAST(${ident(column)} AS ${sqlType})`;
 }
 
 function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppender {
@@ -139,6 +152,8 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
         /** Byte width of the columns copied as they are (sameLayoutWidth). */
         widths: (number | undefined)[];
         staged: boolean;
+        /** How each column arrives as text, if it does. */
+        text: (TextEncoding | undefined)[];
       }
     | undefined;
   let done = false;
@@ -151,8 +166,8 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
         `${name}: the stream's columns (${names.join(", ")}) are not the table's (${columns.join(", ")})`,
       );
     }
-    const text = fields.map((f, c) => isTextCarried(f.type as DataType, target.columns[c]![1]));
-    const staged = text.some(Boolean);
+    const text = fields.map((f, c) => textEncoding(f, target.columns[c]![1]));
+    const staged = text.some((t) => t !== undefined);
     if (staged) {
       const defs = target.columns.map(([c, t], i) => `${ident(c)} ${text[i] ? "VARCHAR" : t}`);
       await con.run(`CREATE TEMP TABLE ${ident(target.stage)} (${defs.join(", ")})`);
@@ -167,7 +182,7 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
         ? BOOLEAN_WIDTH
         : sameLayoutWidth(f.type as DataType, types[c]!),
     );
-    return { appender, readers, types, widths, staged };
+    return { appender, readers, types, widths, staged, text };
   };
 
   return {
@@ -206,9 +221,11 @@ function tableAppender(con: DuckDBConnection, target: TargetTable): TableAppende
       state.appender.flushSync();
       state.appender.closeSync();
       if (state.staged) {
-        const exprs = target.columns.map(([c, t], i) =>
-          state!.types[i]!.toString() === "VARCHAR" && t !== "VARCHAR" ? castBack(c, t) : ident(c),
-        );
+        const { text } = state;
+        const exprs = target.columns.map(([c, t], i) => {
+          const encoding = text[i];
+          return encoding ? castBack(c, t, encoding) : ident(c);
+        });
         await con.run(
           `INSERT INTO ${ident(target.schema)}.${ident(target.table)} SELECT ${exprs.join(", ")} FROM temp.main.${ident(target.stage)}`,
         );
