@@ -6,10 +6,9 @@
  *
  * The chunk protocol carries the types Arrow has no plain equivalent for (LIST, STRUCT, MAP,
  * UHUGEINT, INTERVAL, UUID, …) as text rendered like db.query, JSON for nested values (field
- * metadata `natsmon.encoding`). Such
- * a table is appended to a temporary staging table with VARCHAR in those columns, then
- * moved into its table with DuckDB's own casts (`text::JSON::BIGINT[]`, `text::UHUGEINT`),
- * so DuckDB, not this code, parses them back.
+ * metadata `natsmon.encoding`). Such a table is appended to a temporary staging table with
+ * VARCHAR in those columns, then moved into its table with DuckDB's own casts
+ * (`text::JSON::BIGINT[]`, `text::UHUGEINT`), so DuckDB, not this code, parses them back.
  */
 import {
   DuckDBDataChunk,
