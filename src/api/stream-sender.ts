@@ -6,7 +6,7 @@
  */
 import { createInbox, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import type { RecordBatch, Schema } from "apache-arrow";
-import { MonError, TooManyRowsError } from "../domain/index.ts";
+import { MonError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
 import { IpcMessageEncoder, type Logger } from "../lib/index.ts";
 import {
   ServiceErrorHeader,
@@ -21,6 +21,8 @@ import { errorDescription } from "./adapter.ts";
 /** What the sender reads from: catalog/'s ArrowScan, seen through this port. */
 export interface ArrowBatchSource {
   readonly schema: Schema;
+  /** Aborts when the source must stop (shutdown); the next next() call then throws. */
+  readonly stopped?: AbortSignal;
   next(maxRows: number): Promise<RecordBatch | undefined>;
   close(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function serveArrowStream(
   const send = async (body: Uint8Array): Promise<boolean> => {
     const next = seq + 1;
     const room = await acks.waitForRoom(next, options.window, options.ackTimeoutMs);
+    if (room === "stopped") throw stopError(scan?.stopped);
     if (room !== "room") return false;
     const h = headers();
     h.set(StreamHeader.Kind, StreamMessageKind.Chunk);
@@ -107,6 +110,9 @@ export async function serveArrowStream(
 
   try {
     scan = await open(abort.signal);
+    // A shutdown must not wait for a slow client's acks: the stream ends with its trailer.
+    scan.stopped?.addEventListener("abort", () => acks.release(), { once: true });
+    if (scan.stopped?.aborted) acks.release();
     const encoder = new IpcMessageEncoder(scan.schema, options.compression);
     if (!(await send(encoder.schemaMessage))) return stopped();
     let batchRows = FIRST_BATCH_ROWS;
@@ -146,6 +152,12 @@ export async function serveArrowStream(
     acks.close();
     await scan?.close();
   }
+}
+
+/** Why a source stopped: its signal's reason when it is a MonError, else a 408 (shutdown). */
+function stopError(stopped: AbortSignal | undefined): MonError {
+  const reason: unknown = stopped?.reason;
+  return reason instanceof MonError ? reason : new QueryTimeoutError("the stream was stopped: shutting down");
 }
 
 /** Sends the error trailer for a request refused before any scan started (bad request, 503). */
@@ -209,6 +221,8 @@ function encodeFitting(
 class AckInbox {
   acked = 0;
   cancelled = false;
+  /** Set when the source stops: waiting for room ends so the failure can be reported. */
+  private released = false;
   private wake: (() => void) | undefined;
   private readonly sub;
 
@@ -228,8 +242,12 @@ class AckInbox {
   }
 
   /** Resolves once chunk `seq` may be sent (`seq - acked <= window`), or the client cancelled or went silent. */
-  async waitForRoom(seq: number, window: number, timeoutMs: number): Promise<"room" | "cancelled" | "gone"> {
-    while (!this.cancelled && seq - this.acked > window) {
+  async waitForRoom(
+    seq: number,
+    window: number,
+    timeoutMs: number,
+  ): Promise<"room" | "cancelled" | "gone" | "stopped"> {
+    while (!this.cancelled && !this.released && seq - this.acked > window) {
       const heard = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), timeoutMs);
         this.wake = () => {
@@ -240,7 +258,13 @@ class AckInbox {
       this.wake = undefined;
       if (!heard) return "gone";
     }
-    return this.cancelled ? "cancelled" : "room";
+    return this.cancelled ? "cancelled" : this.released ? "stopped" : "room";
+  }
+
+  /** Ends every wait for room from now on. */
+  release(): void {
+    this.released = true;
+    this.wake?.();
   }
 
   close(): void {
