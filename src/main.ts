@@ -3,6 +3,7 @@
 import "./cli/threadpool.ts";
 import { Command } from "commander";
 import {
+  backupCommand,
   configCommand,
   dbCommand,
   gatewayCommand,
@@ -23,6 +24,7 @@ systemsCommand(program);
 queryCommand(program);
 dbCommand(program);
 gatewayCommand(program);
+backupCommand(program);
 simulateCommand(program);
 
 try {

@@ -10,6 +10,8 @@ export { adapt, parseJsonRequest } from "./adapter.ts";
 export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
 export { dbQueryHandler } from "./db-handlers.ts";
 export { adaptStream, dbQueryStreamHandler, streamOptions } from "./stream-handlers.ts";
+export { dbBackupStreamHandler } from "./backup-handlers.ts";
+export type { BackupStreamPort, BackupTableRequest } from "./backup-handlers.ts";
 export type { QueryStreamPort, StreamContext, StreamHandler, StreamLimits } from "./stream-handlers.ts";
 export { serveArrowStream, sendStreamError } from "./stream-sender.ts";
 export type { ArrowBatchSource, ArrowStreamOptions, StreamOutcome } from "./stream-sender.ts";

@@ -23,3 +23,7 @@ export type { Migration } from "./migrations/index.ts";
 export { explainReadOnly } from "./explain.ts";
 export type { ExplainQuery } from "./explain.ts";
 export { listSchemas, listTables, listColumns, listMacros } from "./discovery.ts";
+export { describeBackupSchema, backupStatement, backupStatementFor, backupTableNames } from "./backup.ts";
+export type { BackupSchema, BackupRequest, BackupStatement, BackupTable } from "./backup.ts";
+export { createBackupFile } from "./backup-writer.ts";
+export type { BackupFile, TableAppender } from "./backup-writer.ts";

@@ -11,3 +11,4 @@ export { dbCommand } from "./db.ts";
 export { gatewayCommand } from "./gateway.ts";
 export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
 export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
+export { backupCommand } from "./backup.ts";
