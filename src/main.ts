@@ -3,8 +3,10 @@
 import "./cli/threadpool.ts";
 import { Command } from "commander";
 import {
+  backupCommand,
   configCommand,
   dbCommand,
+  gatewayCommand,
   queryCommand,
   runCommand,
   simulateCommand,
@@ -21,6 +23,8 @@ configCommand(program);
 systemsCommand(program);
 queryCommand(program);
 dbCommand(program);
+gatewayCommand(program);
+backupCommand(program);
 simulateCommand(program);
 
 try {

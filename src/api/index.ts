@@ -1,7 +1,8 @@
 /**
  * The request/reply API: one NATS micro service per node whose endpoints node/ adds per
  * system and side, every handler behind the one error adapter, and the discovery ping.
- * Requests flow in from the bus; replies and micro errors flow out. It owns no state.
+ * Requests flow in from the bus; replies and micro errors flow out, or, for streaming
+ * endpoints, Arrow IPC chunks and a trailer paced by the client's acks. It owns no state.
  */
 export { startApi } from "./service.ts";
 export type { Api } from "./service.ts";
@@ -9,6 +10,8 @@ export { adapt, parseJsonRequest } from "./adapter.ts";
 export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
 export { dbQueryHandler } from "./db-handlers.ts";
 export { adaptStream, dbQueryStreamHandler, streamOptions } from "./stream-handlers.ts";
+export { dbBackupStreamHandler } from "./backup-handlers.ts";
+export type { BackupStreamPort, BackupTableRequest } from "./backup-handlers.ts";
 export type { QueryStreamPort, StreamContext, StreamHandler, StreamLimits } from "./stream-handlers.ts";
 export { serveArrowStream, sendStreamError } from "./stream-sender.ts";
 export type { ArrowBatchSource, ArrowStreamOptions, StreamOutcome } from "./stream-sender.ts";

@@ -1,7 +1,8 @@
 /**
  * The sink bus and natsmon's JetStream assets: connections, the embedded nats-server,
- * stream definitions loaded from streams/, and the scrape-stream adapters (publisher on
- * the scrape side, durable commit consumer on the catalog side). JsMsg never leaves here.
+ * stream definitions loaded from streams/, the scrape-stream adapters (publisher on the
+ * scrape side, durable commit consumer on the catalog side) and the discovery request
+ * that clients broadcast. JsMsg never leaves here.
  */
 export { connectNats, connectionOptions } from "./connect.ts";
 export type { ConnectTarget } from "./connect.ts";
@@ -14,4 +15,5 @@ export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts"
 export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
 export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
+export { discoverNodes } from "./discover.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

@@ -12,12 +12,18 @@ import { columnBuilder, type ColumnBuilder } from "./arrow-columns.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { bindParams, type ReadOnlyQuery } from "./query.ts";
 import { prepareReadOnly } from "./read-only-guard.ts";
+import { beginReadTransaction, checkReadTransaction, endReadTransaction } from "./read-transaction.ts";
 
 /** How often an aborted scan is interrupted again until its DuckDB call returns. */
 const INTERRUPT_REPEAT_MS = 50;
 
 export interface ArrowScan {
   readonly schema: Schema;
+  /**
+   * Aborts when the catalog starts closing. A caller waiting between next() calls should
+   * call next() again then: it throws QueryTimeoutError (408) and the scan must be closed.
+   */
+  readonly stopped: AbortSignal;
   /**
    * The next batch of at most `maxRows` rows (fewer only at the end), or undefined once
    * the result is exhausted. Throws BadRequestError (400) when DuckDB fails the query,
@@ -77,13 +83,13 @@ export function openArrowScan(
         scan = await startScan(catalog, con, request, options, release);
       } catch (err) {
         // Rejected once the connection is back, so the caller's next query finds it free.
-        await endTransaction(con);
+        await endReadTransaction(con);
         throw err;
       }
       resolve(scan);
       // The connection stays lent out until the scan is closed.
       await closed;
-      await endTransaction(con);
+      await endReadTransaction(con);
     }, waiting.signal).catch((err: unknown) => {
       done();
       reject(asError(err));
@@ -157,10 +163,7 @@ async function startScan(
   };
 
   try {
-    // DuckDB ends a result that fails mid-stream exactly like a complete one (fetchChunk
-    // returns an empty chunk and the bindings expose no result error). Inside a transaction
-    // the failure leaves the transaction aborted, which a probe at the end detects.
-    await step(() => con.run("BEGIN TRANSACTION"));
+    await step(() => beginReadTransaction(con));
     prepared = await step(() =>
       options.trusted ? con.prepare(request.sql) : prepareReadOnly(con, request.sql),
     );
@@ -185,6 +188,7 @@ async function startScan(
     let closed = false;
     return {
       schema,
+      stopped: catalog.closingSignal,
       async next(maxRows) {
         let rows = 0;
         while (rows < maxRows) {
@@ -194,7 +198,7 @@ async function startScan(
             // An interrupt can end a stream as if it were complete: step() has thrown then.
             if (!chunk || chunk.rowCount === 0) {
               exhausted = true;
-              await step(() => probeTransaction(con));
+              await step(() => checkReadTransaction(con));
               break;
             }
             pending = { chunk, offset: 0 };
@@ -237,28 +241,4 @@ function abortReason(signal: AbortSignal): Error {
 
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** Fails with the query's failure when the scan's transaction was aborted by one. */
-async function probeTransaction(con: DuckDBConnection): Promise<void> {
-  try {
-    await con.run("SELECT 1");
-  } catch (cause) {
-    throw new BadRequestError(
-      "the query failed while its result was being read (DuckDB reports no cause for a failure mid-stream)",
-      { cause },
-    );
-  }
-}
-
-/** A scan's transaction only read: rolling it back ends it, and resets one a failure aborted. */
-async function endTransaction(con: DuckDBConnection): Promise<void> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await con.run("ROLLBACK");
-      return;
-    } catch {
-      // No transaction was open (BEGIN failed), or a late interrupt hit: once more for the latter.
-    }
-  }
 }

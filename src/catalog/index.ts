@@ -1,8 +1,9 @@
 /**
  * ③ The catalog: one DuckDB file per system. Epochs flow in (a commit marker with its
  * parsed `$SYS` replies) and are folded into the hx tables in one transaction each;
- * read-only SQL results flow out as JSON or CSV. It owns the file (one instance, one write
- * connection, a small read pool), its schema migrations and the entity key cache.
+ * read-only SQL results flow out as JSON or CSV, or as Arrow record batches for streams. It
+ * owns the file (one instance, one write connection, a small read pool, a backup reader),
+ * its schema migrations and the entity key cache.
  */
 export { openCatalog } from "./open-catalog.ts";
 export type { Catalog } from "./open-catalog.ts";
@@ -22,3 +23,7 @@ export type { Migration } from "./migrations/index.ts";
 export { explainReadOnly } from "./explain.ts";
 export type { ExplainQuery } from "./explain.ts";
 export { listSchemas, listTables, listColumns, listMacros } from "./discovery.ts";
+export { describeBackupSchema, backupStatement, backupStatementFor, backupTableNames } from "./backup.ts";
+export type { BackupSchema, BackupRequest, BackupStatement, BackupTable } from "./backup.ts";
+export { createBackupFile } from "./backup-writer.ts";
+export type { BackupFile, TableAppender } from "./backup-writer.ts";

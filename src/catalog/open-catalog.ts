@@ -36,6 +36,8 @@ export interface Catalog extends AsyncDisposable {
   readonly path: string;
   /** True once disposal began: an interrupted query was stopped by shutdown, not by its timeout. */
   readonly closing: boolean;
+  /** Aborts when disposal begins: long holders of a connection (streams) stop at once. */
+  readonly closingSignal: AbortSignal;
   /** Runs `fn` with the write side; writers run one after another. */
   withWriter<T>(fn: (writer: Writer) => Promise<T>): Promise<T>;
   /** Runs `fn` on a free read connection, waiting for one if need be (until `signal` aborts). */
@@ -128,8 +130,10 @@ function catalogOf(
 ): Catalog {
   const { write: writePool, read: readPool, backup: backupPool } = pools;
   let disposed: Promise<void> | undefined;
+  const closingController = new AbortController();
   return {
     path,
+    closingSignal: closingController.signal,
     get closing() {
       return readPool.closing;
     },
@@ -138,6 +142,7 @@ function catalogOf(
     withBackupReader: (fn, signal) => backupPool.use(fn, signal),
     pools: () => ({ readers: readPool.stats(), backup: backupPool.stats() }),
     [Symbol.asyncDispose]() {
+      closingController.abort(new QueryTimeoutError("the catalog is shutting down"));
       disposed ??= (async () => {
         // Queries are stopped (spec: 408 while shutting down); a fold in progress is let
         // finish, since its transaction is short and a half-done one would be rolled back anyway.

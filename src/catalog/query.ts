@@ -18,6 +18,7 @@ import {
 import { BadRequestError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { prepareReadOnly } from "./read-only-guard.ts";
+import { beginReadTransaction, checkReadTransaction, endReadTransaction } from "./read-transaction.ts";
 import { renderValue } from "./render.ts";
 import { csvText, jsonText, type ResultText } from "./result-text.ts";
 
@@ -60,11 +61,17 @@ export async function runReadOnlyQuery(
         : undefined;
   const timer = setTimeout(() => deadline.abort(timeout()), options.timeoutMs);
   try {
-    return await catalog.withReader((con) => {
+    return await catalog.withReader(async (con) => {
       // The timer may have fired while this call waited for the connection.
       const stop = stopReason();
       if (stop) throw stop;
-      return run(con, request, options, deadline.signal, stopReason);
+      // A read transaction, so a failure after the first rows is seen (read-transaction.ts).
+      await duck(() => beginReadTransaction(con), stopReason);
+      try {
+        return await run(con, request, options, deadline.signal, stopReason);
+      } finally {
+        await endReadTransaction(con);
+      }
     }, deadline.signal);
   } finally {
     clearTimeout(timer);
@@ -101,7 +108,10 @@ async function run(
       // An interrupt can end a stream as if it were complete: never return a cut result.
       const stop = stopReason();
       if (stop) throw stop;
-      if (!chunk || chunk.rowCount === 0) break;
+      if (!chunk || chunk.rowCount === 0) {
+        await duck(() => checkReadTransaction(con), stopReason);
+        break;
+      }
       rows += chunk.rowCount;
       if (rows > options.maxRows) {
         throw new TooManyRowsError(

@@ -8,5 +8,7 @@ export { systemsCommand } from "./systems.ts";
 export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
+export { gatewayCommand } from "./gateway.ts";
 export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
 export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
+export { backupCommand } from "./backup.ts";

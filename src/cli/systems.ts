@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { discoverNodes } from "../bus/index.ts";
 import { connectClient, withClientOptions, type ClientOptions } from "./client.ts";
-import { discover } from "./discover.ts";
 import { renderTable } from "./table.ts";
 
 /** `natsmon systems`: which nodes and systems answer the discovery ping. */
@@ -14,7 +14,7 @@ export function systemsCommand(program: Command): void {
   ).action(async (options: ClientOptions & { json?: boolean; wait: string }) => {
     const nc = await connectClient(options);
     try {
-      const replies = await discover(nc, Number(options.wait));
+      const replies = await discoverNodes(nc, Number(options.wait));
       if (options.json) {
         process.stdout.write(JSON.stringify(replies, null, 2) + "\n");
         return;

@@ -6,7 +6,7 @@
  */
 import { constants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { CompressionType, compressionRegistry } from "apache-arrow";
-import { compress as lz4Compress, decompress as lz4Decompress } from "lz4js";
+import { compress as lz4Compress, decompress as lz4Decompress, decompressFrame } from "lz4js";
 
 /**
  * zstd level 1: on Arrow bodies it measured nearly the ratio of level 3 (stack-notes §3)
@@ -21,7 +21,7 @@ export function registerArrowCodecs(): void {
   registered = true;
   compressionRegistry.set(CompressionType.LZ4_FRAME, {
     encode: (data) => lz4Compress(data),
-    decode: (data) => lz4Decompress(data),
+    decode: lz4Decode,
   });
   compressionRegistry.set(CompressionType.ZSTD, {
     encode: (data) =>
@@ -29,6 +29,27 @@ export function registerArrowCodecs(): void {
     decode: (data) => asBytes(zstdDecompressSync(data)),
   });
 }
+
+/**
+ * lz4js sizes its output from the frame when not told the size, and lz4js frames carry
+ * none, so it allocates 4 MiB per block and decodes 4x slower. The size is known, though:
+ * an Arrow IPC compressed buffer is its uncompressed length (int64) followed by the frame,
+ * and Arrow hands the codec the frame as a view just past that length. The decoded size
+ * is checked, and anything unexpected falls back to the unsized decode.
+ */
+function lz4Decode(data: Uint8Array): Uint8Array {
+  if (data.byteOffset >= 8) {
+    const expected = Number(new DataView(data.buffer, data.byteOffset - 8, 8).getBigInt64(0, true));
+    if (expected > 0 && expected <= MAX_SIZED_DECODE) {
+      const out = new Uint8Array(expected);
+      if (decompressFrame(data, out) === expected) return out;
+    }
+  }
+  return lz4Decompress(data);
+}
+
+/** Larger claimed sizes are not trusted for an allocation up front. */
+const MAX_SIZED_DECODE = 1 << 30;
 
 /** A plain Uint8Array view of a Buffer (Arrow checks the type of what a codec returns). */
 function asBytes(buffer: Buffer): Uint8Array {

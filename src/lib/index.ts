@@ -1,6 +1,6 @@
 /**
- * Domain-free helpers: logging and exact JSON. Nothing here knows about NATS,
- * DuckDB or natsmon's domain.
+ * Domain-free helpers: logging, exact JSON, Arrow IPC messages and their body codecs.
+ * Nothing here knows about NATS, DuckDB or natsmon's domain.
  */
 export { createLogger, silentLogger } from "./logger.ts";
 export type { Logger } from "./logger.ts";

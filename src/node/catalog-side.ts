@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { consumeCommits, type CommitDelivery } from "../bus/index.ts";
 import {
   applyRetention,
+  backupStatementFor,
   explainReadOnly,
   foldEpoch,
   listColumns,
@@ -17,11 +18,12 @@ import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch } from "../feed/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
-import type { DiscoveryPort, QueryPort, QueryStreamPort } from "../api/index.ts";
+import type { BackupStreamPort, DiscoveryPort, QueryPort, QueryStreamPort } from "../api/index.ts";
 
 export interface CatalogSide extends AsyncDisposable {
   readonly query: QueryPort;
   readonly queryStream: QueryStreamPort;
+  readonly backupStream: BackupStreamPort;
   readonly discovery: DiscoveryPort;
   /** The reason the database would not open, while it is not open. */
   readonly error: string | undefined;
@@ -126,6 +128,20 @@ export async function startCatalogSide(options: {
     open: (request, signal) =>
       openArrowScan(opened(), request, { pool: "query", signal, stepTimeoutMs: system.db.queryTimeoutMs }),
   };
+  // db.backup.stream: the catalog builds the statement from the table and window (trusted,
+  // no read-only guard, no row cap) and reads on the backup connection, apart from queries.
+  const backupStream: BackupStreamPort = {
+    limits: system.db.queryStream,
+    open: async (request, signal) => {
+      const open = opened();
+      const statement = await backupStatementFor(open, request, signal);
+      return openArrowScan(
+        open,
+        { sql: statement.sql, params: [...statement.params] },
+        { pool: "backup", trusted: true, signal, stepTimeoutMs: system.db.queryTimeoutMs },
+      );
+    },
+  };
   const discovery: DiscoveryPort = {
     explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
     schemas: async () => listSchemas(opened(), timeoutMs),
@@ -137,6 +153,7 @@ export async function startCatalogSide(options: {
   return {
     query,
     queryStream,
+    backupStream,
     discovery,
     get error() {
       return error;

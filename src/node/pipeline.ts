@@ -3,6 +3,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import {
   dbQueryHandler,
   dbQueryStreamHandler,
+  dbBackupStreamHandler,
   dbExplainHandler,
   dbSchemasHandler,
   dbTablesHandler,
@@ -39,7 +40,7 @@ export interface SystemPipeline extends AsyncDisposable {
  *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
  *   ② the scrape stream on the sink: the seam between the two sides
  *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch
- *   ⑦ API: db.query, db.query.stream, discovery and ops.info on the catalog node; scraper and sink ops on the scrape node
+ *   ⑦ API: db.query, db.query.stream, db.backup.stream, discovery and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
  */
 export async function startSystemPipeline(options: {
@@ -80,6 +81,7 @@ export async function startSystemPipeline(options: {
     await api.addSystemEndpoints(system.id, {
       "db.query": dbQueryHandler(catalog.query),
       "db.query.stream": dbQueryStreamHandler(catalog.queryStream),
+      "db.backup.stream": dbBackupStreamHandler(catalog.backupStream),
       "db.explain": dbExplainHandler(catalog.discovery),
       "db.schemas": dbSchemasHandler(catalog.discovery),
       "db.tables": dbTablesHandler(catalog.discovery),

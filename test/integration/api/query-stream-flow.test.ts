@@ -184,7 +184,7 @@ describe("db.query.stream flow control and limits", () => {
     assert.equal(reply.headers?.get(StreamHeader.Kind), "error");
   });
 
-  test("a request with a bad compression or window is refused with 400", async () => {
+  test("a request with a bad compression, window or API version is refused with 400", async () => {
     for (const request of [
       { sql: "SELECT 1", compression: "gzip" },
       { sql: "SELECT 1", window: 0 },
@@ -198,6 +198,17 @@ describe("db.query.stream flow control and limits", () => {
         JSON.stringify(request),
       );
     }
+    // An API revision this build does not answer, as for every endpoint.
+    await assert.rejects(
+      readArrowStream(
+        f.nc,
+        f.subjects.dbQueryStream,
+        { sql: "SELECT 1" },
+        { timeoutMs: 10_000, headers: { "Monitor-Api-Version": "2" } },
+      ),
+      (err: unknown) =>
+        err instanceof StreamFailedError && err.code === 400 && /Monitor-Api-Version 2/.test(err.message),
+    );
   });
 
   test("503 error trailer while the catalog is not open", async () => {
@@ -211,5 +222,26 @@ describe("db.query.stream flow control and limits", () => {
     } finally {
       f.setOpen(true);
     }
+  });
+});
+
+describe("db.query.stream at shutdown", () => {
+  test("closing the catalog ends a stream waiting for acks at once, with a 408 error trailer", async () => {
+    // An ack timeout far beyond the test's waits: only the shutdown can end this stream.
+    await using f = await startStreamFixture({
+      ...STREAM_DB,
+      queryStream: { maxRows: 0, window: 2, compression: "none", ackTimeoutMs: 600_000 },
+    });
+    const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql: LONG });
+    await raw.message(2);
+    assert.equal(f.catalog.pools().readers.busy, 1);
+    await f.catalog[Symbol.asyncDispose]();
+    const outcome = await waitFor(() => f.outcomes[0]);
+    assert.equal(outcome.status, "error");
+    assert.equal(outcome.status === "error" && outcome.code, 408);
+    const trailer = await raw.message(3);
+    assert.equal(trailer.headers?.get(StreamHeader.Kind), "error");
+    assert.equal(trailer.headers?.get(ServiceErrorHeader.Code), "408");
+    raw.close();
   });
 });

@@ -1,19 +1,24 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { tableFromIPC, type RecordBatch } from "apache-arrow";
+import { connect } from "@nats-io/transport-node";
+import { headers } from "@nats-io/nats-core";
+import { Field, Int32, Schema, tableFromIPC, type RecordBatch } from "apache-arrow";
 import {
   NoResponderError,
   StreamFailedError,
+  StreamTimeoutError,
   readArrowStream,
   type ArrowStreamReader,
 } from "../../../src/cli/index.ts";
-import { END_OF_STREAM, registerArrowCodecs } from "../../../src/lib/index.ts";
+import { END_OF_STREAM, IpcMessageEncoder, registerArrowCodecs } from "../../../src/lib/index.ts";
 import {
   ArrowFieldMetadata,
   StreamHeader,
   systemSubjects,
   type StreamEndTrailer,
 } from "../../../src/protocol/index.ts";
+import { startTestServer } from "../../harness/start-nats-server.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 import { renderBatches } from "./arrow-render.ts";
 import { openRawStream, startStreamFixture, type StreamFixture } from "./stream-fixture.ts";
 
@@ -211,5 +216,41 @@ describe("db.query.stream on a real server and catalog", () => {
       ),
       NoResponderError,
     );
+  });
+});
+
+describe("readArrowStream against a responder that falls silent", () => {
+  test("waiting past timeoutMs for the next message throws StreamTimeoutError and cancels the stream", async () => {
+    await using server = await startTestServer();
+    const nc = await connect({ servers: server.url });
+    try {
+      const acks: unknown[] = [];
+      const ackSubject = "test.acks";
+      nc.subscribe(ackSubject, { callback: (_err, msg) => void acks.push(msg.json()) });
+      // Answers with the schema chunk only, then nothing.
+      nc.subscribe("test.silent", {
+        callback: (_err, msg) => {
+          const schema = new Schema([new Field("i", new Int32(), true)]);
+          const h = headers();
+          h.set(StreamHeader.Kind, "chunk");
+          h.set(StreamHeader.Seq, "1");
+          h.set(StreamHeader.Ack, ackSubject);
+          nc.publish(msg.reply!, new IpcMessageEncoder(schema, "none").schemaMessage, { headers: h });
+        },
+      });
+      await nc.flush();
+      const reader = await readArrowStream(nc, "test.silent", {}, { timeoutMs: 300 });
+      assert.deepEqual(
+        reader.schema.fields.map((x) => x.name),
+        ["i"],
+      );
+      await assert.rejects(async () => {
+        for await (const _ of reader);
+      }, StreamTimeoutError);
+      await waitFor(() => acks.length === 2);
+      assert.deepEqual(acks, [{ seq: 1 }, { cancel: true }]);
+    } finally {
+      await nc.close();
+    }
   });
 });

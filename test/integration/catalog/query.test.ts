@@ -123,6 +123,25 @@ test("files cannot be read: external access is off for the whole instance", asyn
   }
 });
 
+test("a query failing after its first rows streamed is a 400, never a result cut short", async () => {
+  await using t = await tempCatalog();
+  // DuckDB ends such a stream as if it were complete; 22528 of 200000 rows came back before.
+  await assert.rejects(
+    query(
+      t.catalog,
+      "SELECT CASE WHEN range = 150000 THEN error('boom') ELSE range END AS v FROM range(200000)",
+      undefined,
+      { maxRows: 1e6 },
+    ),
+    (err) => err instanceof BadRequestError && /failed while its result was being read/.test(err.message),
+  );
+  // The connection is back, out of the aborted transaction, and answers.
+  assert.deepEqual(
+    await Promise.all([query(t.catalog, "SELECT 1 AS a"), query(t.catalog, "SELECT 2 AS a")]),
+    ['[{"a":1}]', '[{"a":2}]'],
+  );
+});
+
 test("a result over db.query-max-rows is refused with 413, as soon as the cap is passed", async () => {
   await using t = await tempCatalog();
   assert.equal((JSON.parse(await query(t.catalog, "SELECT * FROM range(1000)")) as unknown[]).length, 1000);

@@ -1,0 +1,10 @@
+/**
+ * The HTTP gateway: a stateless bridge from HTTP clients to the read-only `db` subjects,
+ * `$MON.ping` discovery and a health probe (spec: HTTP gateway). HTTP requests flow in,
+ * each becomes one bus request sent with the gateway's single identity, and the reply
+ * flows back with its status mapped; it owns nothing but its listener and bus connection.
+ */
+export { startGateway, GATEWAY_DEFAULTS, MISSING_TOKEN_MESSAGE } from "./start-gateway.ts";
+export type { Gateway, GatewayOptions } from "./start-gateway.ts";
+export { parseListenAddress } from "./listen-address.ts";
+export type { ListenAddress } from "./listen-address.ts";

@@ -1,0 +1,206 @@
+import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyError, type FastifyReply } from "fastify";
+import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
+import { isToken } from "../domain/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { API_VERSION_HEADER } from "../protocol/index.ts";
+import { wantsCsv } from "./accept.ts";
+import { bearerCheck } from "./bearer-auth.ts";
+import { watchBus, type BusLink } from "./bus-link.ts";
+import { busUnavailable, DB_ACTIONS, forwardDb, mapBusFailure, type DbAction } from "./forward.ts";
+import { errorReply, jsonReply, type GatewayReply } from "./replies.ts";
+
+export interface GatewayOptions {
+  /** The bus and the one identity every request is sent with (spec: HTTP gateway rule 5). */
+  readonly bus: ConnectTarget;
+  /** Required on every route except `GET /healthz`; absent only with `allowUnauthenticated`. */
+  readonly authToken?: string | undefined;
+  readonly allowUnauthenticated?: boolean;
+  readonly host: string;
+  /** 0 lets the OS choose; the handle tells which. */
+  readonly port: number;
+  /** How long one bus request may take; above the nodes' `db.query-timeout`, so their 408 arrives. */
+  readonly requestTimeoutMs: number;
+  /** How long `GET /systems` collects discovery replies. */
+  readonly systemsWindowMs: number;
+  /** Largest request body accepted; larger gets 413. */
+  readonly bodyLimitBytes: number;
+  readonly log: Logger;
+}
+
+export const GATEWAY_DEFAULTS = {
+  listen: "127.0.0.1:8080",
+  requestTimeoutMs: 35_000,
+  systemsWindowMs: 1000,
+  bodyLimitBytes: 1024 * 1024,
+} as const;
+
+/** A running gateway. Closing stops accepting, finishes in-flight requests, drains the bus. */
+export interface Gateway extends AsyncDisposable {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Why the gateway refuses to start without a token (spec: Authentication 2). */
+export const MISSING_TOKEN_MESSAGE =
+  "the gateway refuses to start without a bearer token: give --auth-token (or NATSMON_GATEWAY_AUTH_TOKEN), " +
+  "or --allow-unauthenticated to serve every route without authentication";
+
+const HEALTHZ = "/healthz";
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** Starts the HTTP gateway (spec: HTTP gateway): connects to the bus, then listens. */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const token = options.authToken === "" ? undefined : options.authToken;
+  if (token === undefined && options.allowUnauthenticated !== true) throw new Error(MISSING_TOKEN_MESSAGE);
+  // A header carries the token as one run of visible characters; any other token could never match.
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    throw new Error("the auth token must be visible ASCII characters without spaces");
+  }
+  const log = options.log;
+  if (token === undefined) log.warn("the gateway serves without authentication (--allow-unauthenticated)");
+
+  const nc = await connectNats(options.bus, "natsmon-gateway").catch((cause: unknown) => {
+    // Credentials in a URL stay out of the message.
+    const where = options.bus.url.replaceAll(/\/\/[^@/,]*@/g, "//");
+    throw new Error(`cannot connect to the bus at ${where}: ${(cause as Error).message}`, { cause });
+  });
+  const link = watchBus(nc, log);
+  const app = buildApp(link, { ...options, authToken: token });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (err) {
+    await link.close(DRAIN_TIMEOUT_MS);
+    throw err;
+  }
+  const port = (app.server.address() as AddressInfo).port;
+  const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`;
+  log.info({ url, bus: nc.getServer() }, "gateway listening");
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Fastify stops accepting, answers 503 on kept-alive sockets and waits for in-flight requests;
+      // only then is the bus drained, so their replies still arrive.
+      await app.close();
+      await link.close(DRAIN_TIMEOUT_MS);
+      log.info("gateway stopped");
+    })());
+  return { host: options.host, port, url, close, [Symbol.asyncDispose]: close };
+}
+
+function buildApp(link: BusLink, options: GatewayOptions) {
+  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimitBytes });
+
+  // Bodies are checked to be JSON but forwarded as received: parsing and re-serialising would
+  // round integers past 2^53. Any content type is read as JSON, so a plain `curl -d` works too.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    try {
+      JSON.parse(text);
+      done(null, text);
+    } catch (cause) {
+      done(Object.assign(new Error(`invalid JSON body: ${(cause as Error).message}`), { statusCode: 400 }));
+    }
+  });
+
+  // A kept-alive socket would hold the close open until its keep-alive timeout; once closing,
+  // each in-flight answer asks the client to close its socket, and Node then ends it.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) reply.header("connection", "close");
+    done(null, payload);
+  });
+
+  const check = bearerCheck(options.authToken);
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.routeOptions.url === HEALTHZ) return undefined;
+    const outcome = check(request.headers.authorization);
+    if (outcome.kind === "ok") return undefined;
+    return send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
+  });
+
+  app.get(HEALTHZ, async (_request, reply) => {
+    const state = link.state();
+    const body =
+      state === "connected"
+        ? { status: "ok", bus: state, server: link.nc.getServer() }
+        : { status: "unavailable", bus: state };
+    return send(reply, jsonReply(body, state === "connected" ? 200 : 503));
+  });
+
+  app.get("/systems", async (_request, reply) => {
+    const unavailable = busUnavailable(link);
+    if (unavailable) return send(reply, unavailable);
+    let answer: GatewayReply;
+    try {
+      answer = jsonReply(await discoverNodes(link.nc, options.systemsWindowMs));
+    } catch (err) {
+      answer = mapBusFailure(err, { timeoutMs: options.systemsWindowMs });
+    }
+    return send(reply, answer);
+  });
+
+  for (const action of Object.keys(DB_ACTIONS) as DbAction[]) {
+    app.post<{ Params: { system: string } }>(`/sys/:system/db/${action}`, async (request, reply) => {
+      const { system } = request.params;
+      if (!isToken(system)) {
+        return send(
+          reply,
+          errorReply(
+            400,
+            `system id "${system}" is not a subject token: use letters, digits, "_" and "-" only`,
+          ),
+        );
+      }
+      const apiVersion = request.headers[API_VERSION_HEADER.toLowerCase()];
+      const answer = await forwardDb(
+        link,
+        {
+          system,
+          action,
+          body: typeof request.body === "string" ? request.body : "{}",
+          csv: action === "query" && wantsCsv(request.headers.accept),
+          apiVersion: typeof apiVersion === "string" ? apiVersion : undefined,
+        },
+        options.requestTimeoutMs,
+      );
+      return send(reply, answer);
+    });
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    return send(reply, errorReply(404, `no route ${request.method} ${request.url}`));
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const description =
+        error.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+          ? `request body larger than the gateway's limit of ${options.bodyLimitBytes} bytes`
+          : error.message;
+      return send(reply, errorReply(status, description));
+    }
+    request.log.error({ err: error }, "request failed with an internal error");
+    return send(reply, errorReply(500, "internal server error"));
+  });
+  return app;
+}
+
+/** Sends an answer; handlers and hooks return the reply so Fastify knows it is sent. */
+function send(reply: FastifyReply, answer: GatewayReply): FastifyReply {
+  return reply.code(answer.status).type(answer.contentType).send(answer.body);
+}

@@ -1,0 +1,83 @@
+/**
+ * A catalog of 50 epochs folded from the recorded 6-server lab replies (every source the
+ * fixtures hold), made to change over time so that windows differ:
+ *   - epochs 0–24 have client connections (CONNZ); from epoch 25 on CONNZ is not answered,
+ *     so connections, their _ident/_opts rows and main.ips belong to the first half only;
+ *   - from epoch 20 the ORDERS stream's leader reports max_msgs 5, so hx.stream_opts holds
+ *     two rows for ORDERS: the one in force until epoch 19 and the one from epoch 20.
+ * Written straight into `<dataDir>/<system>.duckdb`, then a node is started on that directory.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { foldEpoch, openCatalog, type ScrapeReply } from "../../src/catalog/index.ts";
+import { editReply, marker, sourceReplies, TEST_DB } from "../integration/catalog/lab-epoch.ts";
+
+export const EPOCHS = 50;
+export const SYSTEM = "lab";
+const SOURCES = [
+  "varz",
+  "jsz",
+  "healthz",
+  "connz",
+  "routez",
+  "gatewayz",
+  "leafz",
+  "subsz",
+  "accstatz",
+  "accountz",
+];
+
+/** Epoch `i`: one a minute from 2026-11-22T10:00:00Z. */
+export const epochAt = (i: number): string => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
+
+function repliesOf(i: number): ScrapeReply[] {
+  let replies = SOURCES.filter((s) => i < 25 || s !== "connz").flatMap((s) => sourceReplies(s));
+  if (i >= 20) {
+    replies = editReply(
+      "jsz",
+      "n2",
+      (body) => {
+        for (const s of body.data.account_details[0]!.stream_detail)
+          if (s.name === "ORDERS") s.config.max_msgs = 5;
+        return body;
+      },
+      replies,
+    );
+  }
+  return replies;
+}
+
+/** Folds the 50 epochs into `<dataDir>/lab.duckdb`. */
+export async function buildLabCatalog(dataDir: string): Promise<void> {
+  const catalog = await openCatalog({ path: join(dataDir, `${SYSTEM}.duckdb`), db: TEST_DB });
+  try {
+    for (let i = 0; i < EPOCHS; i++) {
+      const replies = repliesOf(i);
+      const result = await foldEpoch(catalog, {
+        markerSeq: i + 1,
+        marker: marker(epochAt(i), replies),
+        replies,
+      });
+      if (result.status !== "folded") throw new Error(`epoch ${i} not folded: ${JSON.stringify(result)}`);
+    }
+  } finally {
+    await catalog[Symbol.asyncDispose]();
+  }
+}
+
+/**
+ * A node config holding only the catalog of `lab` (nothing scrapes, so the catalog stays as
+ * built), on an embedded sink. `dbYaml` is the body of the `db` map, e.g. the stream settings.
+ */
+export async function writeCatalogNodeConfig(path: string, dataDir: string, dbYaml = ""): Promise<string> {
+  await writeFile(
+    path,
+    [
+      `node: {id: backup-node, data-dir: ${JSON.stringify(dataDir)}}`,
+      "sink: {embedded: {port: -1}}",
+      `system: {id: ${SYSTEM}, roles: [catalog]}`,
+      ...(dbYaml ? [`db: {${dbYaml}}`] : []),
+    ].join("\n"),
+  );
+  return path;
+}

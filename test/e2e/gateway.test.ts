@@ -1,0 +1,285 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import { startGateway, type Gateway } from "../../src/gateway/index.ts";
+import { silentLogger } from "../../src/lib/index.ts";
+import {
+  systemSubjects,
+  type ColumnsReply,
+  type DiscoveryReply,
+  type ExplainReply,
+  type MacrosReply,
+  type SchemasReply,
+  type TablesReply,
+} from "../../src/protocol/index.ts";
+import { httpCall } from "../harness/http-call.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const TOKEN = "gateway-test-token";
+const BODY_LIMIT = 2048;
+const MAX_ROWS = 5;
+
+interface ErrorBody {
+  code: number;
+  description: string;
+  data?: unknown;
+}
+
+describe("the HTTP gateway in front of a real node", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let busUrl: string;
+  let gateway: Gateway;
+  let nc: NatsConnection;
+  const post = (path: string, body?: string, headers: Record<string, string> = {}) =>
+    httpCall(gateway.url, path, {
+      method: "POST",
+      token: TOKEN,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+
+  before(async () => {
+    dir = await tempDir();
+    node = spawnNatsmon(["run", "--data-dir", dir.path], {
+      NATSMON_SINK_EMBEDDED_PORT: "-1",
+      NATSMON_DB_QUERY_MAX_ROWS: String(MAX_ROWS),
+      NATSMON_DB_QUERY_TIMEOUT: "1s",
+    });
+    busUrl = await node.waitForUrl();
+    nc = await connect({ servers: busUrl });
+    gateway = await startGateway({
+      bus: { url: busUrl },
+      authToken: TOKEN,
+      host: "127.0.0.1",
+      port: 0,
+      requestTimeoutMs: 30_000,
+      systemsWindowMs: 500,
+      bodyLimitBytes: BODY_LIMIT,
+      log: silentLogger(),
+    });
+    await waitFor(async () => (await post("/sys/local/db/schemas")).status === 200, {
+      message: "the node's catalog to answer through the gateway",
+    });
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("every db route answers with its subject's JSON reply; empty bodies count as {}", async () => {
+    const query = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: "SELECT $1::INT + 1 AS n, 'x' AS s", params: [41] }),
+    );
+    assert.equal(query.status, 200, query.text);
+    assert.match(query.headers.get("content-type") ?? "", /^application\/json/);
+    assert.deepEqual(query.json(), [{ n: 42, s: "x" }]);
+
+    const explain = await post(
+      "/sys/local/db/explain",
+      JSON.stringify({ sql: "SELECT count(*) FROM hx.epochs", analyze: false }),
+    );
+    assert.equal(explain.status, 200, explain.text);
+    assert.equal(explain.json<ExplainReply>().plan[0]?.explain_key, "physical_plan");
+
+    const schemas = await post("/sys/local/db/schemas");
+    assert.deepEqual(
+      schemas.json<SchemasReply>().schemas.map((s) => s.name),
+      ["hx", "main", "checks", "contexts"],
+    );
+    // An empty body with a JSON content type is as good as no body.
+    const tables = await post("/sys/local/db/tables", "", { "content-type": "application/json" });
+    assert.equal(tables.status, 200, tables.text);
+    assert.ok(tables.json<TablesReply>().tables.some((t) => t.schema === "hx" && t.name === "servers"));
+    const mainOnly = await post("/sys/local/db/tables", JSON.stringify({ schema: "main" }));
+    assert.deepEqual(
+      mainOnly.json<TablesReply>().tables.map((t) => `${t.schema}.${t.name}`),
+      ["main.ips"],
+    );
+
+    const columns = await post("/sys/local/db/columns", JSON.stringify({ schema: "hx", table: "epochs" }));
+    assert.equal(columns.status, 200, columns.text);
+    assert.ok(columns.json<ColumnsReply>().columns.some((c) => c.name === "epoch"));
+
+    const macros = await post("/sys/local/db/macros", JSON.stringify({ schema: "checks" }));
+    assert.equal(macros.status, 200, macros.text);
+    assert.ok(Array.isArray(macros.json<MacrosReply>().macros));
+  });
+
+  test("Accept: text/csv on db/query returns the CSV reply as text/csv", async () => {
+    const csv = await post("/sys/local/db/query", JSON.stringify({ sql: "SELECT 1 AS a, 'x,y' AS b" }), {
+      accept: "text/csv",
+    });
+    assert.equal(csv.status, 200, csv.text);
+    assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
+    assert.equal(csv.text, 'a,b\r\n1,"x,y"\r\n');
+  });
+
+  test("GET /systems returns the discovery replies as a JSON array", async () => {
+    const systems = await httpCall(gateway.url, "/systems", { token: TOKEN });
+    assert.equal(systems.status, 200, systems.text);
+    const replies = systems.json<DiscoveryReply[]>();
+    assert.equal(replies.length, 1);
+    assert.equal(replies[0]?.node_id, "local");
+    assert.deepEqual(
+      replies[0]?.systems.map((s) => [s.id, [...s.roles].sort()]),
+      [["local", ["catalog", "scrape"]]],
+    );
+  });
+
+  test("GET /healthz needs no token and reports the bus connected", async () => {
+    const health = await httpCall(gateway.url, "/healthz");
+    assert.equal(health.status, 200, health.text);
+    assert.deepEqual(health.json(), { status: "ok", bus: "connected", server: new URL(busUrl).host });
+  });
+
+  test("a missing or wrong bearer token gets 401 with a Bearer challenge on every other route", async () => {
+    const routes: [string, string | undefined][] = [
+      ["/systems", undefined],
+      ["/sys/local/db/query", JSON.stringify({ sql: "SELECT 1" })],
+      ["/sys/local/db/schemas", "{}"],
+    ];
+    for (const [path, body] of routes) {
+      const init = body === undefined ? {} : { body };
+      const missing = await httpCall(gateway.url, path, init);
+      assert.equal(missing.status, 401, path);
+      assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="natsmon"');
+      assert.equal(missing.json<ErrorBody>().code, 401);
+      const wrong = await httpCall(gateway.url, path, { ...init, token: `${TOKEN}x` });
+      assert.equal(wrong.status, 401, path);
+      assert.equal(wrong.headers.get("www-authenticate"), 'Bearer realm="natsmon", error="invalid_token"');
+      const basic = await httpCall(gateway.url, path, {
+        ...init,
+        headers: { authorization: `Basic ${TOKEN}` },
+      });
+      assert.equal(basic.status, 401, path);
+    }
+  });
+
+  test("a system id that is not a subject token gets 400 and never reaches the bus", async () => {
+    // A request the gateway does send, after the refused ones on the same connection, marks the end.
+    const marker = systemSubjects("marker-system").dbQuery;
+    const seen: string[] = [];
+    const spy = nc.subscribe(">", {
+      callback: (_err, msg: Msg) => {
+        seen.push(msg.subject);
+        if (msg.subject === marker) msg.respond("[]");
+      },
+    });
+    try {
+      await nc.flush();
+      for (const id of ["a.b", "a*", "a%3E", "a%20b", "%24SYS"]) {
+        const r = await post(`/sys/${id}/db/query`, JSON.stringify({ sql: "SELECT 1" }));
+        assert.equal(r.status, 400, id);
+        assert.match(r.json<ErrorBody>().description, /is not a subject token/);
+      }
+      assert.equal((await post("/sys/marker-system/db/query", "{}")).text, "[]");
+    } finally {
+      spy.unsubscribe();
+    }
+    assert.deepEqual(
+      seen.filter((s) => s.includes(".db.")),
+      [marker],
+    );
+  });
+
+  test("upstream errors keep their status: 400 invalid SQL, 413 over db.query-max-rows, 408, 404 no such table", async () => {
+    const invalid = await post("/sys/local/db/query", JSON.stringify({ sql: "SELECT * FROM no_such_table" }));
+    assert.equal(invalid.status, 400);
+    assert.match(invalid.json<ErrorBody>().description, /no_such_table/);
+    const write = await post("/sys/local/db/query", JSON.stringify({ sql: "DELETE FROM hx.epochs" }));
+    assert.equal(write.status, 400);
+
+    const tooMany = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: `SELECT * FROM range(${MAX_ROWS + 1})` }),
+    );
+    assert.equal(tooMany.status, 413);
+    assert.match(tooMany.json<ErrorBody>().description, /db\.query-max-rows/);
+    const atCap = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: `SELECT * FROM range(${MAX_ROWS})` }),
+    );
+    assert.equal(atCap.status, 200);
+
+    // The node's query timeout ends the query well inside the gateway's request timeout.
+    const slow = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: "SELECT count(*) FROM range(100000000000) a, range(10) b" }),
+    );
+    assert.equal(slow.status, 408, slow.text);
+
+    const noTable = await post("/sys/local/db/columns", JSON.stringify({ schema: "hx", table: "nope" }));
+    assert.equal(noTable.status, 404);
+    assert.equal(noTable.json<ErrorBody>().code, 404);
+  });
+
+  test("the Monitor-Api-Version header reaches the node as sent", async () => {
+    const current = await post("/sys/local/db/query", JSON.stringify({ sql: "SELECT 1 AS one" }), {
+      "monitor-api-version": "1",
+    });
+    assert.equal(current.status, 200, current.text);
+    const future = await post("/sys/local/db/query", JSON.stringify({ sql: "SELECT 1 AS one" }), {
+      "monitor-api-version": "2",
+    });
+    assert.equal(future.status, 400);
+    assert.match(future.json<ErrorBody>().description, /Monitor-Api-Version 2 is not supported/);
+  });
+
+  test("an invalid JSON body gets 400 and a body over the limit 413, both from the gateway", async () => {
+    const invalid = await post("/sys/local/db/query", '{"sql": ');
+    assert.equal(invalid.status, 400);
+    assert.match(invalid.json<ErrorBody>().description, /invalid JSON body/);
+    const large = await post(
+      "/sys/local/db/query",
+      JSON.stringify({ sql: `SELECT '${"x".repeat(BODY_LIMIT)}'` }),
+    );
+    assert.equal(large.status, 413);
+    assert.match(large.json<ErrorBody>().description, new RegExp(`limit of ${BODY_LIMIT} bytes`));
+  });
+
+  test("an unknown system gets 503 saying no responder exists and pointing at GET /systems", async () => {
+    const r = await post("/sys/no-such-system/db/query", JSON.stringify({ sql: "SELECT 1" }));
+    assert.equal(r.status, 503);
+    assert.match(
+      r.json<ErrorBody>().description,
+      /no responder exists for system "no-such-system".*GET \/systems/,
+    );
+  });
+
+  test("a responder that never answers gets 504 once the request timeout passes", async () => {
+    const silent = systemSubjects("silent");
+    const received: string[] = [];
+    const sub = nc.subscribe(silent.dbQuery, {
+      callback: (_err, msg) => {
+        received.push(msg.string());
+      },
+    });
+    await nc.flush();
+    await using impatient = await startGateway({
+      bus: { url: busUrl },
+      authToken: TOKEN,
+      host: "127.0.0.1",
+      port: 0,
+      requestTimeoutMs: 300,
+      systemsWindowMs: 500,
+      bodyLimitBytes: BODY_LIMIT,
+      log: silentLogger(),
+    });
+    const r = await httpCall(impatient.url, "/sys/silent/db/query", {
+      token: TOKEN,
+      body: '{"sql":"SELECT 1"}',
+    });
+    sub.unsubscribe();
+    assert.equal(r.status, 504);
+    assert.match(r.json<ErrorBody>().description, /no answer from system "silent" within 300 ms/);
+    assert.deepEqual(received, ['{"sql":"SELECT 1"}']);
+  });
+});
