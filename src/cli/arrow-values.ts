@@ -12,7 +12,8 @@
  *   so no reader ever sees a rounded bigint.
  * - BLOB (Binary) → base64. Floats → numbers; NaN and ±Infinity → strings (JSON has none).
  * - DATE → "YYYY-MM-DD"; TIME → "HH:MM:SS[.fraction]"; lists → arrays; structs and maps →
- *   objects; dictionary-encoded values (ENUM) → their dictionary entry.
+ *   objects, whether Arrow types or JSON text the server marked `natsmon.encoding: json`;
+ *   dictionary-encoded values (ENUM) → their dictionary entry.
  *
  * Readers work on each column's `Data` (values, offsets, validity) rather than
  * `Vector.get`, which turns timestamps into fractional milliseconds and decimals into raw words.
@@ -26,15 +27,27 @@ import {
   type Data,
   type RecordBatch,
 } from "apache-arrow";
+import { ArrowFieldMetadata } from "../protocol/index.ts";
 
 export type Cell = null | boolean | number | string | Cell[] | { [key: string]: Cell };
 
 /** Reads row `i` (0-based, relative to the Data's own offset) of one column. */
 export type CellReader = (i: number) => Cell;
 
-/** One reader per column of the batch, in column order. */
+/**
+ * One reader per column of the batch, in column order. A column the server sends as JSON
+ * text (field metadata `natsmon.encoding: json`: LIST, STRUCT, MAP, …) reads as the value
+ * itself, so JSON output nests it and CSV writes its JSON text.
+ */
 export function batchReaders(batch: RecordBatch): CellReader[] {
-  return batch.data.children.map((child) => cellReader(child));
+  return batch.data.children.map((child, i) => {
+    const read = cellReader(child);
+    if (batch.schema.fields[i]?.metadata.get(ArrowFieldMetadata.Encoding) !== "json") return read;
+    return (row) => {
+      const value = read(row);
+      return typeof value === "string" ? (JSON.parse(value) as Cell) : value;
+    };
+  });
 }
 
 /** Every row of a batch as an array of cells (small batches and tests; writers use readers). */

@@ -83,10 +83,18 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.equal(r.stderr, "", "no fallback notice and no progress off a terminal");
   });
 
-  test("json: an array of objects with null, strings for decimals and hugeints, exact bigints", async () => {
+  test("json: an array of objects with null, strings for decimals and hugeints, exact bigints, nested values", async () => {
     const r = await query(["--format", "json", SQL]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), EXPECTED_JSON);
+
+    // Lists and structs nest in JSON and are their JSON text in CSV; an interval is text.
+    const nested = "SELECT [1, 2] AS l, {'a': 1, 'b': 'x'} AS s, INTERVAL 1 DAY AS iv";
+    const json = await query(["--format", "json", nested]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), [{ l: [1, 2], s: { a: 1, b: "x" }, iv: "1 day" }]);
+    const csv = await query(["--format", "csv", nested]);
+    assert.equal(csv.stdout, 'l,s,iv\r\n"[1,2]","{""a"":1,""b"":""x""}",1 day\r\n');
   });
 
   test("table (the default): aligned columns with the values rendered and a row count", async () => {
