@@ -10,6 +10,7 @@ import {
 } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
+import { parseParam, readStdin } from "./input.ts";
 import { renderTable } from "./table.ts";
 
 interface DbOptions extends ClientOptions {
@@ -167,18 +168,4 @@ async function request<R>(
     }
     throw err;
   }
-}
-
-function parseParam(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }

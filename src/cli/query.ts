@@ -1,80 +1,246 @@
-import { headers as natsHeaders, type Msg } from "@nats-io/nats-core";
+import { headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
+import { setImmediate } from "node:timers/promises";
 import type { Command } from "commander";
-import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects } from "../protocol/index.ts";
+import type { RecordBatch, Schema } from "apache-arrow";
+import { END_OF_STREAM, IpcMessageEncoder } from "../lib/index.ts";
+import { ACCEPT, CSV_MEDIA_TYPE, STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
+import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
+import { MonError } from "../domain/index.ts";
+import { batchReaders } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import { parseCsvResult } from "./csv-cells.ts";
 import { resolveSystem } from "./discover.ts";
-import { renderTable } from "./table.ts";
+import { parseParam, readStdin } from "./input.ts";
+import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
+import { arrayReaders, resultWriter, type TextFormat } from "./result-writers.ts";
+import { NoResponderError, readArrowStream, StreamFailedError } from "./stream-client.ts";
+
+const FORMATS = ["table", "csv", "json", "arrow"] as const;
+type Format = (typeof FORMATS)[number];
 
 interface QueryOptions extends ClientOptions {
   system?: string;
-  format: "table" | "csv" | "json";
+  format: Format;
+  out?: string;
   param?: string[];
+  compression?: StreamCompression;
   timeout: string;
 }
 
-/** `natsmon query SQL`: one read-only statement over `db.query`, as a table, CSV or JSON. */
+/** A failure the server reported, with its micro error code (400, 408, 413, 503, …). */
+class QueryFailed extends Error {
+  readonly code: string;
+  constructor(code: string, description: string) {
+    super(`${code}: ${description}`);
+    this.code = code;
+  }
+}
+
+/**
+ * `natsmon query SQL`: one read-only statement over db.query.stream, written as it arrives
+ * as a table, CSV, JSON or the Arrow IPC stream itself; over db.query (buffered) when the
+ * system has no streaming responder, with a notice on stderr.
+ */
 export function queryCommand(program: Command): void {
   withClientOptions(
     program
       .command("query")
       .description("run a read-only SQL statement against a system's catalog")
-      .argument("[sql]", "the statement; read from stdin when omitted")
+      .argument("[sql]", "the statement; `-` or omitted: read it from stdin")
       .option("--system <id>", "system to query (default: the only one on the bus)")
-      .option("-f, --format <format>", "table, csv or json", "table")
+      .option("-f, --format <format>", "table, csv, json or arrow (Arrow IPC stream bytes)", "table")
+      .option("-o, --out <file>", "write the result to this file instead of stdout")
       .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")
-      .option("--timeout <ms>", "how long to wait for the answer", "60000"),
+      .option(
+        "--compression <codec>",
+        "chunk compression to ask for: none, lz4 or zstd (default: the server's)",
+      )
+      .option("--timeout <ms>", "how long to wait for the answer (streaming: for each chunk)", "60000"),
   ).action(async (sqlArg: string | undefined, options: QueryOptions) => {
-    if (!["table", "csv", "json"].includes(options.format)) {
-      fail(`--format must be table, csv or json, not ${options.format}`, 2);
+    if (!FORMATS.includes(options.format)) {
+      fail(`--format must be table, csv, json or arrow, not ${options.format}`, 2);
       return;
     }
-    const sql = sqlArg ?? (await readStdin());
+    if (options.compression && !STREAM_COMPRESSIONS.includes(options.compression)) {
+      fail(`--compression must be none, lz4 or zstd, not ${options.compression}`, 2);
+      return;
+    }
+    const sql = await statement(sqlArg);
+    if (sql === undefined) return;
+    const params = options.param?.map(parseParam);
     const nc = await connectClient(options);
+    const output = openOutput(options.out);
     try {
       const system = await resolveSystem(nc, options.system);
-      const h = natsHeaders();
-      if (options.format === "csv") h.set(ACCEPT, CSV_MEDIA_TYPE);
-      const params = options.param?.map(parseParam);
-      const body = JSON.stringify(params ? { sql, params } : { sql });
-      let reply: Msg;
+      const request: QueryStreamRequest = {
+        sql,
+        ...(params ? { params } : {}),
+        ...(options.compression ? { compression: options.compression } : {}),
+      };
       try {
-        reply = await nc.request(systemSubjects(system).dbQuery, body, {
-          timeout: Number(options.timeout),
-          headers: h,
-        });
+        await streamed(nc, system, request, options, output);
       } catch (err) {
-        if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-          fail(`no catalog answers for system "${system}"; natsmon systems lists the reachable ones`);
-          return;
-        }
-        throw err;
+        if (!(err instanceof NoResponderError)) throw err;
+        process.stderr.write(
+          `natsmon: system "${system}" has no db.query.stream responder; falling back to db.query (buffered, capped at db.query-max-rows)\n`,
+        );
+        await buffered(nc, system, request, options, output);
       }
-      const code = reply.headers?.get("Nats-Service-Error-Code");
-      if (code) {
-        fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
-        return;
-      }
-      if (options.format === "table") {
-        process.stdout.write(renderTable(reply.json<Record<string, unknown>[]>()));
-      } else {
-        process.stdout.write(reply.string() + (options.format === "json" ? "\n" : ""));
-      }
+      await output.close();
+    } catch (err) {
+      await output.discard();
+      // Errors the server reported (or the stream's own) print as code and description.
+      if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
+      else if (err instanceof QueryFailed) fail(err.message);
+      else if (err instanceof MonError) fail(`${err.code}: ${err.message}`);
+      else throw err;
     } finally {
       await nc.close();
     }
   });
 }
 
-function parseParam(value: string): unknown {
+/** The SQL from the argument, or from stdin for `-` or no argument when stdin is not a terminal. */
+async function statement(arg: string | undefined): Promise<string | undefined> {
+  if (arg === undefined && process.stdin.isTTY) {
+    fail("no SQL given: pass the statement as an argument, or pipe it in (`-` reads stdin)", 2);
+    return undefined;
+  }
+  const sql = arg === undefined || arg === "-" ? await readStdin() : arg;
+  if (sql.trim() === "") {
+    fail("the SQL statement is empty", 2);
+    return undefined;
+  }
+  return sql;
+}
+
+/** db.query.stream: each batch is written out as it arrives; the trailer's row count is checked. */
+async function streamed(
+  nc: NatsConnection,
+  system: string,
+  request: QueryStreamRequest,
+  options: QueryOptions,
+  output: Output,
+): Promise<void> {
+  const progress = progressOnStderr();
   try {
-    return JSON.parse(value);
-  } catch {
-    return value;
+    const stream = await readArrowStream(nc, systemSubjects(system).dbQueryStream, request, {
+      timeoutMs: Number(options.timeout),
+    });
+    const sink =
+      options.format === "arrow"
+        ? arrowSink(output, options.compression ?? "none")
+        : textSink(options.format, output);
+    let rows = 0;
+    await sink.begin(stream.schema);
+    for await (const batch of stream) {
+      await sink.batch(batch);
+      rows += batch.numRows;
+      progress.rows(rows);
+      // The reader is gone (`| head`): leaving the loop cancels the stream on the server.
+      if (output.closed) return;
+    }
+    if (stream.totals && stream.totals.rows !== rows) {
+      throw new QueryFailed("500", `the stream announced ${stream.totals.rows} rows and delivered ${rows}`);
+    }
+    await sink.end();
+  } finally {
+    progress.done();
   }
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+interface BatchSink {
+  begin(schema: Schema): Promise<void>;
+  batch(batch: RecordBatch): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * Rows formatted between two turns of the event loop. A chunk can hold tens of thousands
+ * of rows; formatting them in one go would leave the bus connection unread for that long,
+ * and the server, whose chunks pile up unread, drops a connection that falls too far
+ * behind (nats-server's slow-consumer limit).
+ */
+const ROWS_PER_TURN = 4096;
+
+function textSink(format: TextFormat, output: Output): BatchSink {
+  const writer = resultWriter(format);
+  return {
+    begin: (schema) => output.write(writer.begin(schema.fields.map((f) => f.name))),
+    async batch(batch) {
+      const readers = batchReaders(batch);
+      for (let from = 0; from < batch.numRows; from += ROWS_PER_TURN) {
+        if (from > 0) await setImmediate();
+        await output.write(writer.rows(readers, from, Math.min(from + ROWS_PER_TURN, batch.numRows)));
+      }
+    },
+    end: () => output.write(writer.end()),
+  };
+}
+
+/**
+ * The Arrow IPC stream: the schema message, one message per batch, the end-of-stream
+ * marker. The batches are written again as they were decoded (the client reader hands over
+ * batches, not chunk bytes), with the body compression asked for, or none, so any Arrow
+ * reader opens the file (a compressed one through its LZ4/ZSTD codecs).
+ */
+function arrowSink(output: Output, compression: StreamCompression): BatchSink {
+  let encoder: IpcMessageEncoder | undefined;
+  return {
+    async begin(schema) {
+      encoder = new IpcMessageEncoder(schema, compression);
+      await output.write(encoder.schemaMessage);
+    },
+    batch: (batch) => output.write(encoder!.encode(batch)),
+    end: () => output.write(END_OF_STREAM),
+  };
+}
+
+/**
+ * db.query, for a system without a streaming responder: CSV (written as received, or read
+ * back for the table: it keeps the column order) or JSON (written as received). The values
+ * are rendered by db.query's rules. Arrow needs the stream: db.query has no types to build it.
+ */
+async function buffered(
+  nc: NatsConnection,
+  system: string,
+  request: QueryStreamRequest,
+  options: QueryOptions,
+  output: Output,
+): Promise<void> {
+  if (options.format === "arrow") {
+    throw new QueryFailed("501", "--format arrow needs db.query.stream, which this system does not serve");
+  }
+  const h = natsHeaders();
+  if (options.format !== "json") h.set(ACCEPT, CSV_MEDIA_TYPE);
+  const body = JSON.stringify(
+    request.params ? { sql: request.sql, params: request.params } : { sql: request.sql },
+  );
+  let reply;
+  try {
+    reply = await nc.request(systemSubjects(system).dbQuery, body, {
+      timeout: Number(options.timeout),
+      headers: h,
+    });
+  } catch (err) {
+    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
+      throw new QueryFailed(
+        "503",
+        `no catalog answers for system "${system}"; natsmon systems lists the reachable ones`,
+      );
+    }
+    throw err;
+  }
+  const code = reply.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new QueryFailed(code, reply.headers?.get("Nats-Service-Error") ?? "error");
+  if (options.format === "table") {
+    const { columns, rows } = parseCsvResult(reply.string());
+    const writer = resultWriter("table");
+    await output.write(
+      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), 0, rows.length) + writer.end(),
+    );
+  } else {
+    await output.write(reply.data);
+    if (options.format === "json") await output.write("\n");
+  }
 }

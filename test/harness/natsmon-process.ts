@@ -14,6 +14,8 @@ process.once("exit", () => {
 export interface NatsmonProcess extends AsyncDisposable {
   readonly child: ChildProcess;
   stdout(): string;
+  /** stdout as bytes (binary output such as `--format arrow`). */
+  stdoutBytes(): Buffer;
   stderr(): string;
   /** The bus URL the node printed when it came up. */
   waitForUrl(timeoutMs?: number): Promise<string>;
@@ -22,18 +24,27 @@ export interface NatsmonProcess extends AsyncDisposable {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Runs `natsmon <args>` as a separate process, exactly as a user would. */
-export function spawnNatsmon(args: readonly string[], env: Record<string, string> = {}): NatsmonProcess {
+/**
+ * Runs `natsmon <args>` as a separate process, exactly as a user would. `stdin`, when given,
+ * is piped into the process and closed; otherwise stdin is empty (not a terminal).
+ */
+export function spawnNatsmon(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): NatsmonProcess {
   const child = spawn(process.execPath, [MAIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   live.add(child);
-  let out = "";
+  const outChunks: Buffer[] = [];
   let err = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout!.on("data", (chunk: Buffer) => outChunks.push(chunk));
+  const stdoutBytes = () => Buffer.concat(outChunks);
+  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | string>((resolve) =>
     child.once("exit", (code, signal) => {
       live.delete(child);
@@ -46,7 +57,8 @@ export function spawnNatsmon(args: readonly string[], env: Record<string, string
   };
   return {
     child,
-    stdout: () => out,
+    stdout: () => stdoutBytes().toString(),
+    stdoutBytes,
     stderr: () => err,
     exited,
     kill,
@@ -56,7 +68,7 @@ export function spawnNatsmon(args: readonly string[], env: Record<string, string
           if (child.exitCode !== null || child.signalCode !== null) {
             throw new Error(`natsmon exited early:\n${err.slice(-2000)}`);
           }
-          return /listens at (nats:\/\/[\d.:]+)/.exec(out)?.[1];
+          return /listens at (nats:\/\/[\d.:]+\d)/.exec(stdoutBytes().toString())?.[1];
         },
         { timeoutMs, message: "natsmon to print its bus URL" },
       ),
@@ -70,10 +82,11 @@ export function spawnNatsmon(args: readonly string[], env: Record<string, string
 export async function runNatsmon(
   args: readonly string[],
   env: Record<string, string> = {},
-): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const p = spawnNatsmon(args, env);
+  stdin?: string,
+): Promise<{ code: number | string; stdout: string; stdoutBytes: Buffer; stderr: string }> {
+  const p = spawnNatsmon(args, env, stdin);
   const code = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
+  return { code, stdout: p.stdout(), stdoutBytes: p.stdoutBytes(), stderr: p.stderr() };
 }
 
 /**

@@ -1,0 +1,276 @@
+/**
+ * npm run bench:query — the query path at scale, measured on this machine, in one run
+ * against one catalog:
+ *
+ * 1. Builds a catalog in a temporary data dir with `main.bench`: BENCH_ROWS (1,000,000)
+ *    rows × 10 columns of mixed types (int, bigint, double, short and long varchar,
+ *    timestamp, bool, decimal, nullable int, a second double), and a byte-for-byte copy of
+ *    the file (DuckDB locks a file to one process, and the two sides must run side by side).
+ * 2. Starts a real natsmon node on the original (a separate process with an embedded bus,
+ *    catalog role only, so nothing else runs there) and opens the copy in this process.
+ * 3. Interleaves, run by run so a change in the machine's load hits both sides alike:
+ *    - the 1M-row result over db.query.stream (request, every chunk received, decoded and
+ *      acked, trailer) against the same result converted to Arrow IPC in-process
+ *      (catalog's scanToIpc: openArrowScan + the IPC stream writer, batches as large as the
+ *      server's chunks),
+ *      for compression none, lz4 and zstd;
+ *    - db.query round trips of a 1,000-row result against runReadOnlyQuery in-process.
+ *
+ * Prints medians, rows/s and MB/s, and the ratios (stream / in-process rows/s, target
+ * ≥ 0.70; db.query round trip / in-process, target < 1.5x), and the load average, since
+ * other work on the machine skews every figure. Asserts nothing.
+ *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 npm run bench:query
+ */
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { openCatalog, runReadOnlyQuery, scanToIpc, type Catalog } from "../src/catalog/index.ts";
+import { readArrowStream } from "../src/cli/stream-client.ts";
+import type { DbConfig } from "../src/config/index.ts";
+import { END_OF_STREAM } from "../src/lib/index.ts";
+import { STREAM_COMPRESSIONS, systemSubjects, type StreamCompression } from "../src/protocol/index.ts";
+import { spawnNatsmon } from "../test/harness/natsmon-process.ts";
+import { tempDir } from "../test/harness/temp-dir.ts";
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SMALL_RUNS = Number(process.env.BENCH_SMALL_RUNS ?? 200);
+const SMALL_ROWS = 1_000;
+const SYSTEM = "bench";
+const BIG_SQL = "SELECT * FROM main.bench";
+const SMALL_SQL = `SELECT * FROM main.bench LIMIT ${SMALL_ROWS}`;
+
+const DB: DbConfig = {
+  retentionMs: 0,
+  memoryLimit: "4GB",
+  threads: 0,
+  queryMaxRows: 100_000,
+  queryTimeoutMs: 120_000,
+  queryStream: { maxRows: 0, window: 8, compression: "none", ackTimeoutMs: 5_000 },
+  memoryProfile: { enabled: false, intervalMs: 2_000 },
+};
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const fmt = (n: number, digits = 1) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+
+/** Ten columns of the types natsmon's tables hold; a quarter of `maybe` is NULL. */
+async function buildCatalog(path: string): Promise<void> {
+  await using catalog = await openCatalog({ path, db: DB });
+  const t0 = performance.now();
+  await catalog.withWriter(async ({ con }) => {
+    await con.run(`
+      CREATE TABLE main.bench AS
+      SELECT
+        i::INTEGER                                              AS id,
+        (i * 7919)::BIGINT * 1000003                            AS big,
+        i * 0.5 + 0.25                                          AS val,
+        'k' || (i % 1000)                                       AS short_text,
+        'a longer varchar value, number ' || i                  AS long_text,
+        TIMESTAMP '2026-01-01 00:00:00' + to_microseconds(i * 1000003) AS ts,
+        i % 3 = 0                                               AS flag,
+        ((i % 100000) * 0.001)::DECIMAL(18, 3)                  AS amount,
+        CASE WHEN i % 4 = 0 THEN NULL ELSE (i % 1000)::INTEGER END AS maybe,
+        sqrt(i)                                                 AS ratio
+      FROM range(${ROWS}) t(i)`);
+    await con.run("CHECKPOINT");
+  });
+  console.log(
+    `catalog: ${fmt(ROWS, 0)} rows × 10 columns built in ${fmt((performance.now() - t0) / 1000, 2)} s`,
+  );
+}
+
+interface Run {
+  rows: number;
+  bytes: number;
+  chunks: number;
+  ms: number;
+}
+
+async function time(call: () => Promise<Omit<Run, "ms">>): Promise<Run> {
+  const t0 = performance.now();
+  const result = await call();
+  return { ...result, ms: performance.now() - t0 };
+}
+
+/** db.query.stream end to end: request, every chunk received, decoded and acked, trailer. */
+function streamRun(nc: NatsConnection, compression: StreamCompression): Promise<Run> {
+  return time(async () => {
+    const subject = systemSubjects(SYSTEM).dbQueryStream;
+    const stream = await readArrowStream(nc, subject, { sql: BIG_SQL, compression }, { timeoutMs: 60_000 });
+    let rows = 0;
+    for await (const batch of stream) rows += batch.numRows;
+    const totals = stream.totals;
+    if (totals?.rows !== rows) throw new Error(`stream: ${rows} rows, trailer ${totals?.rows}`);
+    return { rows, bytes: totals.bytes, chunks: totals.chunks };
+  });
+}
+
+/**
+ * openArrowScan + the IPC stream writer with no bus (catalog's scanToIpc), in batches of
+ * `batchRows`: what the stream is measured against. Messages are dropped as made, as the
+ * stream's client drops them once decoded.
+ */
+function inProcessRun(catalog: Catalog, compression: StreamCompression, batchRows: number): Promise<Run> {
+  return time(async () => {
+    const result = await scanToIpc(
+      catalog,
+      { sql: BIG_SQL },
+      { compression, batchRows, stepTimeoutMs: 120_000, onMessage: () => undefined },
+    );
+    // The end-of-stream marker is no chunk of the stream: count what the trailer counts.
+    return { rows: result.rows, bytes: result.bytes - END_OF_STREAM.byteLength, chunks: result.batches + 1 };
+  });
+}
+
+function smallInProcess(catalog: Catalog): Promise<string> {
+  return runReadOnlyQuery(
+    catalog,
+    { sql: SMALL_SQL },
+    { maxRows: DB.queryMaxRows, timeoutMs: 60_000, format: "json" },
+  );
+}
+
+async function smallOverNats(nc: NatsConnection): Promise<Uint8Array> {
+  const reply = await nc.request(systemSubjects(SYSTEM).dbQuery, JSON.stringify({ sql: SMALL_SQL }), {
+    timeout: 60_000,
+  });
+  const code = reply.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new Error(`db.query: ${code} ${reply.headers?.get("Nats-Service-Error")}`);
+  return reply.data;
+}
+
+function printTable(head: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+}
+
+function figureRow(label: string, runs: readonly Run[]): string[] {
+  const ms = median(runs.map((r) => r.ms));
+  const { rows, bytes, chunks } = runs[0]!;
+  return [
+    label,
+    fmt(rows, 0),
+    fmt(chunks, 0),
+    fmt(bytes / 1e6),
+    fmt(ms, 0),
+    fmt(rows / (ms / 1000) / 1e6, 2),
+    fmt(bytes / 1e6 / (ms / 1000)),
+  ];
+}
+
+async function bigResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
+  const stream = new Map<StreamCompression, Run[]>();
+  const local = new Map<StreamCompression, Run[]>();
+  const batchRows = new Map<StreamCompression, number>();
+  // Warm-up: one stream run per compression, which also tells the rows per chunk the
+  // server chose (sized to the bus's max_payload); in-process batches use the same size.
+  for (const c of STREAM_COMPRESSIONS) {
+    const warm = await streamRun(nc, c);
+    batchRows.set(c, Math.ceil(warm.rows / Math.max(1, warm.chunks - 1)));
+    await inProcessRun(catalog, c, batchRows.get(c)!);
+    stream.set(c, []);
+    local.set(c, []);
+  }
+  for (let i = 0; i < RUNS; i++) {
+    for (const c of STREAM_COMPRESSIONS) {
+      local.get(c)!.push(await inProcessRun(catalog, c, batchRows.get(c)!));
+      stream.get(c)!.push(await streamRun(nc, c));
+    }
+  }
+  console.log(
+    `\n${fmt(ROWS, 0)}-row result as Arrow IPC (median of ${RUNS} interleaved runs after a warm-up)`,
+  );
+  printTable(
+    ["", "rows", "chunks", "MB", "ms", "M rows/s", "MB/s"],
+    STREAM_COMPRESSIONS.flatMap((c) => [
+      figureRow(`in-process ${c}`, local.get(c)!),
+      figureRow(`db.query.stream ${c}`, stream.get(c)!),
+    ]),
+  );
+  console.log("\nratio db.query.stream / in-process, rows/s (target ≥ 0.70)");
+  for (const c of STREAM_COMPRESSIONS) {
+    const ratio = median(local.get(c)!.map((r) => r.ms)) / median(stream.get(c)!.map((r) => r.ms));
+    console.log(`  ${c.padEnd(5)} ${fmt(ratio, 2)}${ratio >= 0.7 ? "" : "  (missed)"}`);
+  }
+}
+
+async function smallResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
+  const check = JSON.parse(await smallInProcess(catalog)) as unknown[];
+  if (check.length !== SMALL_ROWS) throw new Error(`in-process query gave ${check.length} rows`);
+  for (let i = 0; i < 20; i++) {
+    await smallInProcess(catalog);
+    await smallOverNats(nc);
+  }
+  // Blocks of ten, alternating, so both sides see the same machine.
+  const local: number[] = [];
+  const remote: number[] = [];
+  for (let done = 0; done < SMALL_RUNS; done += 10) {
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      await smallInProcess(catalog);
+      local.push(performance.now() - t0);
+    }
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      await smallOverNats(nc);
+      remote.push(performance.now() - t0);
+    }
+  }
+  const ratio = median(remote) / median(local);
+  console.log(
+    `\ndb.query, ${SMALL_ROWS} rows × 10 columns (median of ${local.length} each, after 20 warm-up runs)`,
+  );
+  console.log(`  in-process runReadOnlyQuery  ${fmt(median(local), 2)} ms`);
+  console.log(`  db.query round trip          ${fmt(median(remote), 2)} ms`);
+  console.log(
+    `  ratio                        ${fmt(ratio, 2)}x (target < 1.5x)${ratio < 1.5 ? "" : "  (missed)"}`,
+  );
+}
+
+async function main(): Promise<void> {
+  await using dir = await tempDir("natsmon-bench-query-");
+  const nodeDir = join(dir.path, "node");
+  const localDir = join(dir.path, "local");
+  await mkdir(nodeDir);
+  await mkdir(localDir);
+  await buildCatalog(join(nodeDir, `${SYSTEM}.duckdb`));
+  await copyFile(join(nodeDir, `${SYSTEM}.duckdb`), join(localDir, `${SYSTEM}.duckdb`));
+
+  const config = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    config,
+    [
+      `node: {data-dir: ${JSON.stringify(nodeDir)}}`,
+      "sink: {embedded: {port: -1}}",
+      `system: {id: ${SYSTEM}, roles: [catalog]}`,
+      `db: {memory-limit: ${DB.memoryLimit}, query-timeout: 120s, query-stream: {max-rows: 0}}`,
+      "log: {level: warn}",
+    ].join("\n"),
+  );
+  await using node = spawnNatsmon(["run", "--config", config]);
+  const url = await node.waitForUrl(60_000);
+  await using catalog = await openCatalog({ path: join(localDir, `${SYSTEM}.duckdb`), db: DB });
+  const nc = await connect({ servers: url });
+  try {
+    console.log(`load average before: ${load()}`);
+    await bigResult(nc, catalog);
+    await smallResult(nc, catalog);
+    console.log(
+      `\nload average after: ${load()} (${availableParallelism()} CPUs: a load above that means other work shared them)`,
+    );
+  } finally {
+    await nc.close();
+  }
+}
+
+await main();

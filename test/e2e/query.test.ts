@@ -1,0 +1,186 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { tableFromIPC, type Decimal, type Table } from "apache-arrow";
+import { openCatalog } from "../../src/catalog/index.ts";
+import { registerArrowCodecs } from "../../src/lib/index.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { TEST_DB } from "../integration/catalog/lab-epoch.ts";
+
+const SQL = "SELECT * FROM main.query_types ORDER BY id";
+
+/** 2026-11-22T11:02:14.123456Z in microseconds since the epoch. */
+const TS_MICROS = BigInt(Date.UTC(2026, 10, 22, 11, 2, 14, 123)) * 1000n + 456n;
+
+/** The stream's rendering (spec db.query.stream) of the two rows, as CSV. */
+const EXPECTED_CSV =
+  "id,ts,maybe,blob,amount,huge,big,label\r\n" +
+  '1,2026-11-22T11:02:14.123456Z,,AAH+/w==,12.340,170141183460469231731687303715884105727,9007199254740993,"a,""b"""\r\n' +
+  '2,2026-11-22T11:02:14.000Z,7,"",-0.500,-5,42,""\r\n';
+
+const EXPECTED_JSON = [
+  {
+    id: 1,
+    ts: "2026-11-22T11:02:14.123456Z",
+    maybe: null,
+    blob: "AAH+/w==",
+    amount: "12.340",
+    huge: "170141183460469231731687303715884105727",
+    big: "9007199254740993",
+    label: 'a,"b"',
+  },
+  {
+    id: 2,
+    ts: "2026-11-22T11:02:14.000Z",
+    maybe: 7,
+    blob: "",
+    amount: "-0.500",
+    huge: "-5",
+    big: 42,
+    label: "",
+  },
+];
+
+describe("natsmon query over db.query.stream on a real node", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let url: string;
+  const query = (args: readonly string[], stdin?: string) =>
+    runNatsmon(["query", "--server", url, "--system", "local", ...args], {}, stdin);
+
+  before(async () => {
+    dir = await tempDir();
+    // The rendering cases, in a table made before the node owns the file.
+    {
+      await using catalog = await openCatalog({ path: join(dir.path, "local.duckdb"), db: TEST_DB });
+      await catalog.withWriter(async ({ con }) => {
+        await con.run(`
+          CREATE TABLE main.query_types AS SELECT * FROM (VALUES
+            (1, TIMESTAMP '2026-11-22 11:02:14.123456', NULL::INTEGER, '\\x00\\x01\\xFE\\xFF'::BLOB,
+             12.34::DECIMAL(18, 3), 170141183460469231731687303715884105727::HUGEINT,
+             9007199254740993::BIGINT, 'a,"b"'),
+            (2, TIMESTAMP '2026-11-22 11:02:14', 7, ''::BLOB,
+             -0.5::DECIMAL(18, 3), -5::HUGEINT, 42::BIGINT, '')
+          ) t(id, ts, maybe, blob, amount, huge, big, label)`);
+      });
+    }
+    node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+    url = await node.waitForUrl();
+  });
+
+  after(async () => {
+    await node?.kill("SIGTERM");
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("csv: header, RFC 4180 quoting, RFC 3339 timestamps, empty NULL, base64 blob, decimal strings", async () => {
+    const r = await query(["--format", "csv", SQL]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, EXPECTED_CSV);
+    assert.equal(r.stderr, "", "no fallback notice and no progress off a terminal");
+  });
+
+  test("json: an array of objects with null, strings for decimals and hugeints, exact bigints, nested values", async () => {
+    const r = await query(["--format", "json", SQL]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), EXPECTED_JSON);
+
+    // Lists and structs nest in JSON and are their JSON text in CSV; an interval is text.
+    const nested = "SELECT [1, 2] AS l, {'a': 1, 'b': 'x'} AS s, INTERVAL 1 DAY AS iv";
+    const json = await query(["--format", "json", nested]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), [{ l: [1, 2], s: { a: 1, b: "x" }, iv: "1 day" }]);
+    const csv = await query(["--format", "csv", nested]);
+    assert.equal(csv.stdout, 'l,s,iv\r\n"[1,2]","{""a"":1,""b"":""x""}",1 day\r\n');
+  });
+
+  test("table (the default): aligned columns with the values rendered and a row count", async () => {
+    const r = await query(["SELECT id, ts, maybe, amount, label FROM main.query_types ORDER BY id"]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split("\n");
+    assert.match(lines[0]!, /^id\s+ts\s+maybe\s+amount\s+label$/);
+    assert.match(lines[1]!, /^-+\s+-+\s+-+\s+-+\s+-+$/);
+    assert.match(lines[2]!, /^ 1 {2}2026-11-22T11:02:14\.123456Z {3}NULL {2}12\.340 {2}a,"b"$/);
+    assert.match(lines[3]!, /^ 2 {2}2026-11-22T11:02:14\.000Z {9}7 {2}-0\.500$/);
+    assert.equal(lines[4], "(2 rows)");
+  });
+
+  test("arrow: the IPC stream on stdout and in --out reads back with apache-arrow, types and values kept", async () => {
+    registerArrowCodecs();
+    const check = (table: Table) => {
+      assert.equal(table.numRows, 2);
+      assert.deepEqual(
+        table.schema.fields.map((f) => f.name),
+        ["id", "ts", "maybe", "blob", "amount", "huge", "big", "label"],
+      );
+      const ts = table.getChild("ts")!;
+      assert.equal((ts.data[0]!.values as BigInt64Array)[0], TS_MICROS, "microseconds kept");
+      assert.equal(table.getChild("maybe")!.get(0), null);
+      assert.equal(table.getChild("maybe")!.get(1), 7);
+      assert.deepEqual([...(table.getChild("blob")!.get(0) as Uint8Array)], [0, 1, 254, 255]);
+      assert.equal(table.getChild("big")!.get(0), 9007199254740993n);
+      assert.equal(table.getChild("label")!.get(0), 'a,"b"');
+      assert.equal((table.getChild("amount")!.type as Decimal).scale, 3);
+    };
+    const stdout = await query(["--format", "arrow", SQL]);
+    assert.equal(stdout.code, 0, stdout.stderr);
+    check(tableFromIPC(stdout.stdoutBytes));
+
+    const out = join(dir.path, "result.arrow");
+    const file = await query(["--format", "arrow", "--compression", "zstd", "--out", out, SQL]);
+    assert.equal(file.code, 0, file.stderr);
+    assert.equal(file.stdout, "");
+    check(tableFromIPC(await readFile(out)));
+  });
+
+  test("SQL comes from stdin with `-` or no argument, parameters bind, --out writes a file", async () => {
+    const dash = await query(["--format", "csv", "-"], SQL);
+    assert.equal(dash.code, 0, dash.stderr);
+    assert.equal(dash.stdout, EXPECTED_CSV);
+
+    const out = join(dir.path, "result.json");
+    const piped = await query(
+      ["--format", "json", "--out", out, "-p", "2"],
+      "SELECT id, label FROM main.query_types WHERE id = $1",
+    );
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.equal(piped.stdout, "");
+    assert.deepEqual(JSON.parse(await readFile(out, "utf8")), [{ id: 2, label: "" }]);
+  });
+
+  test("a result of a million wide rows streams through in many chunks, every row written", async () => {
+    const out = join(dir.path, "big.csv");
+    const r = await query([
+      "--format",
+      "csv",
+      "--out",
+      out,
+      "SELECT i, repeat('x', 100) || i AS pad FROM range(1000000) t(i)",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = (await readFile(out, "utf8")).split("\r\n");
+    assert.equal(lines.length, 1_000_002, "header, a million rows, and the final CRLF");
+    assert.equal(lines[0], "i,pad");
+    assert.equal(lines[1], `0,${"x".repeat(100)}0`);
+    assert.equal(lines[1_000_000], `999999,${"x".repeat(100)}999999`);
+  });
+
+  test("an invalid statement exits non-zero with the error's code and description, writing nothing", async () => {
+    const out = join(dir.path, "never.csv");
+    const bad = await query(["--format", "csv", "--out", out, "SELECT * FROM no_such_table"]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /natsmon: 400: .*no_such_table/);
+    assert.equal(existsSync(out), false);
+
+    const write = await query(["DELETE FROM main.query_types"]);
+    assert.equal(write.code, 1);
+    assert.match(write.stderr, /natsmon: 400: DELETE statements are refused/);
+
+    const none = await query([]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /SQL statement is empty/);
+  });
+});
