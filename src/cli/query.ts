@@ -2,7 +2,7 @@ import { headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core"
 import { setImmediate } from "node:timers/promises";
 import type { Command } from "commander";
 import type { RecordBatch, Schema } from "apache-arrow";
-import { END_OF_STREAM, IpcMessageEncoder } from "../lib/index.ts";
+import { END_OF_STREAM } from "../lib/index.ts";
 import { ACCEPT, CSV_MEDIA_TYPE, STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
 import { MonError } from "../domain/index.ts";
@@ -13,7 +13,12 @@ import { resolveSystem } from "./discover.ts";
 import { parseParam, readStdin } from "./input.ts";
 import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
 import { arrayReaders, resultWriter, type TextFormat } from "./result-writers.ts";
-import { NoResponderError, readArrowStream, StreamFailedError } from "./stream-client.ts";
+import {
+  NoResponderError,
+  readArrowStream,
+  StreamFailedError,
+  type ArrowStreamReader,
+} from "./stream-client.ts";
 
 const FORMATS = ["table", "csv", "json", "arrow"] as const;
 type Format = (typeof FORMATS)[number];
@@ -75,7 +80,11 @@ export function queryCommand(program: Command): void {
       const request: QueryStreamRequest = {
         sql,
         ...(params ? { params } : {}),
-        ...(options.compression ? { compression: options.compression } : {}),
+        // Arrow output passes the chunks through as they came, so ask for its compression
+        // (none unless given: any Arrow reader can read that without codecs).
+        ...(options.compression || options.format === "arrow"
+          ? { compression: options.compression ?? "none" }
+          : {}),
       };
       try {
         await streamed(nc, system, request, options, output);
@@ -127,10 +136,11 @@ async function streamed(
     const stream = await readArrowStream(nc, systemSubjects(system).dbQueryStream, request, {
       timeoutMs: Number(options.timeout),
     });
-    const sink =
-      options.format === "arrow"
-        ? arrowSink(output, options.compression ?? "none")
-        : textSink(options.format, output);
+    if (options.format === "arrow") {
+      await passThrough(stream, output);
+      return;
+    }
+    const sink = textSink(options.format, output);
     let rows = 0;
     await sink.begin(stream.schema);
     for await (const batch of stream) {
@@ -179,21 +189,24 @@ function textSink(format: TextFormat, output: Output): BatchSink {
 }
 
 /**
- * The Arrow IPC stream: the schema message, one message per batch, the end-of-stream
- * marker. The batches are written again as they were decoded (the client reader hands over
- * batches, not chunk bytes), with the body compression asked for, or none, so any Arrow
- * reader opens the file (a compressed one through its LZ4/ZSTD codecs).
+ * `--format arrow`: the chunks' bytes written as they arrive, neither decoded nor
+ * re-encoded; with the end-of-stream marker they form one Arrow IPC stream.
  */
-function arrowSink(output: Output, compression: StreamCompression): BatchSink {
-  let encoder: IpcMessageEncoder | undefined;
-  return {
-    async begin(schema) {
-      encoder = new IpcMessageEncoder(schema, compression);
-      await output.write(encoder.schemaMessage);
-    },
-    batch: (batch) => output.write(encoder!.encode(batch)),
-    end: () => output.write(END_OF_STREAM),
-  };
+async function passThrough(stream: ArrowStreamReader, output: Output): Promise<void> {
+  await output.write(stream.schemaMessage);
+  let chunks = 1;
+  for await (const chunk of stream.chunks()) {
+    await output.write(chunk);
+    chunks++;
+    if (output.closed) return;
+  }
+  if (stream.totals && stream.totals.chunks !== chunks) {
+    throw new QueryFailed(
+      "500",
+      `the stream announced ${stream.totals.chunks} chunks and delivered ${chunks}`,
+    );
+  }
+  await output.write(END_OF_STREAM);
 }
 
 /**

@@ -64,6 +64,14 @@ export interface ReadArrowStreamOptions {
  */
 export interface ArrowStreamReader extends AsyncIterable<RecordBatch> {
   readonly schema: Schema;
+  /** Chunk 1's bytes: the IPC schema message. */
+  readonly schemaMessage: Uint8Array;
+  /**
+   * The later chunks' bytes undecoded (one IPC record-batch message each, compressed as
+   * the stream was), acknowledged as handed over: for a client that passes the IPC stream
+   * on rather than reading it. Iterate either this or the reader itself, once.
+   */
+  chunks(): AsyncIterable<Uint8Array>;
   /** The end trailer, once iteration has finished normally. */
   readonly totals: StreamEndTrailer | undefined;
 }
@@ -124,7 +132,7 @@ export async function readArrowStream(
   const progress = { chunks: 1, rows: 0, bytes: schemaMessage.byteLength };
   options.onProgress?.({ ...progress });
 
-  async function* batches(): AsyncGenerator<RecordBatch> {
+  async function* messages(): AsyncGenerator<Uint8Array> {
     try {
       for (;;) {
         const msg = await queue.next(options.timeoutMs);
@@ -142,24 +150,37 @@ export async function readArrowStream(
         if (seq !== progress.chunks + 1) {
           throw new MonError(ErrorCode.Internal, `chunk ${seq} arrived where ${progress.chunks + 1} was due`);
         }
-        // One record batch message, read against the schema message of chunk 1.
-        const reader = RecordBatchReader.from([schemaMessage, msg.data, END_OF_STREAM]);
-        const batch = reader.next().value as RecordBatch | undefined;
         progress.chunks = seq;
-        progress.rows += batch?.numRows ?? 0;
         progress.bytes += msg.data.byteLength;
-        options.onProgress?.({ ...progress });
         // Acked as handed over: the server sends at most a window ahead of what is consumed.
         ack({ seq });
-        if (batch) yield batch;
+        yield msg.data;
       }
     } finally {
       stop();
     }
   }
 
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    for await (const data of messages()) {
+      // One record batch message, read against the schema message of chunk 1.
+      const batch = RecordBatchReader.from([schemaMessage, data, END_OF_STREAM]).next().value as
+        RecordBatch | undefined;
+      progress.rows += batch?.numRows ?? 0;
+      options.onProgress?.({ ...progress });
+      if (batch) yield batch;
+    }
+  }
+
   return {
     schema,
+    schemaMessage,
+    async *chunks() {
+      for await (const data of messages()) {
+        options.onProgress?.({ ...progress });
+        yield data;
+      }
+    },
     get totals() {
       return totals;
     },
