@@ -5,9 +5,8 @@
  */
 import { BadRequestError } from "../domain/index.ts";
 import type { BackupStreamRequest } from "../protocol/index.ts";
-import { parseJsonRequest } from "./adapter.ts";
-import { sendStreamError, serveArrowStream, type ArrowBatchSource } from "./stream-sender.ts";
-import { streamOptions, type StreamHandler, type StreamLimits } from "./stream-handlers.ts";
+import type { ArrowBatchSource } from "./stream-sender.ts";
+import { streamEndpoint, type StreamHandler, type StreamLimits } from "./stream-handlers.ts";
 
 /** The table and window of a backup request, as the catalog needs them. */
 export interface BackupTableRequest {
@@ -28,27 +27,10 @@ export interface BackupStreamPort {
 }
 
 export function dbBackupStreamHandler(port: BackupStreamPort): StreamHandler {
-  return {
-    kind: "stream",
-    serve: async ({ request, replyTo, nc, log }) => {
-      let parsed;
-      try {
-        const body = parseJsonRequest(request.data);
-        parsed = { table: backupRequest(body), ...streamOptions(body, port.limits) };
-      } catch (err) {
-        return sendStreamError(nc, replyTo, err, log);
-      }
-      const { table, window, compression } = parsed;
-      return serveArrowStream(nc, replyTo, (signal) => port.open(table, signal), {
-        window,
-        compression,
-        ackTimeoutMs: port.limits.ackTimeoutMs,
-        // Spec (Limits): db.query-stream.max-rows does not apply to a backup.
-        maxRows: 0,
-        log,
-      });
-    },
-  };
+  // Spec (Limits): db.query-stream.max-rows does not apply to a backup.
+  return streamEndpoint(port.limits, backupRequest, (table, signal) => port.open(table, signal), {
+    maxRows: 0,
+  });
 }
 
 function backupRequest(body: Record<string, unknown>): BackupTableRequest {

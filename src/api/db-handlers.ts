@@ -12,21 +12,26 @@ export interface QueryPort {
 /** `db.query`: one read-only statement, buffered, JSON or CSV by `Accept` (spec: db.query). */
 export function dbQueryHandler(port: QueryPort): ApiHandler {
   return async (request) => {
-    const body = parseJsonRequest(request.data);
-    const { sql, params } = body;
-    if (typeof sql !== "string" || sql.trim() === "") {
-      throw new BadRequestError('missing SQL: send {"sql": "SELECT …", "params": [...]}');
-    }
-    if (params !== undefined && !Array.isArray(params)) {
-      throw new BadRequestError("params must be an array of positional parameters");
-    }
+    const query = parseQueryRequest(parseJsonRequest(request.data));
     const format: QueryFormat = acceptsCsv(request.header(ACCEPT)) ? "csv" : "json";
-    const result = await port.query({ sql, ...(params ? { params: params as unknown[] } : {}) }, format);
+    const result = await port.query(query, format);
     return {
       body: result,
       headers: { "Content-Type": format === "csv" ? CSV_MEDIA_TYPE : JSON_MEDIA_TYPE },
     };
   };
+}
+
+/** `{sql, params?}` of db.query and db.query.stream: 400 for a missing statement or bad params. */
+export function parseQueryRequest(body: Record<string, unknown>): QueryRequest {
+  const { sql, params } = body;
+  if (typeof sql !== "string" || sql.trim() === "") {
+    throw new BadRequestError('missing SQL: send {"sql": "SELECT …", "params": [...]}');
+  }
+  if (params !== undefined && !Array.isArray(params)) {
+    throw new BadRequestError("params must be an array of positional parameters");
+  }
+  return { sql, ...(params ? { params: params as unknown[] } : {}) };
 }
 
 function acceptsCsv(accept: string | undefined): boolean {

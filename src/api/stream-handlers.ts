@@ -9,6 +9,7 @@ import type { Logger } from "../lib/index.ts";
 import { STREAM_COMPRESSIONS, type QueryRequest, type StreamCompression } from "../protocol/index.ts";
 import type { ServiceHandler } from "@nats-io/services";
 import { checkVersion, parseJsonRequest, requestOf, type ApiRequest } from "./adapter.ts";
+import { parseQueryRequest } from "./db-handlers.ts";
 import {
   sendStreamError,
   serveArrowStream,
@@ -74,33 +75,38 @@ export interface QueryStreamPort {
 
 /** `db.query.stream` (spec: db.query.stream): read-only SQL, streamed as Arrow IPC chunks. */
 export function dbQueryStreamHandler(port: QueryStreamPort): StreamHandler {
+  return streamEndpoint(port.limits, parseQueryRequest, (query, signal) => port.open(query, signal), {
+    maxRows: port.limits.maxRows,
+    maxRowsSetting: "db.query-stream.max-rows",
+  });
+}
+
+/**
+ * A streaming endpoint from its request parser and its scan: a request that does not parse
+ * (or asks for an unknown compression or a bad window) ends as an error trailer; the rest
+ * is serveArrowStream under the endpoint's limits and row cap (0: none).
+ */
+export function streamEndpoint<R>(
+  limits: StreamLimits,
+  parse: (body: Record<string, unknown>) => R,
+  open: (request: R, signal: AbortSignal) => Promise<ArrowBatchSource>,
+  rowCap: { readonly maxRows: number; readonly maxRowsSetting?: string },
+): StreamHandler {
   return {
     kind: "stream",
     serve: async ({ request, replyTo, nc, log }) => {
       let parsed;
       try {
         const body = parseJsonRequest(request.data);
-        const { sql, params } = body;
-        if (typeof sql !== "string" || sql.trim() === "") {
-          throw new BadRequestError('missing SQL: send {"sql": "SELECT …", "params": [...]}');
-        }
-        if (params !== undefined && !Array.isArray(params)) {
-          throw new BadRequestError("params must be an array of positional parameters");
-        }
-        parsed = {
-          query: { sql, ...(params ? { params: params as unknown[] } : {}) },
-          ...streamOptions(body, port.limits),
-        };
+        parsed = { request: parse(body), ...streamOptions(body, limits) };
       } catch (err) {
         return sendStreamError(nc, replyTo, err, log);
       }
-      const { query, window, compression } = parsed;
-      return serveArrowStream(nc, replyTo, (signal) => port.open(query, signal), {
-        window,
-        compression,
-        ackTimeoutMs: port.limits.ackTimeoutMs,
-        maxRows: port.limits.maxRows,
-        maxRowsSetting: "db.query-stream.max-rows",
+      return serveArrowStream(nc, replyTo, (signal) => open(parsed.request, signal), {
+        window: parsed.window,
+        compression: parsed.compression,
+        ackTimeoutMs: limits.ackTimeoutMs,
+        ...rowCap,
         log,
       });
     },

@@ -1,3 +1,4 @@
+import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { parseDuration } from "../config/index.ts";
 import {
@@ -104,19 +105,8 @@ export function gatewayCommand(program: Command): void {
     // The bus URL may carry credentials, so only the gateway's own address is printed.
     process.stdout.write(`natsmon gateway listens at ${gateway.url} (stop with Ctrl-C)\n`);
 
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once("SIGINT", () => resolve("SIGINT"));
-      process.once("SIGTERM", () => resolve("SIGTERM"));
-    });
-    log.info({ signal }, "stopping");
-    // A second signal, or in-flight requests that outlast their own timeout, end the process anyway.
-    const force = () => {
-      log.error("shutdown did not finish in time; exiting");
-      process.exit(1);
-    };
-    process.once("SIGINT", force);
-    process.once("SIGTERM", force);
-    setTimeout(force, requestTimeoutMs + 15_000).unref();
+    // In-flight requests may run up to their own timeout before the stop gives up on them.
+    await untilStopSignal(log, requestTimeoutMs + 15_000);
     await gateway.close();
     process.exit(0);
   });

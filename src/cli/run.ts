@@ -1,3 +1,4 @@
+import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssues } from "../config/index.ts";
 import { createLogger } from "../lib/index.ts";
@@ -62,19 +63,7 @@ export function runCommand(program: Command): void {
           .filter((l) => l !== "")
           .join("\n") + "\n",
       );
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once("SIGINT", () => resolve("SIGINT"));
-        process.once("SIGTERM", () => resolve("SIGTERM"));
-      });
-      log.info({ signal }, "stopping");
-      // A second signal, or a shutdown that hangs, ends the process anyway.
-      const force = () => {
-        log.error("shutdown did not finish in time; exiting");
-        process.exit(1);
-      };
-      process.once("SIGINT", force);
-      process.once("SIGTERM", force);
-      setTimeout(force, 15_000).unref();
+      await untilStopSignal(log, 15_000);
       await node[Symbol.asyncDispose]();
       // Libraries may keep handles open after a clean stop; the node is done, so is the process.
       process.exit(0);
