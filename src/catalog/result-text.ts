@@ -12,27 +12,11 @@
  * written as their JSON text.
  */
 import type { JsonValue } from "./render.ts";
+import { uniqueNames } from "../lib/index.ts";
 
 export interface ResultText {
   addRow(values: readonly JsonValue[]): void;
   text(): string;
-}
-
-/** Makes repeated names unique by suffixing `_1`, `_2`, … while avoiding every existing name. */
-export function uniqueNames(names: readonly string[]): string[] {
-  const taken = new Set(names);
-  const seen = new Set<string>();
-  return names.map((name) => {
-    if (!seen.has(name)) {
-      seen.add(name);
-      return name;
-    }
-    let n = 1;
-    while (taken.has(`${name}_${n}`)) n++;
-    const unique = `${name}_${n}`;
-    taken.add(unique);
-    return unique;
-  });
 }
 
 export function jsonText(columns: readonly string[]): ResultText {

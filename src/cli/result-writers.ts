@@ -12,6 +12,7 @@
  *   then the row count.
  */
 import type { Cell, CellReader } from "./arrow-values.ts";
+import { uniqueNames } from "../lib/index.ts";
 
 export type TextFormat = "json" | "csv" | "table";
 
@@ -38,23 +39,6 @@ export function resultWriter(format: TextFormat): ResultWriter {
 /** Readers over rows already held as arrays of cells (the db.query fallback, tests). */
 export function arrayReaders(rows: readonly (readonly Cell[])[], columns: number): CellReader[] {
   return Array.from({ length: columns }, (_, c) => (i: number) => rows[i]![c] ?? null);
-}
-
-/** Makes repeated names unique by suffixing `_1`, `_2`, … while avoiding every existing name. */
-export function uniqueNames(names: readonly string[]): string[] {
-  const taken = new Set(names);
-  const seen = new Set<string>();
-  return names.map((name) => {
-    if (!seen.has(name)) {
-      seen.add(name);
-      return name;
-    }
-    let n = 1;
-    while (taken.has(`${name}_${n}`)) n++;
-    const unique = `${name}_${n}`;
-    taken.add(unique);
-    return unique;
-  });
 }
 
 export function jsonWriter(): ResultWriter {

@@ -8,3 +8,4 @@ export { parseJsonExact, stringifyExact } from "./json.ts";
 export { registerArrowCodecs } from "./arrow-codecs.ts";
 export { IpcMessageEncoder, END_OF_STREAM } from "./arrow-ipc.ts";
 export type { IpcCompression } from "./arrow-ipc.ts";
+export { uniqueNames } from "./unique-names.ts";

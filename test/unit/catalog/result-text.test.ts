@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { csvField, csvText, jsonText, uniqueNames } from "../../../src/catalog/result-text.ts";
+import { csvField, csvText, jsonText } from "../../../src/catalog/result-text.ts";
+import { uniqueNames } from "../../../src/lib/index.ts";
 import type { JsonValue } from "../../../src/catalog/render.ts";
 
 test("unique column names: repeats get the first free suffix and unique names never change", () => {

@@ -6,7 +6,6 @@ import {
   csvField,
   resultWriter,
   tableWriter,
-  uniqueNames,
   type ResultWriter,
   type TextFormat,
 } from "../../../src/cli/result-writers.ts";
@@ -109,10 +108,4 @@ test("every format writes the same result for any batching", () => {
     const whole = write(resultWriter(format), ["i", "s"], rows, 7);
     for (const batch of [1, 3]) assert.equal(write(resultWriter(format), ["i", "s"], rows, batch), whole);
   }
-});
-
-test("unique names: repeats get the first free suffix and unique names never change", () => {
-  assert.deepEqual(uniqueNames(["a", "b"]), ["a", "b"]);
-  assert.deepEqual(uniqueNames(["a", "a", "a"]), ["a", "a_1", "a_2"]);
-  assert.deepEqual(uniqueNames(["a", "a", "a_1"]), ["a", "a_2", "a_1"]);
 });
