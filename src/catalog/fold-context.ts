@@ -4,7 +4,7 @@
  * fold-epoch.ts appends everything in one transaction and publishes the keys after COMMIT.
  */
 import type { DuckDBConnection, DuckDBTimestampTZValue } from "@duckdb/node-api";
-import { fingerprint, optsValues, rawPrint, StagedKeys, type KeyCache } from "./key-cache.ts";
+import { fingerprint, optsValues, StagedKeys, type KeyCache } from "./key-cache.ts";
 import {
   ENTITY_KINDS,
   KIND_NAMES,
@@ -45,8 +45,8 @@ export class FoldContext {
    * first sight a pk is assigned and the _ident row, stamped with this epoch, is buffered.
    */
   pk(kind: KindName, ident: PlainRow, what: string): number {
-    const { pk, created } = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
-    if (created) {
+    const pk = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
+    if (this.keys.created) {
       const buffer = this.buffer(TABLES[kind].ident);
       const row = { ...ident, [ENTITY_KINDS[kind].pk]: pk, first_epoch: this.epoch };
       buffer.push(buffer.convert(row, what, (m) => this.problem(m)));
@@ -56,14 +56,13 @@ export class FoldContext {
 
   /** Buffers an _opts row valid from this epoch, only if it differs from the entity's latest. */
   opts(kind: KindName, pk: number, row: PlainRow, what: string): void {
-    const raw = rawPrint(row);
-    if (this.keys.rawUnchanged(kind, pk, raw)) return;
+    if (this.keys.rawUnchanged(kind, pk, row)) return;
     const pkColumn = ENTITY_KINDS[kind].pk;
     const buffer = this.buffer(TABLES[kind].opts);
     const values = buffer.convert(row, what, (m) => this.problem(m));
     const print = fingerprint(optsValues(buffer.shape.columns, pkColumn, values));
     const changed = this.keys.optsChanged(kind, pk, print);
-    this.keys.rememberRaw(kind, pk, raw);
+    this.keys.rememberRaw(kind, pk, row);
     if (!changed) return;
     buffer.set(values, pkColumn, pk);
     buffer.set(values, "epoch", this.epoch);

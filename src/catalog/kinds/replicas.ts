@@ -89,13 +89,20 @@ function foldRaftGroup(
 
 interface Target {
   readonly kind: KindName;
-  /** The ident column naming the asset. */
-  readonly asset: string;
+  readonly ident: (assetPk: number, serverPk: number) => Record<string, number>;
   readonly own: (detail: Json, row: Record<string, unknown>) => void;
 }
 
-const STREAM_REPLICA: Target = { kind: "stream_replica", asset: "stream_pk", own: streamOwn };
-const CONSUMER_REPLICA: Target = { kind: "consumer_replica", asset: "consumer_pk", own: consumerOwn };
+const STREAM_REPLICA: Target = {
+  kind: "stream_replica",
+  ident: (stream_pk, server_pk) => ({ stream_pk, server_pk }),
+  own: streamOwn,
+};
+const CONSUMER_REPLICA: Target = {
+  kind: "consumer_replica",
+  ident: (consumer_pk, server_pk) => ({ consumer_pk, server_pk }),
+  own: consumerOwn,
+};
 
 function foldReplicas(
   ctx: FoldContext,
@@ -122,7 +129,7 @@ function foldReplicas(
     const what = `${context.what} on ${name}`;
     const groupCluster = cluster?.name ?? obj(sighting?.report.detail.cluster).name;
     const serverPk = context.serverPk(name, groupCluster);
-    const pk = ctx.pk(target.kind, { [target.asset]: assetPk, server_pk: serverPk }, what);
+    const pk = ctx.pk(target.kind, target.ident(assetPk, serverPk), what);
     const row: Record<string, unknown> = {
       answered: sighting !== undefined,
       is_leader: sighting !== undefined && (sighting.leader === name || sighting === trusted),
