@@ -6,6 +6,7 @@
  */
 import type { FoldContext } from "../fold-context.ts";
 import { durationNs } from "../go-duration.ts";
+import { sortedDistinct } from "../order.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
 /** hx.connection_opts.subjects keeps at most this many subjects. */
@@ -113,6 +114,8 @@ function subjectsOf(c: Json): { subjects: string[] | undefined; truncated: boole
     // CONNZ omits the list when the connection has no subscriptions.
     return { subjects: [], truncated: false };
   }
-  const distinct = [...new Set(list)].sort();
-  return { subjects: distinct.slice(0, MAX_SUBJECTS), truncated: distinct.length > MAX_SUBJECTS };
+  // `list` is a fresh array (never the reply's own), so it may be sorted in place.
+  const distinct = sortedDistinct(list);
+  const truncated = distinct.length > MAX_SUBJECTS;
+  return { subjects: truncated ? distinct.slice(0, MAX_SUBJECTS) : distinct, truncated };
 }

@@ -5,6 +5,7 @@
  * leader decision per asset and the pks the first of them assigns.
  */
 import type { FoldContext } from "../fold-context.ts";
+import { byCodeUnits } from "../order.ts";
 import { arr, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
 import { pickTrusted, type Sighting, type TrustDecision } from "./leader-trust.ts";
 
@@ -110,15 +111,20 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
       }
     }
   }
-  const sorted = [...streams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+  const keys = [...streams.keys()].sort(byCodeUnits);
+  const sorted = keys.map((key) => streams.get(key)!);
   for (const stream of sorted) {
     stream.decision = pickTrusted(stream.sightings);
     const consumers = [...stream.byName.values()];
-    if (consumers.length > 1) consumers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (consumers.length > 1) consumers.sort(byName);
     for (const consumer of consumers) consumer.decision = pickTrusted(consumer.sightings);
     stream.consumers = consumers;
   }
   return sorted;
+}
+
+function byName(a: ConsumerAsset, b: ConsumerAsset): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function raftGroup(detail: Json, named: unknown): string | undefined {

@@ -7,6 +7,7 @@
  * lists that did not answer still get a row, from the leader's view only.
  */
 import type { FoldContext } from "../fold-context.ts";
+import { sortStrings } from "../order.ts";
 import { arr, obj, str, type EpochReplies, type Json } from "../replies.ts";
 import type { KindName } from "./entity-kinds.ts";
 import type { AssetReport, JszAssets } from "./jsz-assets.ts";
@@ -90,17 +91,65 @@ function foldRaftGroup(
 interface Target {
   readonly kind: KindName;
   readonly ident: (assetPk: number, serverPk: number) => Record<string, number>;
+  /**
+   * A row with every column this fold may set, all undefined (NULL): filled in place, it
+   * keeps the one shape it was allocated with.
+   */
+  readonly row: () => Record<string, unknown>;
   readonly own: (detail: Json, row: Record<string, unknown>) => void;
 }
 
 const STREAM_REPLICA: Target = {
   kind: "stream_replica",
   ident: (stream_pk, server_pk) => ({ stream_pk, server_pk }),
+  row: () => ({
+    answered: undefined,
+    is_leader: undefined,
+    leader_seen: undefined,
+    current: undefined,
+    offline: undefined,
+    active_ns: undefined,
+    lag: undefined,
+    raft_state: undefined,
+    raft_term: undefined,
+    raft_committed: undefined,
+    raft_applied: undefined,
+    raft_pindex: undefined,
+    raft_catching_up: undefined,
+    messages: undefined,
+    bytes: undefined,
+    first_seq: undefined,
+    last_seq: undefined,
+    num_deleted: undefined,
+  }),
   own: streamOwn,
 };
 const CONSUMER_REPLICA: Target = {
   kind: "consumer_replica",
   ident: (consumer_pk, server_pk) => ({ consumer_pk, server_pk }),
+  row: () => ({
+    answered: undefined,
+    is_leader: undefined,
+    leader_seen: undefined,
+    current: undefined,
+    offline: undefined,
+    active_ns: undefined,
+    lag: undefined,
+    raft_state: undefined,
+    raft_term: undefined,
+    raft_committed: undefined,
+    raft_applied: undefined,
+    raft_pindex: undefined,
+    raft_catching_up: undefined,
+    delivered_stream_seq: undefined,
+    delivered_consumer_seq: undefined,
+    ack_floor_stream_seq: undefined,
+    ack_floor_consumer_seq: undefined,
+    num_ack_pending: undefined,
+    num_pending: undefined,
+    num_redelivered: undefined,
+    num_waiting: undefined,
+  }),
   own: consumerOwn,
 };
 
@@ -121,7 +170,7 @@ function foldReplicas(
     const name = str(obj(peer).name) ?? "";
     if (name !== "") names.push(name);
   }
-  names.sort();
+  sortStrings(names);
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     if (i > 0 && names[i - 1] === name) continue;
@@ -130,11 +179,10 @@ function foldReplicas(
     const groupCluster = cluster?.name ?? obj(sighting?.report.detail.cluster).name;
     const serverPk = context.serverPk(name, groupCluster);
     const pk = ctx.pk(target.kind, target.ident(assetPk, serverPk), what);
-    const row: Record<string, unknown> = {
-      answered: sighting !== undefined,
-      is_leader: sighting !== undefined && (sighting.leader === name || sighting === trusted),
-      leader_seen: sighting?.leader,
-    };
+    const row = target.row();
+    row.answered = sighting !== undefined;
+    row.is_leader = sighting !== undefined && (sighting.leader === name || sighting === trusted);
+    row.leader_seen = sighting?.leader;
     if (sighting) target.own(sighting.report.detail, row);
     leaderView(row, trusted, name, peerNamed(peers, name));
     raftzColumns(row, context.raftz, name, context.group);
