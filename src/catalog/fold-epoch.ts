@@ -68,7 +68,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldNetwork(ctx, replies, serverPks);
     foldReplication(ctx, replies, assets, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
-    foldAccounts(ctx, replies, serverPks, connections.accounts);
+    foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
     const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));

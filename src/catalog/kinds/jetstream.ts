@@ -19,7 +19,7 @@ export function foldJetStream(
   assets: JszAssets,
   serverPks: ReadonlyMap<string, number>,
 ): void {
-  for (const stream of assets) {
+  for (const stream of assets.streams) {
     const { domain, account, name } = stream;
     const what = `stream ${domain ? `${domain}/` : ""}${account}/${name}`;
     stream.pk = ctx.pk("stream", { domain, account, name }, what);
@@ -33,7 +33,7 @@ export function foldJetStream(
     row.leader_server_pk = serverPks.get(trusted.server);
     ctx.stats("stream", stream.pk, row, what);
   }
-  for (const stream of assets) {
+  for (const stream of assets.streams) {
     for (const consumer of stream.consumers) {
       const what = `consumer ${consumer.name} of stream ${stream.domain}/${stream.account}/${stream.name}`;
       consumer.pk = ctx.pk("consumer", { stream_pk: stream.pk, name: consumer.name }, what);

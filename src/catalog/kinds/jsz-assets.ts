@@ -38,22 +38,45 @@ export interface ConsumerAsset extends Asset {
   readonly name: string;
 }
 
-/**
- * Streams in natural-key order (domain, account, name), each with its consumers in name
- * order, so new pks are assigned in the same order for the same input.
- */
-export type JszAssets = readonly StreamAsset[];
+/** The streams and consumers every server of a domain lists for one account. */
+export interface AccountAssets {
+  readonly streams: Set<StreamAsset>;
+  readonly consumers: Set<ConsumerAsset>;
+}
+
+export interface JszAssets {
+  /**
+   * Streams in natural-key order (domain, account, name), each with its consumers in name
+   * order, so new pks are assigned in the same order for the same input.
+   */
+  readonly streams: readonly StreamAsset[];
+  /** By accountKey(domain, account id or else name), for the account fold's counts. */
+  readonly byAccount: ReadonlyMap<string, AccountAssets>;
+}
+
+export function accountKey(domain: string, account: string): string {
+  return `${domain}\u0000${account}`;
+}
 
 const UNDECIDED: TrustDecision<AssetReport> = { trusted: undefined };
 
 export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAssets {
   const streams = new Map<string, StreamAsset>();
+  const byAccount = new Map<string, AccountAssets>();
   for (const [server, reply] of repliesOf(replies, "jsz")) {
     // A leaf with its own JetStream domain is its own meta group: the domain is part of identity.
     const domain = str(obj(reply.data.config).domain) ?? str(reply.info.domain) ?? "";
     for (const accountDetail of arr(reply.data.account_details)) {
       const account = obj(accountDetail);
       const accountName = str(account.name) ?? str(account.id) ?? "";
+      // The account fold names accounts by id (their public key in operator mode) first.
+      const accountId = str(account.id) ?? str(account.name);
+      let counted: AccountAssets | undefined;
+      if (accountId) {
+        const key = accountKey(domain, accountId);
+        counted = byAccount.get(key);
+        if (!counted) byAccount.set(key, (counted = { streams: new Set(), consumers: new Set() }));
+      }
       for (const entry of arr(account.stream_detail)) {
         const detail = obj(entry);
         const name = str(detail.name);
@@ -76,6 +99,7 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
           };
           streams.set(key, stream);
         }
+        counted?.streams.add(stream);
         const replicas = positive(obj(detail.config).num_replicas) ?? 1;
         stream.sightings.push({
           server,
@@ -100,6 +124,7 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
             asset = { stream, name: consumerName, sightings: [], decision: UNDECIDED, pk: 0 };
             stream.byName.set(consumerName, asset);
           }
+          counted?.consumers.add(asset);
           asset.sightings.push({
             server,
             leader: str(obj(consumer.cluster).leader),
@@ -120,7 +145,7 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
     for (const consumer of consumers) consumer.decision = pickTrusted(consumer.sightings);
     stream.consumers = consumers;
   }
-  return sorted;
+  return { streams: sorted, byAccount };
 }
 
 function byName(a: ConsumerAsset, b: ConsumerAsset): number {

@@ -33,7 +33,7 @@ export function foldReplication(
   const raftz = indexRaftz(replies);
   const context = { serverPk, raftz, group: undefined as string | undefined, what: "" };
   // A stream, then its consumers: the natural-key order the replica pks were always assigned in.
-  for (const stream of assets) {
+  for (const stream of assets.streams) {
     const { domain, account, name } = stream;
     const streamWhat = `${domain ? `${domain}/` : ""}${account}/${name}`;
     context.what = `stream ${streamWhat}`;
