@@ -10,10 +10,17 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { ENTITY_KINDS, KIND_NAMES, identTable, optsTable, type KindName } from "./kinds/entity-kinds.ts";
+import {
+  ENTITY_KINDS,
+  KIND_NAMES,
+  identTable,
+  optsTable,
+  type KindName,
+  type NaturalKey,
+} from "./kinds/entity-kinds.ts";
 
 export interface KindKeys {
-  readonly pks: Map<string, number>;
+  readonly pks: Map<NaturalKey, number>;
   readonly opts: Map<number, string>;
   /**
    * The fold's input row that gave each entity's latest _opts fingerprint in this process:
@@ -55,7 +62,7 @@ export function optsValues(
 
 async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys> {
   const { pk, keyOf } = ENTITY_KINDS[kind];
-  const pks = new Map<string, number>();
+  const pks = new Map<NaturalKey, number>();
   let max = 0;
   for (const ident of (await con.runAndReadAll(`SELECT * FROM hx.${identTable(kind)}`)).getRowObjectsJS()) {
     const value = Number(ident[pk]);
@@ -83,7 +90,7 @@ export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
 /** One kind's additions in one fold. */
 interface StagedKind {
   readonly committed: KindKeys;
-  readonly pks: Map<string, number>;
+  readonly pks: Map<NaturalKey, number>;
   readonly opts: Map<number, string>;
   readonly raw: Map<number, RawRow>;
   next: number;
@@ -105,7 +112,7 @@ export class StagedKeys {
   }
 
   /** The pk for a natural key; `created` tells whether this fold just assigned it (max + 1). */
-  pk(kind: KindName, key: string): number {
+  pk(kind: KindName, key: NaturalKey): number {
     const staged = this.kinds[kind];
     const known = staged.committed.pks.get(key) ?? staged.pks.get(key);
     if (known !== undefined) {
