@@ -40,6 +40,11 @@ export class FoldContext {
     this.epoch = epoch;
   }
 
+  /** Whether the last `pk` call assigned a new pk (the entity was first seen in this fold). */
+  get created(): boolean {
+    return this.keys.created;
+  }
+
   /**
    * The stable pk of the entity `ident` names (its natural key, see entity-kinds.ts). On
    * first sight a pk is assigned and the _ident row, stamped with this epoch, is buffered.
@@ -100,9 +105,18 @@ export class FoldContext {
   }
 
   /**
+   * Sorts each _stats buffer by pk, so that each epoch's rows lie in (epoch, pk) order on
+   * disk, and fills the DataChunks of every buffer (RowBuffer.prepare): work that needs no
+   * connection, done while the connection is busy with main.ips.
+   */
+  prepareAll(): void {
+    for (const kind of KIND_NAMES) this.buffers.get(statsTable(kind))?.sortBy(ENTITY_KINDS[kind].pk);
+    for (const buffer of this.buffers.values()) buffer.prepare();
+  }
+
+  /**
    * Appends every buffered row: all _ident tables first (a later kind's ident may name an
-   * earlier kind's pk), then _opts and _stats, stats sorted by pk so that each epoch's rows
-   * lie in (epoch, pk) order on disk. Returns the number of rows written.
+   * earlier kind's pk), then _opts and _stats. Returns the number of rows written.
    */
   async appendAll(con: DuckDBConnection): Promise<number> {
     let rows = 0;
@@ -110,9 +124,7 @@ export class FoldContext {
       rows += (await this.buffers.get(table)?.appendTo(con)) ?? 0;
     for (const kind of KIND_NAMES) {
       rows += (await this.buffers.get(optsTable(kind))?.appendTo(con)) ?? 0;
-      const stats = this.buffers.get(statsTable(kind));
-      stats?.sortBy(ENTITY_KINDS[kind].pk);
-      rows += (await stats?.appendTo(con)) ?? 0;
+      rows += (await this.buffers.get(statsTable(kind))?.appendTo(con)) ?? 0;
     }
     return rows;
   }

@@ -71,8 +71,18 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
+    // main.ips needs nothing appended: DuckDB upserts it while this thread fills the chunks.
+    const ips = upsertIps(con, epoch, connections);
+    let failed: Error | undefined;
+    try {
+      ctx.prepareAll();
+    } catch (err) {
+      failed = err instanceof Error ? err : new Error(String(err));
+    }
+    // Settled before anything else runs on the connection, whatever happened here.
+    await ips;
+    if (failed) throw failed;
     const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));
-    await upsertIps(con, epoch, connections);
 
     // The epoch row goes last: its presence is what marks the epoch as folded.
     const { marker } = input;

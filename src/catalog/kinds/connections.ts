@@ -14,9 +14,11 @@ export const MAX_SUBJECTS = 100;
 
 /** What the connection fold saw besides its rows. */
 export interface ConnectionSightings {
-  /** Client address of each connection folded, with the connection's pk. */
-  readonly ips: string[];
-  readonly pks: number[];
+  /**
+   * Per client address of the connections folded: how many of them this epoch saw for the
+   * first time (a connection listed twice counts twice, as its address was seen twice).
+   */
+  readonly ips: ReadonlyMap<string, number>;
   /** Accounts the connections are bound to. */
   readonly accounts: ReadonlySet<string>;
 }
@@ -26,9 +28,10 @@ export function foldConnections(
   replies: EpochReplies,
   serverPks: ReadonlyMap<string, number>,
 ): ConnectionSightings {
-  const ips: string[] = [];
-  const pks: number[] = [];
+  const ips = new Map<string, number>();
   const accounts = new Set<string>();
+  // Connections given their identity in this fold: their first epoch is this one.
+  const fresh = new Set<number>();
   const connz = repliesOf(replies, "connz");
   for (const server of [...connz.keys()].sort()) {
     const reply = connz.get(server)!;
@@ -42,18 +45,16 @@ export function foldConnections(
         continue;
       }
       const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
+      if (ctx.created) fresh.add(pk);
       ctx.opts("connection", pk, connectionOpts(c), what);
       ctx.stats("connection", pk, connectionStats(c), what);
       const account = str(c.account);
       if (account !== undefined) accounts.add(account);
       const ip = str(c.ip);
-      if (ip) {
-        ips.push(ip);
-        pks.push(pk);
-      }
+      if (ip) ips.set(ip, (ips.get(ip) ?? 0) + (fresh.has(pk) ? 1 : 0));
     }
   }
-  return { ips, pks, accounts };
+  return { ips, accounts };
 }
 
 /** hx.connection_opts values: what the connection is. Never its JWT (a credential). */

@@ -1,10 +1,10 @@
 /**
  * main.ips: one row per client address ever seen. Upserted set-based in the fold's
- * transaction, after the connection identities are appended: the epoch's (ip, pk) pairs
- * go in as two list parameters, and a connection counts as new when its identity was
- * first seen this epoch (a filter on first_epoch, which the table's zone maps answer
- * from the newest row groups only, so the cost follows the epoch, not the history).
- * main.ips is outside hx, so it is not among the table shapes the Appender writes.
+ * transaction: the epoch's distinct addresses go in as one list parameter, with how many
+ * connections from each the fold saw for the first time (it knows, as it gave them their
+ * identity) as another. Needing nothing the fold appends, the upsert runs in DuckDB while
+ * the fold fills its DataChunks. main.ips is outside hx, so it is not among the table
+ * shapes the Appender writes.
  */
 import {
   INTEGER,
@@ -19,11 +19,7 @@ import type { ConnectionSightings } from "./connections.ts";
 
 const UPSERT = `
 INSERT INTO main.ips (ip, first_epoch, last_epoch, connections)
-SELECT seen.ip, $3, $3, count(fresh.connection_pk)
-FROM (SELECT unnest($1::VARCHAR[]) AS ip, unnest($2::INTEGER[]) AS connection_pk) seen
-LEFT JOIN (SELECT connection_pk FROM hx.connection_ident WHERE first_epoch = $3) fresh
-  ON fresh.connection_pk = seen.connection_pk
-GROUP BY seen.ip
+SELECT unnest($1::VARCHAR[]), $3, $3, unnest($2::INTEGER[])
 ON CONFLICT (ip) DO UPDATE SET
   last_epoch = greatest(ips.last_epoch, excluded.last_epoch),
   connections = ips.connections + excluded.connections`;
@@ -33,10 +29,10 @@ export async function upsertIps(
   epoch: DuckDBTimestampTZValue,
   seen: ConnectionSightings,
 ): Promise<void> {
-  if (seen.ips.length === 0) return;
+  if (seen.ips.size === 0) return;
   await con.run(
     UPSERT,
-    [listValue(seen.ips), listValue(seen.pks), epoch],
+    [listValue([...seen.ips.keys()]), listValue([...seen.ips.values()]), epoch],
     [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
   );
 }
