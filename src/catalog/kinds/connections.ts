@@ -14,11 +14,13 @@ export const MAX_SUBJECTS = 100;
 
 /** What the connection fold saw besides its rows. */
 export interface ConnectionSightings {
+  /** Client address of each connection folded (an address repeats for each connection). */
+  readonly ips: string[];
   /**
-   * Per client address of the connections folded: how many of them this epoch saw for the
-   * first time (a connection listed twice counts twice, as its address was seen twice).
+   * Per entry of `ips`: 1 when its connection was first seen this epoch, else 0 (a new
+   * connection listed twice counts twice, as its address was seen twice).
    */
-  readonly ips: ReadonlyMap<string, number>;
+  readonly fresh: number[];
   /** Accounts the connections are bound to. */
   readonly accounts: ReadonlySet<string>;
 }
@@ -28,7 +30,8 @@ export function foldConnections(
   replies: EpochReplies,
   serverPks: ReadonlyMap<string, number>,
 ): ConnectionSightings {
-  const ips = new Map<string, number>();
+  const ips: string[] = [];
+  const freshIps: number[] = [];
   const accounts = new Set<string>();
   // Connections given their identity in this fold: their first epoch is this one.
   const fresh = new Set<number>();
@@ -51,10 +54,13 @@ export function foldConnections(
       const account = str(c.account);
       if (account !== undefined) accounts.add(account);
       const ip = str(c.ip);
-      if (ip) ips.set(ip, (ips.get(ip) ?? 0) + (fresh.has(pk) ? 1 : 0));
+      if (ip) {
+        ips.push(ip);
+        freshIps.push(fresh.has(pk) ? 1 : 0);
+      }
     }
   }
-  return { ips, accounts };
+  return { ips, fresh: freshIps, accounts };
 }
 
 /** hx.connection_opts values: what the connection is. Never its JWT (a credential). */

@@ -1,8 +1,8 @@
 /**
  * main.ips: one row per client address ever seen. Upserted set-based in the fold's
- * transaction: the epoch's distinct addresses go in as one list parameter, with how many
- * connections from each the fold saw for the first time (it knows, as it gave them their
- * identity) as another. Needing nothing the fold appends, the upsert runs in DuckDB while
+ * transaction: the epoch's addresses go in as one list parameter, one per connection, and
+ * as another whether the fold saw that connection for the first time (it knows, as it gave
+ * it its identity). Needing nothing the fold appends, the upsert runs in DuckDB while
  * the fold fills its DataChunks. main.ips is outside hx, so it is not among the table
  * shapes the Appender writes.
  */
@@ -19,7 +19,9 @@ import type { ConnectionSightings } from "./connections.ts";
 
 const UPSERT = `
 INSERT INTO main.ips (ip, first_epoch, last_epoch, connections)
-SELECT unnest($1::VARCHAR[]), $3, $3, unnest($2::INTEGER[])
+SELECT ip, $3, $3, sum(fresh)
+FROM (SELECT unnest($1::VARCHAR[]) AS ip, unnest($2::INTEGER[]) AS fresh)
+GROUP BY ip
 ON CONFLICT (ip) DO UPDATE SET
   last_epoch = greatest(ips.last_epoch, excluded.last_epoch),
   connections = ips.connections + excluded.connections`;
@@ -29,10 +31,10 @@ export async function upsertIps(
   epoch: DuckDBTimestampTZValue,
   seen: ConnectionSightings,
 ): Promise<void> {
-  if (seen.ips.size === 0) return;
+  if (seen.ips.length === 0) return;
   await con.run(
     UPSERT,
-    [listValue([...seen.ips.keys()]), listValue([...seen.ips.values()]), epoch],
+    [listValue(seen.ips), listValue(seen.fresh), epoch],
     [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
   );
 }
