@@ -8,7 +8,7 @@ import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
 import { foldAccounts } from "./kinds/accounts.ts";
 import { foldConnections } from "./kinds/connections.ts";
-import { upsertIps } from "./kinds/ips.ts";
+import { startIpsUpsert } from "./kinds/ips.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
 import { gatherJszAssets } from "./kinds/jsz-assets.ts";
 import { foldNetwork } from "./kinds/network.ts";
@@ -72,7 +72,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
     // main.ips needs nothing appended: DuckDB upserts it while this thread fills the chunks.
-    const ips = upsertIps(con, epoch, connections);
+    const ips = await startIpsUpsert(con, epoch, connections);
     let failed: Error | undefined;
     try {
       ctx.prepareAll();
@@ -80,7 +80,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       failed = err instanceof Error ? err : new Error(String(err));
     }
     // Settled before anything else runs on the connection, whatever happened here.
-    await ips;
+    await ips.done;
     if (failed) throw failed;
     const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));
 

@@ -26,15 +26,33 @@ ON CONFLICT (ip) DO UPDATE SET
   last_epoch = greatest(ips.last_epoch, excluded.last_epoch),
   connections = ips.connections + excluded.connections`;
 
-export async function upsertIps(
+/**
+ * Starts the epoch's upsert and resolves once DuckDB is executing it, with `done` settling
+ * when it has. The statement is prepared and bound here, on this thread, so that nothing of
+ * it is left waiting for this thread while the fold fills its chunks.
+ */
+export async function startIpsUpsert(
   con: DuckDBConnection,
   epoch: DuckDBTimestampTZValue,
   seen: ConnectionSightings,
-): Promise<void> {
-  if (seen.ips.length === 0) return;
-  await con.run(
-    UPSERT,
-    [listValue(seen.ips), listValue(seen.fresh), epoch],
-    [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
+): Promise<{ readonly done: Promise<void> }> {
+  if (seen.ips.length === 0) return { done: Promise.resolve() };
+  const prepared = await con.prepare(UPSERT);
+  try {
+    prepared.bind(
+      [listValue(seen.ips), listValue(seen.fresh), epoch],
+      [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
+    );
+  } catch (err) {
+    prepared.destroySync();
+    throw err;
+  }
+  const done = prepared.run().then(
+    () => prepared.destroySync(),
+    (err: unknown) => {
+      prepared.destroySync();
+      throw err;
+    },
   );
+  return { done };
 }
