@@ -4,7 +4,7 @@
  * fold-epoch.ts appends everything in one transaction and publishes the keys after COMMIT.
  */
 import type { DuckDBConnection, DuckDBTimestampTZValue } from "@duckdb/node-api";
-import { fingerprint, optsValues, rawPrint, StagedKeys, type KeyCache } from "./key-cache.ts";
+import { fingerprint, optsValues, StagedKeys, type KeyCache } from "./key-cache.ts";
 import {
   ENTITY_KINDS,
   KIND_NAMES,
@@ -40,13 +40,18 @@ export class FoldContext {
     this.epoch = epoch;
   }
 
+  /** Whether the last `pk` call assigned a new pk (the entity was first seen in this fold). */
+  get created(): boolean {
+    return this.keys.created;
+  }
+
   /**
    * The stable pk of the entity `ident` names (its natural key, see entity-kinds.ts). On
    * first sight a pk is assigned and the _ident row, stamped with this epoch, is buffered.
    */
   pk(kind: KindName, ident: PlainRow, what: string): number {
-    const { pk, created } = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
-    if (created) {
+    const pk = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
+    if (this.keys.created) {
       const buffer = this.buffer(TABLES[kind].ident);
       const row = { ...ident, [ENTITY_KINDS[kind].pk]: pk, first_epoch: this.epoch };
       buffer.push(buffer.convert(row, what, (m) => this.problem(m)));
@@ -56,14 +61,13 @@ export class FoldContext {
 
   /** Buffers an _opts row valid from this epoch, only if it differs from the entity's latest. */
   opts(kind: KindName, pk: number, row: PlainRow, what: string): void {
-    const raw = rawPrint(row);
-    if (this.keys.rawUnchanged(kind, pk, raw)) return;
+    if (this.keys.rawUnchanged(kind, pk, row)) return;
     const pkColumn = ENTITY_KINDS[kind].pk;
     const buffer = this.buffer(TABLES[kind].opts);
     const values = buffer.convert(row, what, (m) => this.problem(m));
     const print = fingerprint(optsValues(buffer.shape.columns, pkColumn, values));
     const changed = this.keys.optsChanged(kind, pk, print);
-    this.keys.rememberRaw(kind, pk, raw);
+    this.keys.rememberRaw(kind, pk, row);
     if (!changed) return;
     buffer.set(values, pkColumn, pk);
     buffer.set(values, "epoch", this.epoch);
@@ -101,9 +105,18 @@ export class FoldContext {
   }
 
   /**
+   * Sorts each _stats buffer by pk, so that each epoch's rows lie in (epoch, pk) order on
+   * disk, and fills the DataChunks of every buffer (RowBuffer.prepare): work that needs no
+   * connection, done while the connection is busy with main.ips.
+   */
+  prepareAll(): void {
+    for (const kind of KIND_NAMES) this.buffers.get(statsTable(kind))?.sortBy(ENTITY_KINDS[kind].pk);
+    for (const buffer of this.buffers.values()) buffer.prepare();
+  }
+
+  /**
    * Appends every buffered row: all _ident tables first (a later kind's ident may name an
-   * earlier kind's pk), then _opts and _stats, stats sorted by pk so that each epoch's rows
-   * lie in (epoch, pk) order on disk. Returns the number of rows written.
+   * earlier kind's pk), then _opts and _stats. Returns the number of rows written.
    */
   async appendAll(con: DuckDBConnection): Promise<number> {
     let rows = 0;
@@ -111,9 +124,7 @@ export class FoldContext {
       rows += (await this.buffers.get(table)?.appendTo(con)) ?? 0;
     for (const kind of KIND_NAMES) {
       rows += (await this.buffers.get(optsTable(kind))?.appendTo(con)) ?? 0;
-      const stats = this.buffers.get(statsTable(kind));
-      stats?.sortBy(ENTITY_KINDS[kind].pk);
-      rows += (await stats?.appendTo(con)) ?? 0;
+      rows += (await this.buffers.get(statsTable(kind))?.appendTo(con)) ?? 0;
     }
     return rows;
   }

@@ -8,8 +8,9 @@ import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
 import { foldAccounts } from "./kinds/accounts.ts";
 import { foldConnections } from "./kinds/connections.ts";
-import { upsertIps } from "./kinds/ips.ts";
+import { startIpsUpsert } from "./kinds/ips.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
+import { gatherJszAssets } from "./kinds/jsz-assets.ts";
 import { foldNetwork } from "./kinds/network.ts";
 import { foldReplication } from "./kinds/replicas.ts";
 import { foldServers } from "./kinds/servers.ts";
@@ -62,15 +63,26 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const ctx = new FoldContext(writer.tables, writer.keys, epoch);
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
-    foldJetStream(ctx, replies, serverPks);
+    const assets = gatherJszAssets(ctx, replies);
+    foldJetStream(ctx, assets, serverPks);
     foldNetwork(ctx, replies, serverPks);
-    foldReplication(ctx, replies, serverPks);
+    foldReplication(ctx, replies, assets, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
-    foldAccounts(ctx, replies, serverPks, connections.accounts);
+    foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
+    // main.ips needs nothing appended: DuckDB upserts it while this thread fills the chunks.
+    const ips = await startIpsUpsert(con, epoch, connections);
+    let failed: Error | undefined;
+    try {
+      ctx.prepareAll();
+    } catch (err) {
+      failed = err instanceof Error ? err : new Error(String(err));
+    }
+    // Settled before anything else runs on the connection, whatever happened here.
+    await ips.done;
+    if (failed) throw failed;
     const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));
-    await upsertIps(con, epoch, connections);
 
     // The epoch row goes last: its presence is what marks the epoch as folded.
     const { marker } = input;

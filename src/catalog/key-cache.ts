@@ -10,17 +10,24 @@ import {
   type DuckDBConnection,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { ENTITY_KINDS, KIND_NAMES, identTable, optsTable, type KindName } from "./kinds/entity-kinds.ts";
+import {
+  ENTITY_KINDS,
+  KIND_NAMES,
+  identTable,
+  optsTable,
+  type KindName,
+  type NaturalKey,
+} from "./kinds/entity-kinds.ts";
 
 export interface KindKeys {
-  readonly pks: Map<string, number>;
+  readonly pks: Map<NaturalKey, number>;
   readonly opts: Map<number, string>;
   /**
-   * The fold's input row (rawPrint) that gave each entity's latest _opts fingerprint in this
-   * process: an identical row next epoch needs neither conversion nor fingerprint. Not
+   * The fold's input row that gave each entity's latest _opts fingerprint in this process:
+   * an identical row next epoch (sameRow) needs neither conversion nor fingerprint. Not
    * loaded from the file; the first fold after open compares fingerprints.
    */
-  readonly raw: Map<number, string>;
+  readonly raw: Map<number, RawRow>;
   next: number;
 }
 
@@ -55,7 +62,7 @@ export function optsValues(
 
 async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys> {
   const { pk, keyOf } = ENTITY_KINDS[kind];
-  const pks = new Map<string, number>();
+  const pks = new Map<NaturalKey, number>();
   let max = 0;
   for (const ident of (await con.runAndReadAll(`SELECT * FROM hx.${identTable(kind)}`)).getRowObjectsJS()) {
     const value = Number(ident[pk]);
@@ -80,89 +87,109 @@ export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
   return Object.fromEntries(entries) as KeyCache;
 }
 
+/** One kind's additions in one fold. */
+interface StagedKind {
+  readonly committed: KindKeys;
+  readonly pks: Map<NaturalKey, number>;
+  readonly opts: Map<number, string>;
+  readonly raw: Map<number, RawRow>;
+  next: number;
+}
+
 /** One fold's additions to the cache, visible to that fold only until `publish`. */
 export class StagedKeys {
-  private readonly cache: KeyCache;
-  private readonly pks = new Map<KindName, Map<string, number>>();
-  private readonly opts = new Map<KindName, Map<number, string>>();
-  private readonly raw = new Map<KindName, Map<number, string>>();
-  private readonly next = new Map<KindName, number>();
+  private readonly kinds: { readonly [K in KindName]: StagedKind };
+  /** Whether the last `pk` call assigned a new pk. */
+  created = false;
 
   constructor(cache: KeyCache) {
-    this.cache = cache;
+    const kinds: Partial<Record<KindName, StagedKind>> = {};
+    for (const kind of KIND_NAMES) {
+      const committed = cache[kind];
+      kinds[kind] = { committed, pks: new Map(), opts: new Map(), raw: new Map(), next: committed.next };
+    }
+    this.kinds = kinds as { readonly [K in KindName]: StagedKind };
   }
 
-  /** The pk for a natural key, and whether this fold just assigned it (max + 1). */
-  pk(kind: KindName, key: string): { pk: number; created: boolean } {
-    const known = this.cache[kind].pks.get(key) ?? this.pks.get(kind)?.get(key);
-    if (known !== undefined) return { pk: known, created: false };
-    const pk = this.next.get(kind) ?? this.cache[kind].next;
-    this.next.set(kind, pk + 1);
-    mapOf(this.pks, kind).set(key, pk);
-    return { pk, created: true };
+  /** The pk for a natural key; `created` tells whether this fold just assigned it (max + 1). */
+  pk(kind: KindName, key: NaturalKey): number {
+    const staged = this.kinds[kind];
+    const known = staged.committed.pks.get(key) ?? staged.pks.get(key);
+    if (known !== undefined) {
+      this.created = false;
+      return known;
+    }
+    const pk = staged.next++;
+    staged.pks.set(key, pk);
+    this.created = true;
+    return pk;
   }
 
-  /** True when `raw` is the input row that gave the entity's latest _opts row. */
-  rawUnchanged(kind: KindName, pk: number, raw: string): boolean {
-    return this.raw.get(kind)?.get(pk) === undefined && this.cache[kind].raw.get(pk) === raw;
+  /** True when `row` equals the input row that gave the entity's latest _opts row. */
+  rawUnchanged(kind: KindName, pk: number, row: RawRow): boolean {
+    const staged = this.kinds[kind];
+    if (staged.raw.has(pk)) return false;
+    const last = staged.committed.raw.get(pk);
+    return last !== undefined && sameRow(last, row);
   }
 
   /** Remembers the input row that gave the entity's latest _opts row (after optsChanged). */
-  rememberRaw(kind: KindName, pk: number, raw: string): void {
-    mapOf(this.raw, kind).set(pk, raw);
+  rememberRaw(kind: KindName, pk: number, row: RawRow): void {
+    this.kinds[kind].raw.set(pk, row);
   }
 
   /** True (and remembered) when this fingerprint differs from the entity's latest _opts row. */
   optsChanged(kind: KindName, pk: number, print: string): boolean {
-    const latest = this.opts.get(kind)?.get(pk) ?? this.cache[kind].opts.get(pk);
+    const staged = this.kinds[kind];
+    const latest = staged.opts.get(pk) ?? staged.committed.opts.get(pk);
     if (latest === print) return false;
-    mapOf(this.opts, kind).set(pk, print);
+    staged.opts.set(pk, print);
     return true;
   }
 
   /** Call after COMMIT: the staged pks and fingerprints become the committed state. */
   publish(): void {
     for (const kind of KIND_NAMES) {
-      const target = this.cache[kind];
-      for (const [key, pk] of this.pks.get(kind) ?? []) target.pks.set(key, pk);
-      for (const [pk, print] of this.opts.get(kind) ?? []) target.opts.set(pk, print);
-      for (const [pk, raw] of this.raw.get(kind) ?? []) target.raw.set(pk, raw);
-      target.next = this.next.get(kind) ?? target.next;
+      const { committed, pks, opts, raw, next } = this.kinds[kind];
+      for (const [key, pk] of pks) committed.pks.set(key, pk);
+      for (const [pk, print] of opts) committed.opts.set(pk, print);
+      for (const [pk, row] of raw) committed.raw.set(pk, row);
+      committed.next = next;
     }
   }
 }
 
-function mapOf<K, V>(maps: Map<KindName, Map<K, V>>, kind: KindName): Map<K, V> {
-  let map = maps.get(kind);
-  if (!map) maps.set(kind, (map = new Map<K, V>()));
-  return map;
-}
+/** A row as the fold built it, before conversion: parsed JSON values and values the fold made. */
+export type RawRow = Readonly<Record<string, unknown>>;
 
 /**
- * A text form of a row as the fold built it (before conversion), equal for equal rows. Rows
- * of one kind come from one object literal, so their keys are always in the same order.
+ * Whether two rows the fold built are the same: the same keys and equal values, arrays and
+ * objects compared item by item. Cheaper than any text form of the rows: an unchanged
+ * configuration, the common case, is compared without allocating. Key order is not
+ * compared: a column takes no object value (it is refused as "an object" whatever its keys'
+ * order), so two rows that differ only there give the same _opts row.
  */
-export function rawPrint(row: Readonly<Record<string, unknown>>): string {
-  let text = "";
-  for (const key in row) {
-    const value = row[key];
-    text += key;
-    text += "\u0001";
-    if (Array.isArray(value)) {
-      for (const item of value as unknown[]) {
-        text += typeof item === "object" && item !== null ? JSON.stringify(item, bigintSafe) : String(item);
-        text += "\u0002";
-      }
-    } else if (typeof value === "object" && value !== null) {
-      text += JSON.stringify(value, bigintSafe);
-    } else {
-      text += typeof value === "string" ? `s${value}` : String(value);
-    }
-    text += "\u0001";
+export function sameRow(a: RawRow, b: RawRow): boolean {
+  let count = 0;
+  for (const key in a) {
+    if (!sameValue(a[key], b[key])) return false;
+    count++;
   }
-  return text;
+  for (const key in b) {
+    if (!(key in a)) return false;
+    count--;
+  }
+  return count === 0;
 }
 
-function bigintSafe(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? `${value}n` : value;
+function sameValue(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+  if (Array.isArray(x)) {
+    if (!Array.isArray(y) || x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (!sameValue(x[i], y[i])) return false;
+    return true;
+  }
+  if (Array.isArray(y)) return false;
+  return sameRow(x as RawRow, y as RawRow);
 }

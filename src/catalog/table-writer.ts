@@ -65,6 +65,8 @@ export async function loadTableShapes(con: DuckDBConnection): Promise<TableShape
 export class RowBuffer {
   readonly shape: TableShape;
   readonly rows: DuckDBValue[][] = [];
+  /** The rows' DataChunks, once `prepare` has filled them. */
+  private chunks: DuckDBDataChunk[] | undefined;
 
   constructor(shape: TableShape) {
     this.shape = shape;
@@ -100,6 +102,7 @@ export class RowBuffer {
   }
 
   push(values: DuckDBValue[]): void {
+    this.chunks = undefined;
     this.rows.push(values);
   }
 
@@ -107,7 +110,24 @@ export class RowBuffer {
   sortBy(column: string): void {
     const i = this.shape.index.get(column);
     if (i === undefined) throw new Error(`hx.${this.shape.name} has no column ${column}`);
+    this.chunks = undefined;
     this.rows.sort((a, b) => Number(a[i]) - Number(b[i]));
+  }
+
+  /**
+   * Fills the DataChunks of the buffered rows ahead of `appendTo`. Touches no connection, so
+   * the fold can do it while its connection runs a statement. Rows pushed later are not in them.
+   */
+  prepare(): DuckDBDataChunk[] {
+    const chunks: DuckDBDataChunk[] = [];
+    for (let start = 0; start < this.rows.length; start += CHUNK_ROWS) {
+      const slice = this.rows.slice(start, start + CHUNK_ROWS);
+      const chunk = DuckDBDataChunk.create(this.shape.types, slice.length);
+      chunk.setColumns(this.shape.columns.map((_c, i) => slice.map((row) => row[i] ?? null)));
+      chunks.push(chunk);
+    }
+    this.chunks = chunks;
+    return chunks;
   }
 
   /**
@@ -117,15 +137,12 @@ export class RowBuffer {
    */
   async appendTo(con: DuckDBConnection): Promise<number> {
     if (this.rows.length === 0) return 0;
+    const chunks = this.chunks ?? this.prepare();
+    this.chunks = undefined;
     const appender = await con.createAppender(this.shape.name, "hx");
     let error: Error | undefined;
     try {
-      for (let start = 0; start < this.rows.length; start += CHUNK_ROWS) {
-        const slice = this.rows.slice(start, start + CHUNK_ROWS);
-        const chunk = DuckDBDataChunk.create(this.shape.types, slice.length);
-        chunk.setColumns(this.shape.columns.map((_c, i) => slice.map((row) => row[i] ?? null)));
-        appender.appendDataChunk(chunk);
-      }
+      for (const chunk of chunks) appender.appendDataChunk(chunk);
       appender.flushSync();
     } catch (err) {
       error = asError(err);

@@ -6,6 +6,7 @@
  * the first server of the domain by name, and set on that server's row.
  */
 import type { FoldContext } from "../fold-context.ts";
+import { accountKey, type AccountAssets, type JszAssets } from "./jsz-assets.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
 const UINT64_MAX = 2n ** 64n - 1n;
@@ -16,8 +17,8 @@ interface JetStreamReport {
   readonly server: string;
   readonly leader: boolean;
   readonly detail: Json;
-  streams: Set<string>;
-  consumers: Set<string>;
+  /** Streams and consumers of the account in the domain, from every server. */
+  readonly assets: AccountAssets | undefined;
 }
 
 export function foldAccounts(
@@ -25,6 +26,7 @@ export function foldAccounts(
   replies: EpochReplies,
   serverPks: ReadonlyMap<string, number>,
   connectionAccounts: ReadonlySet<string>,
+  assets: JszAssets,
 ): void {
   const names = new Set(connectionAccounts);
   let systemAccount: string | undefined;
@@ -46,7 +48,7 @@ export function foldAccounts(
       if (tag && tag !== acc) nameTags.set(acc, tag);
     }
   }
-  const jetStream = jetStreamReports(replies, nameTags);
+  const jetStream = jetStreamReports(replies, nameTags, assets);
   for (const acc of jetStream.keys()) names.add(acc);
   const jszAnswered = repliesOf(replies, "jsz").size > 0;
 
@@ -108,8 +110,8 @@ function jetStreamStats(report: JetStreamReport): Record<string, unknown> {
     js_domain: report.domain,
     js_memory: report.detail.memory,
     js_storage: report.detail.storage,
-    js_streams: report.streams.size,
-    js_consumers: report.consumers.size,
+    js_streams: report.assets?.streams.size ?? 0,
+    js_consumers: report.assets?.consumers.size ?? 0,
     js_api_total: api.total,
     js_api_errors: api.errors,
   };
@@ -123,6 +125,7 @@ function jetStreamStats(report: JetStreamReport): Record<string, unknown> {
 function jetStreamReports(
   replies: EpochReplies,
   nameTags: Map<string, string>,
+  assets: JszAssets,
 ): Map<string, Map<string, JetStreamReport>> {
   const byAccount = new Map<string, Map<string, JetStreamReport>>();
   const jsz = repliesOf(replies, "jsz");
@@ -138,27 +141,14 @@ function jetStreamReports(
       if (tag && tag !== acc) nameTags.set(acc, tag);
       const domains = mapOf(byAccount, acc);
       const current = domains.get(domain);
-      const report: JetStreamReport =
-        current && (current.leader || !leader)
-          ? current
-          : {
-              domain,
-              server,
-              leader,
-              detail,
-              streams: current?.streams ?? new Set(),
-              consumers: current?.consumers ?? new Set(),
-            };
-      domains.set(domain, report);
-      for (const stream of arr(detail.stream_detail).map(obj)) {
-        const name = str(stream.name);
-        if (!name) continue;
-        report.streams.add(name);
-        for (const consumer of arr(stream.consumer_detail).map(obj)) {
-          const consumerName = str(consumer.name);
-          if (consumerName) report.consumers.add(`${name}\u0000${consumerName}`);
-        }
-      }
+      if (current && (current.leader || !leader)) continue;
+      domains.set(domain, {
+        domain,
+        server,
+        leader,
+        detail,
+        assets: assets.byAccount.get(accountKey(domain, acc)),
+      });
     }
   }
   return byAccount;

@@ -6,6 +6,7 @@
  */
 import type { FoldContext } from "../fold-context.ts";
 import { durationNs } from "../go-duration.ts";
+import { sortedDistinct } from "../order.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
 /** hx.connection_opts.subjects keeps at most this many subjects. */
@@ -13,9 +14,13 @@ export const MAX_SUBJECTS = 100;
 
 /** What the connection fold saw besides its rows. */
 export interface ConnectionSightings {
-  /** Client address of each connection folded, with the connection's pk. */
+  /** Client address of each connection folded (an address repeats for each connection). */
   readonly ips: string[];
-  readonly pks: number[];
+  /**
+   * Per entry of `ips`: 1 when its connection was first seen this epoch, else 0 (a new
+   * connection listed twice counts twice, as its address was seen twice).
+   */
+  readonly fresh: number[];
   /** Accounts the connections are bound to. */
   readonly accounts: ReadonlySet<string>;
 }
@@ -26,8 +31,10 @@ export function foldConnections(
   serverPks: ReadonlyMap<string, number>,
 ): ConnectionSightings {
   const ips: string[] = [];
-  const pks: number[] = [];
+  const freshIps: number[] = [];
   const accounts = new Set<string>();
+  // Connections given their identity in this fold: their first epoch is this one.
+  const fresh = new Set<number>();
   const connz = repliesOf(replies, "connz");
   for (const server of [...connz.keys()].sort()) {
     const reply = connz.get(server)!;
@@ -41,6 +48,7 @@ export function foldConnections(
         continue;
       }
       const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
+      if (ctx.created) fresh.add(pk);
       ctx.opts("connection", pk, connectionOpts(c), what);
       ctx.stats("connection", pk, connectionStats(c), what);
       const account = str(c.account);
@@ -48,11 +56,11 @@ export function foldConnections(
       const ip = str(c.ip);
       if (ip) {
         ips.push(ip);
-        pks.push(pk);
+        freshIps.push(fresh.has(pk) ? 1 : 0);
       }
     }
   }
-  return { ips, pks, accounts };
+  return { ips, fresh: freshIps, accounts };
 }
 
 /** hx.connection_opts values: what the connection is. Never its JWT (a credential). */
@@ -113,6 +121,8 @@ function subjectsOf(c: Json): { subjects: string[] | undefined; truncated: boole
     // CONNZ omits the list when the connection has no subscriptions.
     return { subjects: [], truncated: false };
   }
-  const distinct = [...new Set(list)].sort();
-  return { subjects: distinct.slice(0, MAX_SUBJECTS), truncated: distinct.length > MAX_SUBJECTS };
+  // `list` is a fresh array (never the reply's own), so it may be sorted in place.
+  const distinct = sortedDistinct(list);
+  const truncated = distinct.length > MAX_SUBJECTS;
+  return { subjects: truncated ? distinct.slice(0, MAX_SUBJECTS) : distinct, truncated };
 }

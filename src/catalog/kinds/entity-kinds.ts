@@ -6,18 +6,57 @@
  */
 import { parseRfc3339Micros } from "../values.ts";
 
+/** A natural key: text, or a number for a pair of small pks (pairKey). */
+export type NaturalKey = string | number;
+
 export interface EntityKind {
   /** The pk column, the same name in all three tables. */
   readonly pk: string;
   /** The natural key of an _ident row (as built by the fold, or as read back from the table). */
-  readonly keyOf: (ident: Readonly<Record<string, unknown>>) => string;
+  readonly keyOf: (ident: Readonly<Record<string, unknown>>) => NaturalKey;
 }
 
-/** NUL cannot occur in NATS names, so joined keys never collide. */
-function key(...parts: unknown[]): string {
-  return parts
-    .map((p) => (typeof p === "string" || typeof p === "number" || typeof p === "bigint" ? String(p) : ""))
-    .join("\u0000");
+/**
+ * NUL cannot occur in NATS names, so joined keys never collide. Built by concatenation, not
+ * map and join: the fold asks for a key for every entity it sees, a hundred thousand a
+ * large epoch.
+ */
+function key(a: unknown, ...rest: unknown[]): string {
+  let text = part(a);
+  for (const p of rest) text += "\u0000" + part(p);
+  return text;
+}
+
+/**
+ * The key of an entity named by two pks (a replica: asset and server): one number when
+ * both fit (no text to build and hash, and a replica is looked up for every server of
+ * every stream and consumer each epoch), their joined text otherwise. Either way equal
+ * pairs give equal keys, whether the pks come from the fold (numbers) or from the table.
+ */
+function pairKey(a: unknown, b: unknown): NaturalKey {
+  const x = typeof a === "bigint" ? Number(a) : a;
+  const y = typeof b === "bigint" ? Number(b) : b;
+  if (
+    typeof x === "number" &&
+    typeof y === "number" &&
+    Number.isInteger(x) &&
+    Number.isInteger(y) &&
+    x >= 0 &&
+    y >= 0 &&
+    x < PAIR_HIGH &&
+    y < PAIR_LOW
+  ) {
+    return x * PAIR_LOW + y;
+  }
+  return key(a, b);
+}
+
+/** pairKey packs the asset pk above 2^21 server pks; the product stays below 2^53. */
+const PAIR_LOW = 2 ** 21;
+const PAIR_HIGH = 2 ** 31;
+
+function part(p: unknown): string {
+  return typeof p === "string" ? p : typeof p === "number" || typeof p === "bigint" ? String(p) : "";
 }
 
 /**
@@ -69,8 +108,11 @@ export const ENTITY_KINDS = {
   service: { pk: "service_pk", keyOf: (ident) => key(ident.account, ident.name, ident.instance_id) },
   service_endpoint: { pk: "endpoint_pk", keyOf: (ident) => key(ident.service_pk, ident.name) },
   // A server's replica of a stream or consumer (migration 0005).
-  stream_replica: { pk: "stream_replica_pk", keyOf: (ident) => key(ident.stream_pk, ident.server_pk) },
-  consumer_replica: { pk: "consumer_replica_pk", keyOf: (ident) => key(ident.consumer_pk, ident.server_pk) },
+  stream_replica: { pk: "stream_replica_pk", keyOf: (ident) => pairKey(ident.stream_pk, ident.server_pk) },
+  consumer_replica: {
+    pk: "consumer_replica_pk",
+    keyOf: (ident) => pairKey(ident.consumer_pk, ident.server_pk),
+  },
   // Group names are unique within a meta group, and each JetStream domain has its own.
   raft_group: { pk: "raft_group_pk", keyOf: (ident) => key(ident.domain, ident.name) },
   meta: { pk: "meta_pk", keyOf: (ident) => key(ident.domain) },

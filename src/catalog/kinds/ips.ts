@@ -1,10 +1,10 @@
 /**
  * main.ips: one row per client address ever seen. Upserted set-based in the fold's
- * transaction, after the connection identities are appended: the epoch's (ip, pk) pairs
- * go in as two list parameters, and a connection counts as new when its identity was
- * first seen this epoch (a filter on first_epoch, which the table's zone maps answer
- * from the newest row groups only, so the cost follows the epoch, not the history).
- * main.ips is outside hx, so it is not among the table shapes the Appender writes.
+ * transaction: the epoch's addresses go in as one list parameter, one per connection, and
+ * as another whether the fold saw that connection for the first time (it knows, as it gave
+ * it its identity). Needing nothing the fold appends, the upsert runs in DuckDB while
+ * the fold fills its DataChunks. main.ips is outside hx, so it is not among the table
+ * shapes the Appender writes.
  */
 import {
   INTEGER,
@@ -19,24 +19,40 @@ import type { ConnectionSightings } from "./connections.ts";
 
 const UPSERT = `
 INSERT INTO main.ips (ip, first_epoch, last_epoch, connections)
-SELECT seen.ip, $3, $3, count(fresh.connection_pk)
-FROM (SELECT unnest($1::VARCHAR[]) AS ip, unnest($2::INTEGER[]) AS connection_pk) seen
-LEFT JOIN (SELECT connection_pk FROM hx.connection_ident WHERE first_epoch = $3) fresh
-  ON fresh.connection_pk = seen.connection_pk
-GROUP BY seen.ip
+SELECT ip, $3, $3, sum(fresh)
+FROM (SELECT unnest($1::VARCHAR[]) AS ip, unnest($2::INTEGER[]) AS fresh)
+GROUP BY ip
 ON CONFLICT (ip) DO UPDATE SET
   last_epoch = greatest(ips.last_epoch, excluded.last_epoch),
   connections = ips.connections + excluded.connections`;
 
-export async function upsertIps(
+/**
+ * Starts the epoch's upsert and resolves once DuckDB is executing it, with `done` settling
+ * when it has. The statement is prepared and bound here, on this thread, so that nothing of
+ * it is left waiting for this thread while the fold fills its chunks.
+ */
+export async function startIpsUpsert(
   con: DuckDBConnection,
   epoch: DuckDBTimestampTZValue,
   seen: ConnectionSightings,
-): Promise<void> {
-  if (seen.ips.length === 0) return;
-  await con.run(
-    UPSERT,
-    [listValue(seen.ips), listValue(seen.pks), epoch],
-    [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
+): Promise<{ readonly done: Promise<void> }> {
+  if (seen.ips.length === 0) return { done: Promise.resolve() };
+  const prepared = await con.prepare(UPSERT);
+  try {
+    prepared.bind(
+      [listValue(seen.ips), listValue(seen.fresh), epoch],
+      [LIST(VARCHAR), LIST(INTEGER), TIMESTAMPTZ],
+    );
+  } catch (err) {
+    prepared.destroySync();
+    throw err;
+  }
+  const done = prepared.run().then(
+    () => prepared.destroySync(),
+    (err: unknown) => {
+      prepared.destroySync();
+      throw err;
+    },
   );
+  return { done };
 }

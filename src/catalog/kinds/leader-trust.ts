@@ -22,6 +22,16 @@ export type TrustDecision<T> =
   | { readonly trusted: undefined; readonly conflict?: string };
 
 export function pickTrusted<T>(sightings: readonly Sighting<T>[]): TrustDecision<T> {
+  // The common case, exactly one server claiming the lead, needs no sorting.
+  let leader: Sighting<T> | undefined;
+  let claims = 0;
+  for (const s of sightings) {
+    if (s.leader === s.server) {
+      leader = s;
+      claims++;
+    }
+  }
+  if (claims === 1) return { trusted: leader! };
   const byName = [...sightings].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
   const leaders = byName.filter((s) => s.leader === s.server);
   if (leaders.length === 1) return { trusted: leaders[0]! };

@@ -53,26 +53,22 @@ export function foldMeta(
       const size = typeof meta.cluster_size === "number" ? meta.cluster_size : undefined;
       const quorum = size === undefined ? undefined : Math.floor(size / 2) + 1;
       const health = isLeader ? replicaHealth(meta) : undefined;
-      ctx.stats(
-        "meta",
-        pk,
-        {
-          server_pk: serverPk(server, meta.name),
-          cluster: meta.name,
-          leader: meta.leader,
-          is_leader: isLeader,
-          cluster_size: size,
-          quorum,
-          peers_offline: health?.replicas_offline,
-          peers_lagging: health?.replicas_lagging,
-          quorum_ok:
-            health && size !== undefined && quorum !== undefined
-              ? size - health.replicas_offline >= quorum
-              : undefined,
-          ...raftzColumns(raftz, server, META_GROUP),
-        },
-        `${what} as ${server} sees it`,
-      );
+      const row: Record<string, unknown> = {
+        server_pk: serverPk(server, meta.name),
+        cluster: meta.name,
+        leader: meta.leader,
+        is_leader: isLeader,
+        cluster_size: size,
+        quorum,
+        peers_offline: health?.replicas_offline,
+        peers_lagging: health?.replicas_lagging,
+        quorum_ok:
+          health && size !== undefined && quorum !== undefined
+            ? size - health.replicas_offline >= quorum
+            : undefined,
+      };
+      raftzColumns(row, raftz, server, META_GROUP);
+      ctx.stats("meta", pk, row, `${what} as ${server} sees it`);
     }
     const group = ctx.pk("raft_group", { domain, name: META_GROUP, kind: "meta" }, `${what} raft group`);
     const lead = leader && { server: leader.server, cluster: leader.meta };

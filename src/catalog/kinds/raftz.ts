@@ -21,21 +21,23 @@ export function indexRaftz(replies: EpochReplies): RaftzIndex {
   return index;
 }
 
-/** The raft_* columns of `server`'s member of `group`; empty when it has no RAFTZ for it. */
+/**
+ * Sets the raft_* columns of `row` from `server`'s member of `group`; leaves them unset when
+ * the server has no RAFTZ for it.
+ */
 export function raftzColumns(
+  row: Record<string, unknown>,
   index: RaftzIndex,
   server: string,
   group: string | undefined,
-): Record<string, unknown> {
+): void {
   const g = group === undefined ? undefined : index.get(server)?.get(group);
-  if (!g) return {};
-  return {
-    raft_state: g.state,
-    raft_term: g.term,
-    raft_committed: g.committed,
-    raft_applied: g.applied,
-    raft_pindex: g.pindex,
-    // omitempty: absent means false.
-    raft_catching_up: g.catching_up ?? false,
-  };
+  if (!g) return;
+  row.raft_state = g.state;
+  row.raft_term = g.term;
+  row.raft_committed = g.committed;
+  row.raft_applied = g.applied;
+  row.raft_pindex = g.pindex;
+  // omitempty: absent means false.
+  row.raft_catching_up = g.catching_up ?? false;
 }

@@ -7,213 +7,246 @@
  * lists that did not answer still get a row, from the leader's view only.
  */
 import type { FoldContext } from "../fold-context.ts";
-import { arr, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
+import { sortStrings } from "../order.ts";
+import { arr, obj, str, type EpochReplies, type Json } from "../replies.ts";
 import type { KindName } from "./entity-kinds.ts";
-import { pickTrusted, type Sighting } from "./leader-trust.ts";
+import type { AssetReport, JszAssets } from "./jsz-assets.ts";
+import type { Sighting } from "./leader-trust.ts";
 import { foldMeta } from "./meta.ts";
 import { foldGroup, type ServerPk } from "./raft-groups.ts";
 import { indexRaftz, raftzColumns, type RaftzIndex } from "./raftz.ts";
 
-interface Report {
-  readonly domain: string;
-  readonly account: string;
-  readonly stream: string;
-  /** Consumer name; undefined for a stream. */
-  readonly consumer: string | undefined;
-  readonly detail: Json;
-  /** Raft group name, when the server names it (JSZ `raft`, 2.9.15+; ClusterInfo 2.10.4+). */
-  readonly group: string | undefined;
-}
+type Report = AssetReport;
 
-/** Folds replicas, raft groups and the meta group; `serverPks` from foldServers. */
+/**
+ * Folds replicas, raft groups and the meta group; `assets` as foldJetStream left them (with
+ * their pks), `serverPks` from foldServers.
+ */
 export function foldReplication(
   ctx: FoldContext,
   replies: EpochReplies,
+  assets: JszAssets,
   serverPks: ReadonlyMap<string, number>,
 ): void {
   const serverPk: ServerPk = (name, cluster) =>
     serverPks.get(name) ?? ctx.pk("server", { name, cluster: str(cluster) }, `server ${name}`);
   const raftz = indexRaftz(replies);
-  const assets = gather(replies);
-  for (const [, sightings] of [...assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const { domain, account, stream, consumer } = sightings[0]!.report;
-    const what =
-      `${consumer === undefined ? "stream" : `consumer ${consumer} of stream`} ` +
-      `${domain ? `${domain}/` : ""}${account}/${stream}`;
-    // foldJetStream has already given these their pks; this looks them up.
-    const streamPk = ctx.pk("stream", { domain, account, name: stream }, what);
-    const consumerPk =
-      consumer === undefined ? undefined : ctx.pk("consumer", { stream_pk: streamPk, name: consumer }, what);
-    const group = sightings.map((s) => s.report.group).find((g) => g !== undefined);
-    const target: Target =
-      consumerPk === undefined
-        ? { kind: "stream_replica", ident: { stream_pk: streamPk }, own: streamOwn }
-        : { kind: "consumer_replica", ident: { consumer_pk: consumerPk }, own: consumerOwn };
-    const trusted = pickTrusted(sightings).trusted;
-    foldReplicas(ctx, target, sightings, trusted, { serverPk, raftz, group, what });
-    if (group === undefined) continue;
-    const pk = ctx.pk(
-      "raft_group",
-      {
+  const context = { serverPk, raftz, group: undefined as string | undefined, what: "" };
+  // A stream, then its consumers: the natural-key order the replica pks were always assigned in.
+  for (const stream of assets.streams) {
+    const { domain, account, name } = stream;
+    const streamWhat = `${domain ? `${domain}/` : ""}${account}/${name}`;
+    context.what = `stream ${streamWhat}`;
+    context.group = groupOf(stream.sightings);
+    const trusted = stream.decision.trusted;
+    foldReplicas(ctx, STREAM_REPLICA, stream.pk, stream.sightings, trusted, context);
+    if (context.group !== undefined) {
+      const group = { domain, name: context.group, kind: "stream", account, stream_pk: stream.pk };
+      foldRaftGroup(ctx, group, stream.sightings.length, trusted, context);
+    }
+    for (const consumer of stream.consumers) {
+      context.what = `consumer ${consumer.name} of stream ${streamWhat}`;
+      context.group = groupOf(consumer.sightings);
+      const trustedConsumer = consumer.decision.trusted;
+      foldReplicas(ctx, CONSUMER_REPLICA, consumer.pk, consumer.sightings, trustedConsumer, context);
+      if (context.group === undefined) continue;
+      const group = {
         domain,
-        name: group,
-        kind: consumer === undefined ? "stream" : "consumer",
+        name: context.group,
+        kind: "consumer",
         account,
-        stream_pk: streamPk,
-        consumer_pk: consumerPk,
-      },
-      `raft group ${group} of ${what}`,
-    );
-    foldGroup(
-      ctx,
-      pk,
-      sightings.length,
-      trusted && { server: trusted.server, cluster: trusted.report.detail.cluster },
-      serverPk,
-      what,
-    );
+        stream_pk: stream.pk,
+        consumer_pk: consumer.pk,
+      };
+      foldRaftGroup(ctx, group, consumer.sightings.length, trustedConsumer, context);
+    }
   }
   foldMeta(ctx, replies, serverPk, raftz);
 }
 
+interface Context {
+  readonly serverPk: ServerPk;
+  readonly raftz: RaftzIndex;
+  readonly group: string | undefined;
+  readonly what: string;
+}
+
+function groupOf(sightings: readonly Sighting<Report>[]): string | undefined {
+  for (const s of sightings) if (s.report.group !== undefined) return s.report.group;
+  return undefined;
+}
+
+function foldRaftGroup(
+  ctx: FoldContext,
+  ident: Record<string, unknown>,
+  reporting: number,
+  trusted: Sighting<Report> | undefined,
+  context: Context,
+): void {
+  const pk = ctx.pk("raft_group", ident, `raft group ${context.group} of ${context.what}`);
+  const leader = trusted && { server: trusted.server, cluster: trusted.report.detail.cluster };
+  foldGroup(ctx, pk, reporting, leader, context.serverPk, context.what);
+}
+
 interface Target {
   readonly kind: KindName;
-  readonly ident: Record<string, number>;
-  readonly own: (detail: Json) => Record<string, unknown>;
+  readonly ident: (assetPk: number, serverPk: number) => Record<string, number>;
+  /**
+   * A row with every column this fold may set, all undefined (NULL): filled in place, it
+   * keeps the one shape it was allocated with.
+   */
+  readonly row: () => Record<string, unknown>;
+  readonly own: (detail: Json, row: Record<string, unknown>) => void;
 }
+
+const STREAM_REPLICA: Target = {
+  kind: "stream_replica",
+  ident: (stream_pk, server_pk) => ({ stream_pk, server_pk }),
+  row: () => ({
+    answered: undefined,
+    is_leader: undefined,
+    leader_seen: undefined,
+    current: undefined,
+    offline: undefined,
+    active_ns: undefined,
+    lag: undefined,
+    raft_state: undefined,
+    raft_term: undefined,
+    raft_committed: undefined,
+    raft_applied: undefined,
+    raft_pindex: undefined,
+    raft_catching_up: undefined,
+    messages: undefined,
+    bytes: undefined,
+    first_seq: undefined,
+    last_seq: undefined,
+    num_deleted: undefined,
+  }),
+  own: streamOwn,
+};
+const CONSUMER_REPLICA: Target = {
+  kind: "consumer_replica",
+  ident: (consumer_pk, server_pk) => ({ consumer_pk, server_pk }),
+  row: () => ({
+    answered: undefined,
+    is_leader: undefined,
+    leader_seen: undefined,
+    current: undefined,
+    offline: undefined,
+    active_ns: undefined,
+    lag: undefined,
+    raft_state: undefined,
+    raft_term: undefined,
+    raft_committed: undefined,
+    raft_applied: undefined,
+    raft_pindex: undefined,
+    raft_catching_up: undefined,
+    delivered_stream_seq: undefined,
+    delivered_consumer_seq: undefined,
+    ack_floor_stream_seq: undefined,
+    ack_floor_consumer_seq: undefined,
+    num_ack_pending: undefined,
+    num_pending: undefined,
+    num_redelivered: undefined,
+    num_waiting: undefined,
+  }),
+  own: consumerOwn,
+};
 
 function foldReplicas(
   ctx: FoldContext,
   target: Target,
+  assetPk: number,
   sightings: readonly Sighting<Report>[],
   trusted: Sighting<Report> | undefined,
-  context: { serverPk: ServerPk; raftz: RaftzIndex; group: string | undefined; what: string },
+  context: Context,
 ): void {
   const cluster = trusted ? obj(trusted.report.detail.cluster) : undefined;
-  const peers = new Map(arr(cluster?.replicas).map((r) => [str(obj(r).name) ?? "", obj(r)] as const));
-  const byServer = new Map(sightings.map((s) => [s.server, s]));
-  const names = [...new Set([...byServer.keys(), ...peers.keys()])].filter((n) => n !== "").sort();
-  for (const name of names) {
-    const sighting = byServer.get(name);
+  const peers = arr(cluster?.replicas);
+  // Servers that answered, and peers the leader names: a handful, kept in a sorted array.
+  const names: string[] = [];
+  for (const s of sightings) if (s.server !== "") names.push(s.server);
+  for (const peer of peers) {
+    const name = str(obj(peer).name) ?? "";
+    if (name !== "") names.push(name);
+  }
+  sortStrings(names);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (i > 0 && names[i - 1] === name) continue;
+    const sighting = sightingOf(sightings, name);
     const what = `${context.what} on ${name}`;
     const groupCluster = cluster?.name ?? obj(sighting?.report.detail.cluster).name;
     const serverPk = context.serverPk(name, groupCluster);
-    const pk = ctx.pk(target.kind, { ...target.ident, server_pk: serverPk }, what);
-    ctx.stats(
-      target.kind,
-      pk,
-      {
-        answered: sighting !== undefined,
-        is_leader: sighting !== undefined && (sighting.leader === name || sighting === trusted),
-        leader_seen: sighting?.leader,
-        ...(sighting ? target.own(sighting.report.detail) : {}),
-        ...leaderView(trusted, name, peers.get(name)),
-        ...raftzColumns(context.raftz, name, context.group),
-      },
-      what,
-    );
+    const pk = ctx.pk(target.kind, target.ident(assetPk, serverPk), what);
+    const row = target.row();
+    row.answered = sighting !== undefined;
+    row.is_leader = sighting !== undefined && (sighting.leader === name || sighting === trusted);
+    row.leader_seen = sighting?.leader;
+    if (sighting) target.own(sighting.report.detail, row);
+    leaderView(row, trusted, name, peerNamed(peers, name));
+    raftzColumns(row, context.raftz, name, context.group);
+    ctx.stats(target.kind, pk, row, what);
   }
+}
+
+/** `name`'s sighting (the last one, should a server list an asset twice). */
+function sightingOf(sightings: readonly Sighting<Report>[], name: string): Sighting<Report> | undefined {
+  let found: Sighting<Report> | undefined;
+  for (const s of sightings) if (s.server === name) found = s;
+  return found;
+}
+
+/** The leader's `cluster.replicas[]` entry of `name` (the last one, should a name repeat). */
+function peerNamed(peers: readonly unknown[], name: string): Json | undefined {
+  let found: Json | undefined;
+  for (const peer of peers) {
+    const p = obj(peer);
+    if ((str(p.name) ?? "") === name) found = p;
+  }
+  return found;
 }
 
 /** What the leader says about peer `name` (nats-monitoring.md §0.7); nothing without a leader. */
-function leaderView(trusted: Sighting<Report> | undefined, name: string, peer: Json | undefined) {
-  if (!trusted) return {};
-  if (trusted.server === name) return { current: true, offline: false, lag: 0 };
-  if (!peer) return {};
+function leaderView(
+  row: Record<string, unknown>,
+  trusted: Sighting<Report> | undefined,
+  name: string,
+  peer: Json | undefined,
+): void {
+  if (!trusted) return;
+  if (trusted.server === name) {
+    row.current = true;
+    row.offline = false;
+    row.lag = 0;
+    return;
+  }
+  if (!peer) return;
   // `offline` and `lag` are omitempty; `current` stays true for an offline peer.
-  return {
-    current: peer.current,
-    offline: peer.offline ?? false,
-    active_ns: peer.active,
-    lag: peer.lag ?? 0,
-  };
+  row.current = peer.current;
+  row.offline = peer.offline ?? false;
+  row.active_ns = peer.active;
+  row.lag = peer.lag ?? 0;
 }
 
-function streamOwn(detail: Json): Record<string, unknown> {
+function streamOwn(detail: Json, row: Record<string, unknown>): void {
   const state = obj(detail.state);
-  return {
-    messages: state.messages,
-    bytes: state.bytes,
-    first_seq: state.first_seq,
-    last_seq: state.last_seq,
-    num_deleted: state.num_deleted ?? 0,
-  };
+  row.messages = state.messages;
+  row.bytes = state.bytes;
+  row.first_seq = state.first_seq;
+  row.last_seq = state.last_seq;
+  row.num_deleted = state.num_deleted ?? 0;
 }
 
-function consumerOwn(detail: Json): Record<string, unknown> {
+function consumerOwn(detail: Json, row: Record<string, unknown>): void {
   const delivered = obj(detail.delivered);
   const ackFloor = obj(detail.ack_floor);
-  return {
-    delivered_stream_seq: delivered.stream_seq,
-    delivered_consumer_seq: delivered.consumer_seq,
-    ack_floor_stream_seq: ackFloor.stream_seq,
-    ack_floor_consumer_seq: ackFloor.consumer_seq,
-    num_ack_pending: detail.num_ack_pending,
-    num_pending: detail.num_pending,
-    num_redelivered: detail.num_redelivered,
-    num_waiting: detail.num_waiting,
-  };
-}
-
-/** Every server's sighting of every stream and consumer, by asset key. */
-function gather(replies: EpochReplies): Map<string, Sighting<Report>[]> {
-  const assets = new Map<string, Sighting<Report>[]>();
-  const push = (key: string, sighting: Sighting<Report>) => {
-    const list = assets.get(key);
-    if (list) list.push(sighting);
-    else assets.set(key, [sighting]);
-  };
-  for (const [server, reply] of repliesOf(replies, "jsz")) {
-    const domain = str(obj(reply.data.config).domain) ?? str(reply.info.domain) ?? "";
-    for (const accountDetail of arr(reply.data.account_details).map(obj)) {
-      const account = str(accountDetail.name) ?? str(accountDetail.id) ?? "";
-      for (const detail of arr(accountDetail.stream_detail).map(obj)) {
-        const stream = str(detail.name);
-        if (!stream) continue; // reported by foldJetStream
-        const replicas = positive(obj(detail.config).num_replicas) ?? 1;
-        const base = { domain, account, stream };
-        const streamKey = [domain, account, stream].join("\u0000");
-        push(streamKey, {
-          server,
-          leader: str(obj(detail.cluster).leader),
-          replicas,
-          report: {
-            ...base,
-            consumer: undefined,
-            detail,
-            group: raftGroup(detail, detail.stream_raft_group),
-          },
-        });
-        // 2.9.15+ names consumer groups on the stream; 2.10.4+ also in each consumer's cluster.
-        const consumerGroups = new Map(
-          arr(detail.consumer_raft_groups).map((g) => [str(obj(g).name), str(obj(g).raft_group)] as const),
-        );
-        for (const consumer of arr(detail.consumer_detail).map(obj)) {
-          const name = str(consumer.name);
-          if (!name) continue;
-          push(`${streamKey}\u0000\u0000${name}`, {
-            server,
-            leader: str(obj(consumer.cluster).leader),
-            replicas: positive(obj(consumer.config).num_replicas) ?? replicas,
-            report: {
-              ...base,
-              consumer: name,
-              detail: consumer,
-              group: raftGroup(consumer, consumerGroups.get(name)),
-            },
-          });
-        }
-      }
-    }
-  }
-  return assets;
-}
-
-function raftGroup(detail: Json, named: unknown): string | undefined {
-  return str(obj(detail.cluster).raft_group) ?? (str(named) || undefined);
-}
-
-function positive(value: unknown): number | undefined {
-  const n = typeof value === "bigint" ? Number(value) : value;
-  return typeof n === "number" && n > 0 ? n : undefined;
+  row.delivered_stream_seq = delivered.stream_seq;
+  row.delivered_consumer_seq = delivered.consumer_seq;
+  row.ack_floor_stream_seq = ackFloor.stream_seq;
+  row.ack_floor_consumer_seq = ackFloor.consumer_seq;
+  row.num_ack_pending = detail.num_ack_pending;
+  row.num_pending = detail.num_pending;
+  row.num_redelivered = detail.num_redelivered;
+  row.num_waiting = detail.num_waiting;
 }
