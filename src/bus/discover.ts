@@ -3,7 +3,7 @@ import { PING_SUBJECT, type DiscoveryReply } from "../protocol/index.ts";
 
 /**
  * Broadcasts the discovery ping and collects every node's reply for a window, sorted by
- * node id (spec: `$MON.ping`). The CLI's `natsmon systems` and the gateway's `GET /systems`
+ * node id (spec: the discovery ping). The CLI's `natsmon systems` and the gateway's `GET /systems`
  * both use it. No natsmon node on the bus is an empty answer, not a failure.
  */
 export async function discoverNodes(nc: NatsConnection, windowMs = 1000): Promise<DiscoveryReply[]> {

@@ -1,6 +1,6 @@
 /**
  * The HTTP gateway: a stateless bridge from HTTP clients to the read-only `db` subjects,
- * `$MON.ping` discovery and a health probe (spec: HTTP gateway). HTTP requests flow in,
+ * the discovery ping and a health probe (spec: HTTP gateway). HTTP requests flow in,
  * each becomes one bus request sent with the gateway's single identity, and the reply
  * flows back with its status mapped; it owns nothing but its listener and bus connection.
  */
