@@ -107,14 +107,25 @@ async function waitForPorts(
     if (gone) throw new Error("the process exited during start-up");
     // setpriv execs nats-server, so the child's pid is the server's pid.
     const file = join(workDir, `nats-server_${pid}.ports`);
-    if (existsSync(file)) {
-      const ports = JSON.parse(await readFile(file, "utf8")) as NatsServerPorts;
-      const url = ports.nats?.[0];
-      if (url && (await accepts(url))) return ports;
-    }
+    const ports = existsSync(file) ? await readPorts(file) : undefined;
+    const url = ports?.nats?.[0];
+    if (ports && url && (await accepts(url))) return ports;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`not ready after ${timeoutMs} ms`);
+}
+
+/**
+ * The ports file, or undefined while nats-server is still writing it: the file appears
+ * before its content, and a read in between gets an empty or cut JSON text.
+ */
+async function readPorts(file: string): Promise<NatsServerPorts | undefined> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as NatsServerPorts;
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined;
+    throw err;
+  }
 }
 
 function accepts(url: string): Promise<boolean> {
