@@ -10,41 +10,16 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../../src/catalog/index.ts";
-import { editReply, marker, sourceReplies, TEST_DB } from "../integration/catalog/lab-epoch.ts";
+import { changingLabReplies, marker, TEST_DB } from "../integration/catalog/lab-epoch.ts";
 
 export const EPOCHS = 50;
 export const SYSTEM = "lab";
-const SOURCES = [
-  "varz",
-  "jsz",
-  "healthz",
-  "connz",
-  "routez",
-  "gatewayz",
-  "leafz",
-  "subsz",
-  "accstatz",
-  "accountz",
-];
 
 /** Epoch `i`: one a minute from 2026-11-22T10:00:00Z. */
 export const epochAt = (i: number): string => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
 
 function repliesOf(i: number): ScrapeReply[] {
-  let replies = SOURCES.filter((s) => i < 25 || s !== "connz").flatMap((s) => sourceReplies(s));
-  if (i >= 20) {
-    replies = editReply(
-      "jsz",
-      "n2",
-      (body) => {
-        for (const s of body.data.account_details[0]!.stream_detail)
-          if (s.name === "ORDERS") s.config.max_msgs = 5;
-        return body;
-      },
-      replies,
-    );
-  }
-  return replies;
+  return changingLabReplies(i, { connzUntil: 25, ordersEditFrom: 20 });
 }
 
 /** Folds the 50 epochs into `<dataDir>/lab.duckdb`. */

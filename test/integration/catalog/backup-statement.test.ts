@@ -6,7 +6,7 @@ import {
   foldEpoch,
   type Catalog,
 } from "../../../src/catalog/index.ts";
-import { editReply, marker, rows, sourceReplies, tempCatalog } from "./lab-epoch.ts";
+import { changingLabReplies, marker, rows, tempCatalog } from "./lab-epoch.ts";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 11, minute)).toISOString();
 
@@ -15,32 +15,8 @@ const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 11, minute)).toIS
  * ORDERS stream's leader reporting a new max_msgs from epoch 4 on.
  */
 async function sixEpochs(catalog: Catalog): Promise<void> {
-  const sources = [
-    "varz",
-    "jsz",
-    "healthz",
-    "connz",
-    "routez",
-    "gatewayz",
-    "leafz",
-    "subsz",
-    "accstatz",
-    "accountz",
-  ];
   for (let i = 0; i < 6; i++) {
-    let replies = sources.filter((s) => i < 3 || s !== "connz").flatMap((s) => sourceReplies(s));
-    if (i >= 4) {
-      replies = editReply(
-        "jsz",
-        "n2",
-        (body) => {
-          for (const s of body.data.account_details[0]!.stream_detail)
-            if (s.name === "ORDERS") s.config.max_msgs = 5;
-          return body;
-        },
-        replies,
-      );
-    }
+    const replies = changingLabReplies(i, { connzUntil: 3, ordersEditFrom: 4 });
     const result = await foldEpoch(catalog, { markerSeq: i + 1, marker: marker(at(i), replies), replies });
     assert.equal(result.status, "folded");
   }

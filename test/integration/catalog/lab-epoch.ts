@@ -153,3 +153,43 @@ export function editReply(
     return body === undefined ? [] : [{ ...r, body }];
   });
 }
+
+/** Every source the lab fixtures hold. */
+export const ALL_LAB_SOURCES = [
+  "varz",
+  "jsz",
+  "healthz",
+  "connz",
+  "routez",
+  "gatewayz",
+  "leafz",
+  "subsz",
+  "accstatz",
+  "accountz",
+];
+
+/**
+ * Epoch `i` of a lab system that changes over time: every source, except that CONNZ goes
+ * unanswered from epoch `connzUntil` on (connections belong to the earlier epochs only),
+ * and from epoch `ordersEditFrom` on the ORDERS stream's leader (n2) reports max_msgs 5,
+ * so hx.stream_opts gets a second row for it.
+ */
+export function changingLabReplies(
+  i: number,
+  options: { connzUntil: number; ordersEditFrom: number },
+): ScrapeReply[] {
+  const replies = ALL_LAB_SOURCES.filter((s) => i < options.connzUntil || s !== "connz").flatMap((s) =>
+    sourceReplies(s),
+  );
+  if (i < options.ordersEditFrom) return replies;
+  return editReply(
+    "jsz",
+    "n2",
+    (body) => {
+      for (const s of body.data.account_details[0]!.stream_detail)
+        if (s.name === "ORDERS") s.config.max_msgs = 5;
+      return body;
+    },
+    replies,
+  );
+}
