@@ -27,3 +27,5 @@ export { describeBackupSchema, backupStatement, backupStatementFor, backupTableN
 export type { BackupSchema, BackupRequest, BackupStatement, BackupTable } from "./backup.ts";
 export { createBackupFile } from "./backup-writer.ts";
 export type { BackupFile, TableAppender } from "./backup-writer.ts";
+export { installCheckMacros, runEpochChecks, latestEpochFindings, firingSince } from "./check-runs.ts";
+export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-runs.ts";

@@ -146,3 +146,13 @@ function mergePages(got: Page[], paged: PagedList | undefined): ServerReply {
 export function repliesOf(replies: EpochReplies, source: string): ReadonlyMap<string, ServerReply> {
   return replies.bySource.get(source) ?? EMPTY;
 }
+
+/** A JSON object as text with sorted keys (so an unchanged object compares equal); NULL when empty. */
+export function jsonText(value: unknown): string | undefined {
+  const o = obj(value);
+  const keys = Object.keys(o).sort();
+  if (keys.length === 0) return undefined;
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, o[k]])), (_k, v: unknown) =>
+    typeof v === "bigint" ? v.toString() : v,
+  );
+}

@@ -15,3 +15,13 @@ export {
   TooManyRowsError,
   CatalogUnavailableError,
 } from "./errors.ts";
+export {
+  Severity,
+  SEVERITIES,
+  isSeverity,
+  FindingStatus,
+  findingId,
+  currentCheckCode,
+  isOldStyleCode,
+} from "./findings.ts";
+export type { Finding, FiringFinding, Transition } from "./findings.ts";

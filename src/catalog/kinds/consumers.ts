@@ -2,7 +2,7 @@
  * Rows of one consumer from its trusted JSZ `consumer_detail` entry (nats-monitoring.md
  * §3.3): configuration for hx.consumer_opts, state for hx.consumer_stats. Pure.
  */
-import { arr, obj, str, strings, type Json } from "../replies.ts";
+import { arr, jsonText, obj, str, strings, type Json } from "../replies.ts";
 import { replicaHealth } from "./streams.ts";
 
 /** hx.consumer_opts values (without pk and epoch); undefined when the reply has no config. */
@@ -38,6 +38,7 @@ export function consumerOpts(detail: Json): Record<string, unknown> | undefined 
     deliver_group: c.deliver_group,
     replicas: c.num_replicas,
     mem_storage: c.mem_storage ?? false,
+    metadata: jsonText(c.metadata),
   };
 }
 

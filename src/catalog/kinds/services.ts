@@ -4,7 +4,7 @@
  * hx.service_* rows, every endpoint hx.service_endpoint_* rows.
  */
 import type { FoldContext } from "../fold-context.ts";
-import { arr, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
+import { arr, jsonText, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
 
 export function foldServices(ctx: FoldContext, replies: EpochReplies): void {
   for (const [account, reply] of [...repliesOf(replies, "services")].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -80,14 +80,4 @@ function sum(list: readonly Json[], field: string): bigint {
     const v = e[field];
     return total + (typeof v === "bigint" ? v : typeof v === "number" ? BigInt(Math.trunc(v)) : 0n);
   }, 0n);
-}
-
-/** A JSON object as text with sorted keys (so an unchanged object compares equal); NULL when empty. */
-function jsonText(value: unknown): string | undefined {
-  const o = obj(value);
-  const keys = Object.keys(o).sort();
-  if (keys.length === 0) return undefined;
-  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, o[k]])), (_k, v: unknown) =>
-    typeof v === "bigint" ? v.toString() : v,
-  );
 }

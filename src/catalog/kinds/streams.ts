@@ -2,7 +2,7 @@
  * Rows of one stream from its trusted JSZ `stream_detail` entry (nats-monitoring.md §3.3):
  * configuration for hx.stream_opts, state for hx.stream_stats. Pure.
  */
-import { arr, obj, str, strings, type Json } from "../replies.ts";
+import { arr, jsonText, obj, str, strings, type Json } from "../replies.ts";
 
 /** hx.stream_opts values (without pk and epoch); undefined when the reply has no config. */
 export function streamOpts(detail: Json): Record<string, unknown> | undefined {
@@ -36,6 +36,7 @@ export function streamOpts(detail: Json): Record<string, unknown> | undefined {
     placement_tags: strings(placement.tags),
     mirror: str(obj(config.mirror).name),
     sources: arr(config.sources).map((s) => str(obj(s).name) ?? ""),
+    metadata: jsonText(config.metadata),
   };
 }
 

@@ -1,0 +1,197 @@
+/**
+ * Running the operational checks over one epoch, in the catalog: each check's rows go to
+ * a connection-local staging table in a statement of its own (a failing check loses only
+ * its own rows), then the epoch's findings and its hx.check_runs row are written in one
+ * transaction. An epoch whose checks already ran (a redelivered marker) is read back, not
+ * run again, so findings are never stored twice.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { findingId, isSeverity, type Finding } from "../domain/index.ts";
+import type { Catalog } from "./open-catalog.ts";
+
+/** One check to run: a SELECT over [$1, $2] with the columns of hx.check_findings but `disabled`. */
+export interface CheckStatement {
+  readonly code: string;
+  readonly sql: string;
+  readonly disabled: boolean;
+}
+
+export interface StoredFinding extends Finding {
+  readonly disabled: boolean;
+}
+
+export interface EpochCheckResult {
+  /** False when the checks had already run for this epoch and their findings were read back. */
+  readonly ran: boolean;
+  readonly ms: number;
+  readonly timings: readonly { readonly code: string; readonly ms: number; readonly rows: number }[];
+  readonly failed: readonly { readonly code: string; readonly error: string }[];
+  readonly findings: readonly StoredFinding[];
+  /** Servers that answered in this epoch, and those expected to. */
+  readonly answered: readonly string[];
+  readonly expected: readonly string[];
+}
+
+const STAGING = "temp.main.pending_findings";
+
+/** Creates (or replaces) the helper and check macros in the checks schema. */
+export async function installCheckMacros(catalog: Catalog, statements: readonly string[]): Promise<void> {
+  await catalog.withWriter(async ({ con }) => {
+    await con.run("BEGIN TRANSACTION");
+    try {
+      for (const sql of statements) await con.run(sql);
+      await con.run("COMMIT");
+    } catch (err) {
+      await con.run("ROLLBACK");
+      throw err;
+    }
+  });
+}
+
+/** Runs every statement over `epoch` (RFC 3339) and stores the findings, unless that was done before. */
+export async function runEpochChecks(
+  catalog: Catalog,
+  epoch: string,
+  statements: readonly CheckStatement[],
+): Promise<EpochCheckResult> {
+  return catalog.withWriter(async ({ con }) => {
+    const started = performance.now();
+    const servers = await epochServers(con, epoch);
+    const done = await con.runAndReadAll("SELECT 1 FROM hx.check_runs WHERE epoch = $1::TIMESTAMPTZ", [
+      epoch,
+    ]);
+    if (done.currentRowCount > 0) {
+      return {
+        ran: false,
+        ms: 0,
+        timings: [],
+        failed: [],
+        findings: await readFindings(con, epoch),
+        ...servers,
+      };
+    }
+    await con.run(
+      `CREATE OR REPLACE TEMP TABLE pending_findings AS SELECT * EXCLUDE (disabled) FROM hx.check_findings LIMIT 0`,
+    );
+    const timings: { code: string; ms: number; rows: number }[] = [];
+    const failed: { code: string; error: string }[] = [];
+    for (const statement of statements) {
+      const t0 = performance.now();
+      try {
+        const result = await con.run(`INSERT INTO ${STAGING} ${statement.sql}`, [epoch, epoch]);
+        timings.push({ code: statement.code, ms: performance.now() - t0, rows: Number(result.rowsChanged) });
+      } catch (err) {
+        failed.push({ code: statement.code, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    const disabled = statements.filter((s) => s.disabled).map((s) => s.code);
+    const ms = performance.now() - started;
+    await con.run("BEGIN TRANSACTION");
+    try {
+      await con.run("DELETE FROM hx.check_findings WHERE epoch = $1::TIMESTAMPTZ", [epoch]);
+      await con.run(
+        `INSERT INTO hx.check_findings
+         SELECT epoch, code, entity_type, entity_ref, entity_key, entity_name, server, severity,
+                list_contains(from_json($1::JSON, '["VARCHAR"]'), code), detail
+         FROM ${STAGING}`,
+        [JSON.stringify(disabled)],
+      );
+      await con.run(
+        `INSERT INTO hx.check_runs VALUES ($1::TIMESTAMPTZ, now(), $2, $3, (SELECT count(*) FROM ${STAGING}), from_json($4::JSON, '["VARCHAR"]'))`,
+        [epoch, ms, statements.length, JSON.stringify(failed.map((f) => `${f.code}: ${f.error}`))],
+      );
+      await con.run("COMMIT");
+    } catch (err) {
+      await con.run("ROLLBACK");
+      throw err;
+    } finally {
+      await con.run(`DROP TABLE IF EXISTS ${STAGING}`);
+    }
+    return { ran: true, ms, timings, failed, findings: await readFindings(con, epoch), ...servers };
+  });
+}
+
+/** The latest epoch the checks ran over, with its findings; undefined for a catalog where they never ran. */
+export async function latestEpochFindings(
+  catalog: Catalog,
+): Promise<{ epoch: Date; findings: readonly StoredFinding[] } | undefined> {
+  return catalog.withReader(async (con) => {
+    const latest = await con.runAndReadAll(
+      "SELECT strftime(max(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') FROM hx.check_runs",
+    );
+    const text = latest.getRowsJS()[0]?.[0];
+    if (typeof text !== "string") return undefined;
+    return { epoch: new Date(text), findings: await readFindings(con, text) };
+  });
+}
+
+/**
+ * When each of `ids` (finding identities of the latest run) has been firing without a gap:
+ * the first epoch of its current unbroken run of epochs the checks ran over.
+ */
+export async function firingSince(catalog: Catalog, epoch: string): Promise<Map<string, Date>> {
+  return catalog.withReader(async (con) => {
+    const reader = await con.runAndReadAll(
+      `WITH runs AS (SELECT epoch, row_number() OVER (ORDER BY epoch) AS n FROM hx.check_runs WHERE epoch <= $1::TIMESTAMPTZ),
+            f AS (SELECT f.code, f.entity_type, f.entity_ref, coalesce(f.entity_key, '') AS k, f.epoch, r.n
+                  FROM hx.check_findings f JOIN runs r USING (epoch)),
+            g AS (SELECT *, n - row_number() OVER (PARTITION BY code, entity_type, entity_ref, k ORDER BY n) AS grp FROM f),
+            last_grp AS (SELECT code, entity_type, entity_ref, k, arg_max(grp, n) AS grp FROM g GROUP BY ALL)
+       SELECT g.code, g.entity_type, g.entity_ref, g.k, strftime(min(g.epoch), '%Y-%m-%dT%H:%M:%S.%fZ')
+       FROM g JOIN last_grp USING (code, entity_type, entity_ref, k, grp)
+       GROUP BY ALL`,
+      [epoch],
+    );
+    const since = new Map<string, Date>();
+    for (const [code, type, ref, key, first] of reader.getRowsJS()) {
+      const id = findingId({
+        code: text(code),
+        entityType: text(type),
+        entityPk: Number(ref),
+        ...(key === "" ? {} : { entityKey: text(key) }),
+      });
+      since.set(id, new Date(text(first)));
+    }
+    return since;
+  });
+}
+
+async function epochServers(con: DuckDBConnection, epoch: string) {
+  const reader = await con.runAndReadAll(
+    "SELECT servers_answered, servers_expected FROM hx.epochs WHERE epoch = $1::TIMESTAMPTZ",
+    [epoch],
+  );
+  const row = reader.getRowsJS()[0];
+  return {
+    answered: (row?.[0] as string[] | undefined) ?? [],
+    expected: (row?.[1] as string[] | undefined) ?? [],
+  };
+}
+
+async function readFindings(con: DuckDBConnection, epoch: string): Promise<StoredFinding[]> {
+  const reader = await con.runAndReadAll(
+    `SELECT code, entity_type, entity_ref, entity_key, entity_name, server, severity, disabled
+     FROM hx.check_findings WHERE epoch = $1::TIMESTAMPTZ ORDER BY code, entity_type, entity_ref, entity_key`,
+    [epoch],
+  );
+  return reader.getRowsJS().map(([code, type, ref, key, name, server, severity, disabled]) => {
+    if (!isSeverity(severity)) throw new Error(`check ${text(code)} returned severity ${text(severity)}`);
+    return {
+      code: text(code),
+      entityType: text(type),
+      entityPk: Number(ref),
+      ...(key === null || key === undefined ? {} : { entityKey: text(key) }),
+      entityName: text(name),
+      ...(server === null || server === undefined ? {} : { server: text(server) }),
+      severity,
+      disabled: disabled === true,
+    };
+  });
+}
+
+/** A scalar DuckDB value as text (these columns hold VARCHARs and integers only). */
+function text(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return `${value}`;
+  throw new Error(`expected a scalar, got ${JSON.stringify(value)}`);
+}

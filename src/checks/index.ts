@@ -1,0 +1,10 @@
+/**
+ * ④ Checks: the registry of checks (metadata plus one DuckDB table macro each) and the SQL
+ * that installs and runs them. In: configuration (disabled checks, thresholds); out: the
+ * statements the catalog side runs after each epoch and the check descriptions the API
+ * serves. Pure: no I/O.
+ */
+export { CATEGORIES, FIXED_COLUMNS, macroName } from "./check.ts";
+export type { Category, Check, CheckParam, DetailColumn } from "./check.ts";
+export { CHECKS } from "./registry.ts";
+export { HELPER_MACROS, checkMacroSql, findingsSelectSql } from "./macros.ts";

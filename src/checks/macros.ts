@@ -1,0 +1,75 @@
+/**
+ * The SQL that puts the checks into a catalog: helper macros every check may use, and one
+ * table macro per check (`CREATE OR REPLACE`, so a new natsmon replaces the old bodies at
+ * start-up). Pure: the catalog side runs the statements.
+ */
+import { macroName, type Check } from "./check.ts";
+
+/**
+ * Helpers in the checks schema, for check bodies and for users' own SQL:
+ * - `checks.epochs_in(ep_from, ep_to)`: the epochs in the window, each with `prev_epoch`
+ *   (the epoch before it in the catalog, NULL for the first) and the servers expected and answered.
+ * - `checks.version_at_least(version, 'x.y.z')`: a nats-server version at or above a release (NULL version: false).
+ * - `checks.monitor_value(metadata, 'lag-critical')`: an `io.nats.monitor.*` threshold from
+ *   stream or consumer metadata as a DOUBLE; NULL when absent or not a number.
+ * - `checks.monitor_text(metadata, 'pinned')`: the same threshold as text.
+ * - `checks.go_duration_ns('1h30m')`: a Go duration in nanoseconds; NULL when it is not one.
+ */
+export const HELPER_MACROS: readonly string[] = [
+  `CREATE OR REPLACE MACRO checks.epochs_in(ep_from, ep_to) AS TABLE
+SELECT e.epoch,
+       (SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < e.epoch) AS prev_epoch,
+       e.servers_expected, e.servers_answered
+FROM hx.epochs e
+WHERE e.epoch BETWEEN ep_from AND ep_to;`,
+  `CREATE OR REPLACE MACRO checks.version_at_least(version, minimum) AS
+coalesce(
+  list_transform(string_split(regexp_extract(version, '^v?([0-9]+\\.[0-9]+\\.[0-9]+)', 1), '.'), x -> TRY_CAST(x AS INTEGER))
+    >= list_transform(string_split(minimum, '.'), x -> TRY_CAST(x AS INTEGER)),
+  false);`,
+  `CREATE OR REPLACE MACRO checks.monitor_text(metadata, name) AS
+json_extract_string(metadata, '$."io.nats.monitor.' || name || '"');`,
+  `CREATE OR REPLACE MACRO checks.monitor_value(metadata, name) AS
+TRY_CAST(checks.monitor_text(metadata, name) AS DOUBLE);`,
+  `CREATE OR REPLACE MACRO checks.go_duration_ns(text) AS
+CASE WHEN regexp_full_match(text, '([0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h))+') THEN
+  CAST(list_sum(list_transform(
+    regexp_extract_all(text, '[0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h)'),
+    part -> TRY_CAST(regexp_extract(part, '^[0-9]*\\.?[0-9]+') AS DOUBLE) *
+      CASE regexp_extract(part, '(ns|us|µs|μs|ms|s|m|h)$')
+        WHEN 'ns' THEN 1 WHEN 'us' THEN 1e3 WHEN 'µs' THEN 1e3 WHEN 'μs' THEN 1e3
+        WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 WHEN 'm' THEN 6e10 ELSE 3.6e12 END
+  )) AS BIGINT)
+WHEN text = '0' THEN 0
+END;`,
+];
+
+/** `CREATE OR REPLACE MACRO checks.<code>(ep_from, ep_to, p_… := default, …) AS TABLE <sql>`. */
+export function checkMacroSql(check: Check): string {
+  const params = ["ep_from", "ep_to", ...check.params.map((p) => `${p.name} := ${sqlNumber(p.default)}`)];
+  return `CREATE OR REPLACE MACRO ${macroName(check.code)}(${params.join(", ")}) AS TABLE\n${check.sql.trim()};`;
+}
+
+/**
+ * A call of the check's macro over [$1, $2] (TIMESTAMPTZ) with the given thresholds, the
+ * detail columns folded into one JSON object: the columns of hx.check_findings but `disabled`.
+ */
+export function findingsSelectSql(check: Check, params: Readonly<Record<string, number>>): string {
+  const args = [
+    "$1::TIMESTAMPTZ",
+    "$2::TIMESTAMPTZ",
+    ...check.params.map((p) => `${p.name} := ${sqlNumber(params[p.name] ?? p.default)}`),
+  ];
+  const detail =
+    check.detailColumns.length === 0
+      ? "'{}'"
+      : `to_json(struct_pack(${check.detailColumns.map((c) => `"${c.name}" := f."${c.name}"`).join(", ")}))::VARCHAR`;
+  return `SELECT f.epoch, '${check.code}' AS code, '${check.entityType}' AS entity_type,
+       CAST(f.entity_pk AS BIGINT) AS entity_ref, f.entity_key, f.entity_name, f.server, f.severity, ${detail} AS detail
+FROM ${macroName(check.code)}(${args.join(", ")}) f`;
+}
+
+function sqlNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`threshold ${value} is not a finite number`);
+  return Number.isInteger(value) ? String(value) : `${value}::DOUBLE`;
+}

@@ -1,0 +1,18 @@
+/**
+ * Every check natsmon runs, listed explicitly: each family's folder lists its checks, one
+ * file per check, in code order. A check that is not listed does not exist.
+ */
+import type { Check } from "./check.ts";
+import { CONSUMER_CHECKS } from "./consumer/index.ts";
+import { JETSTREAM_CHECKS } from "./jetstream/index.ts";
+import { META_CHECKS } from "./meta/index.ts";
+import { SCRAPE_CHECKS } from "./scrape/index.ts";
+import { SERVER_CHECKS } from "./server/index.ts";
+
+export const CHECKS: readonly Check[] = [
+  ...SCRAPE_CHECKS,
+  ...SERVER_CHECKS,
+  ...META_CHECKS,
+  ...JETSTREAM_CHECKS,
+  ...CONSUMER_CHECKS,
+];

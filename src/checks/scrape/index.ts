@@ -1,0 +1,4 @@
+/** The scrape family of checks, in code order. */
+import type { Check } from "../check.ts";
+
+export const SCRAPE_CHECKS: readonly Check[] = [];
