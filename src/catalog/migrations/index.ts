@@ -21,7 +21,17 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009];
+export const MIGRATIONS: readonly Migration[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+  m0009,
+];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
   ["version", "INTEGER PRIMARY KEY", "Migration number."],
