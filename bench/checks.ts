@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { foldEpoch, installCheckMacros, openCatalog, runEpochChecks } from "../src/catalog/index.ts";
 import { CHECKS, epochCheckStatements, installStatements } from "../src/checks/index.ts";
 import type { DbConfig } from "../src/config/index.ts";
-import { PROFILES, isProfileName } from "../src/simulate/index.ts";
+import type { PROFILES } from "../src/simulate/index.ts";
+import { isProfileName } from "../src/simulate/index.ts";
 import { simulatedEpochs } from "./simulated-epochs.ts";
 
 const DB: DbConfig = {

@@ -18,7 +18,8 @@ import {
 } from "@duckdb/node-api";
 import { foldEpoch, openCatalog } from "../src/catalog/index.ts";
 import type { DbConfig } from "../src/config/index.ts";
-import { PROFILES, isProfileName } from "../src/simulate/index.ts";
+import type { PROFILES } from "../src/simulate/index.ts";
+import { isProfileName } from "../src/simulate/index.ts";
 import { simulatedEpochs } from "./simulated-epochs.ts";
 
 const DB: DbConfig = {
