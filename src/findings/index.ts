@@ -1,0 +1,10 @@
+/**
+ * ⑤ Findings lifecycle. In: each epoch's findings (with the servers that answered, the
+ * checks that failed and the disabled ones); out: the transitions of the spec's status
+ * table (firing, resolved, changed). It owns the baseline of firing findings, kept in the
+ * system's KV bucket so startsAt and cached names survive restarts.
+ */
+export { diffFindings, compareFindings } from "./diff-findings.ts";
+export type { DiffContext, DiffResult } from "./diff-findings.ts";
+export { baselineChanges } from "./baseline-changes.ts";
+export type { BaselineChanges } from "./baseline-changes.ts";
