@@ -8,3 +8,6 @@ export { diffFindings, compareFindings } from "./diff-findings.ts";
 export type { DiffContext, DiffResult } from "./diff-findings.ts";
 export { baselineChanges } from "./baseline-changes.ts";
 export type { BaselineChanges } from "./baseline-changes.ts";
+export { openFindingsBaseline } from "./baseline-store.ts";
+export type { FindingsBaselineStore, StoredBaseline } from "./baseline-store.ts";
+export { baselineKey } from "./baseline-key.ts";
