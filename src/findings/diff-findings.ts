@@ -44,12 +44,12 @@ export function diffFindings(
   for (const [id, finding] of current) {
     const held = baseline.get(id);
     if (held === undefined) {
-      const firing = { ...finding, startsAt: ctx.epoch };
+      const firing = firingSince(finding, ctx.epoch);
       next.set(id, firing);
       transitions.push({ status: "firing", finding: firing });
       continue;
     }
-    const firing = { ...finding, startsAt: held.startsAt };
+    const firing = firingSince(finding, held.startsAt);
     next.set(id, firing);
     if (held.severity !== finding.severity) {
       transitions.push({ status: "changed", finding: firing, prevSeverity: held.severity });
@@ -67,6 +67,20 @@ export function diffFindings(
 
   transitions.sort((a, b) => compareFindings(a.finding, b.finding));
   return { transitions, baseline: next };
+}
+
+/** The finding's own fields only: rows may carry more (the catalog's `disabled` flag). */
+function firingSince(f: Finding, startsAt: Date): FiringFinding {
+  return {
+    code: f.code,
+    entityType: f.entityType,
+    entityPk: f.entityPk,
+    ...(f.entityKey === undefined ? {} : { entityKey: f.entityKey }),
+    entityName: f.entityName,
+    ...(f.server === undefined ? {} : { server: f.server }),
+    severity: f.severity,
+    startsAt,
+  };
 }
 
 /** True when this epoch could not have seen the finding, so its absence is no resolve. */

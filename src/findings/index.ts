@@ -11,3 +11,10 @@ export type { BaselineChanges } from "./baseline-changes.ts";
 export { openFindingsBaseline } from "./baseline-store.ts";
 export type { FindingsBaselineStore, StoredBaseline } from "./baseline-store.ts";
 export { baselineKey } from "./baseline-key.ts";
+export { startFindingsTracker, BaselineStart } from "./findings-tracker.ts";
+export type {
+  FindingsTracker,
+  FindingsTrackerOptions,
+  EpochFindings,
+  EpochFinding,
+} from "./findings-tracker.ts";

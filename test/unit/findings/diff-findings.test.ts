@@ -331,6 +331,13 @@ describe("diffFindings", () => {
     assert.deepEqual(again.transitions, [{ status: "firing", finding: firing(T3) }]);
   });
 
+  test("fields a row carries besides the finding's own (the catalog's disabled flag) stay out of the baseline", () => {
+    const row = { ...finding(), disabled: false, detail: "{}" };
+    const { transitions, baseline } = diffFindings(new Map(), [row], ctx());
+    assert.deepEqual(transitions, [{ status: "firing", finding: firing(T1) }]);
+    assert.deepEqual(baseline, baselineOf(firing(T1)));
+  });
+
   test("the given baseline is left as it was", () => {
     const given = baselineOf(firing(T0), firing(T0, { entityPk: 8 }));
     const copy = new Map(given);
