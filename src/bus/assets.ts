@@ -33,6 +33,25 @@ export async function scrapeStreamConfig(systemId: string, replicas: number): Pr
 }
 
 /**
+ * The findings-baseline KV bucket of one system, as the stream behind it (`KV_<bucket>` on
+ * `$KV.<bucket>.>`, the layout every NATS KV client binds to), checked against the bucket
+ * name protocol/ builds. One value per key: the baseline needs no history.
+ */
+export async function findingsBucketConfig(systemId: string, replicas: number): Promise<StreamConfig> {
+  const config = await loadStreamDefinition("findings-baseline.json", { system_id: systemId });
+  const bucket = systemAssets(systemId).findingsBucket;
+  if (
+    config.name !== `KV_${bucket}` ||
+    config.subjects.length !== 1 ||
+    config.subjects[0] !== `$KV.${bucket}.>` ||
+    config.max_msgs_per_subject !== 1
+  ) {
+    throw new Error(`streams/findings-baseline.json does not match protocol/subjects.ts (bucket ${bucket})`);
+  }
+  return { ...config, num_replicas: replicas };
+}
+
+/**
  * Creates the stream, or updates it in place when it exists, so start-up is idempotent
  * and a changed definition (say, more replicas) is applied.
  */

@@ -12,7 +12,7 @@ export { startNatsServer, findNatsServer, INSTALL_HINT } from "./nats-server-pro
 export type { NatsServerProcess, NatsServerPorts } from "./nats-server-process.ts";
 export { natsServerConfig } from "./nats-server-config.ts";
 export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
-export { ensureStream, loadStreamDefinition, scrapeStreamConfig } from "./assets.ts";
+export { ensureStream, loadStreamDefinition, scrapeStreamConfig, findingsBucketConfig } from "./assets.ts";
 export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
 export { discoverNodes } from "./discover.ts";

@@ -34,6 +34,7 @@ export type {
   SinkInfoReply,
 } from "./payloads.ts";
 export { MAX_DISCONNECT_GROUPS } from "./payloads.ts";
+export type { FindingTransition, FindingBaselineEntry, FindingBaselineEpoch } from "./finding-payloads.ts";
 export type {
   ExplainRequest,
   ExplainReply,

@@ -1,4 +1,4 @@
-import { assertToken } from "../domain/index.ts";
+import { assertToken, type FindingStatus, type Severity } from "../domain/index.ts";
 
 /** The subject prefix of everything natsmon serves (spec: Conventions). */
 const PREFIX = "$MON";
@@ -30,6 +30,11 @@ export function systemSubjects(systemId: string) {
     scrapeCommit: s("scrape.commit"),
     feedEpoch: s("feed.epoch"),
     feedDisconnect: s("feed.disconnect"),
+    /** Every finding transition of the system. */
+    feedFindingAll: s("feed.finding.>"),
+    /** feed.finding.<status>.<severity>.<code>; on a resolve, the severity it held. */
+    feedFinding: (status: FindingStatus, severity: Severity, code: string) =>
+      s(`feed.finding.${status}.${severity}.${assertToken(code, "check code")}`),
     dbQuery: s("db.query"),
     dbQueryStream: s("db.query.stream"),
     dbBackupStream: s("db.backup.stream"),
@@ -60,6 +65,8 @@ export function systemAssets(systemId: string) {
     scrapeStream: `MON_SCRAPE_${id}`,
     /** The catalog's durable consumer of commit markers. */
     catalogConsumer: `catalog_${id}`,
+    /** The KV bucket of the system's firing findings (its stream is `KV_<bucket>`). */
+    findingsBucket: `MON_FINDINGS_${id}`,
   } as const;
 }
 

@@ -26,6 +26,16 @@ describe("subjects", () => {
       assert.ok(!subject.startsWith("$MON.sys.prod.scrape."));
   });
 
+  test("finding transitions are published under feed.finding.<status>.<severity>.<code>", () => {
+    const s = systemSubjects("prod");
+    assert.equal(
+      s.feedFinding("firing", "critical", "jetstream-008"),
+      "$MON.sys.prod.feed.finding.firing.critical.jetstream-008",
+    );
+    assert.equal(s.feedFindingAll, "$MON.sys.prod.feed.finding.>");
+    assert.throws(() => s.feedFinding("resolved", "info", "a.b"), /not a valid id/);
+  });
+
   test("ids that are not subject tokens are rejected", () => {
     for (const bad of ["", "a.b", "a b", "a*", "a>", "é", "a/b"]) {
       assert.throws(() => systemSubject(bad, "db.query"), /not a valid id/, bad);
@@ -39,6 +49,7 @@ describe("subjects", () => {
     assert.deepEqual(systemAssets("prod"), {
       scrapeStream: "MON_SCRAPE_prod",
       catalogConsumer: "catalog_prod",
+      findingsBucket: "MON_FINDINGS_prod",
     });
     assert.match(endpointName("prod", "db.query"), /^[-\w]+$/);
   });

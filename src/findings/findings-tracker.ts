@@ -1,0 +1,152 @@
+import type { Finding, FiringFinding, Transition } from "../domain/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { baselineChanges } from "./baseline-changes.ts";
+import type { FindingsBaselineStore } from "./baseline-store.ts";
+import { diffFindings } from "./diff-findings.ts";
+
+/** A finding as the catalog stores it: those of disabled checks are kept, flagged. */
+export type EpochFinding = Finding & { readonly disabled?: boolean };
+
+/** What the checks of one epoch found (the catalog's EpochCheckResult fits it). */
+export interface EpochFindings {
+  readonly epoch: Date;
+  readonly findings: readonly EpochFinding[];
+  /** Checks that failed to run this epoch: their findings are missing, not gone. */
+  readonly failed: readonly { readonly code: string }[];
+  /** Servers that answered this epoch. */
+  readonly answered: readonly string[];
+}
+
+/** How the tracker's baseline began (baseline rules 1 and 2). */
+export const BaselineStart = {
+  /** Loaded from the KV bucket: startsAt and names as a previous run left them. */
+  Stored: "stored",
+  /** Seeded from the catalog's latest check run, nothing published for it. */
+  Seeded: "seeded",
+  /** Neither: the first epoch establishes the baseline and publishes nothing. */
+  Empty: "empty",
+} as const;
+export type BaselineStart = (typeof BaselineStart)[keyof typeof BaselineStart];
+
+export interface FindingsTracker extends AsyncDisposable {
+  readonly start: BaselineStart;
+  /**
+   * Diffs an epoch's findings against the baseline, saves the changed entries to the KV
+   * bucket, and returns the transitions to publish (none for the epoch that establishes an
+   * empty baseline, or for an epoch older than the baseline). Calls run one at a time.
+   */
+  onEpoch(result: EpochFindings): Promise<Transition[]>;
+  /** The findings firing now, keyed by findingId. */
+  firing(): ReadonlyMap<string, FiringFinding>;
+}
+
+export interface FindingsTrackerOptions {
+  readonly store: FindingsBaselineStore;
+  /** Codes turned off with `disabled-checks` (rule 3). */
+  readonly disabledChecks: readonly string[];
+  /** The catalog's latest check run, undefined when the checks never ran (catalog: latestEpochFindings). */
+  readonly latestFindings: () => Promise<
+    { readonly epoch: Date; readonly findings: readonly EpochFinding[] } | undefined
+  >;
+  /** When each finding of the run at `epoch` started firing without a gap (catalog: firingSince). */
+  readonly firingSince: (epoch: Date) => Promise<ReadonlyMap<string, Date>>;
+  readonly log: Logger;
+}
+
+/**
+ * Starts the findings lifecycle of one system: loads the baseline from its KV bucket, or,
+ * when the bucket never held one, seeds it from the catalog's latest check run with each
+ * finding's real start (rule 1); with neither, the first epoch only establishes it (rule 2).
+ * A restart thus keeps startsAt, and a finding that cleared while the node was down resolves
+ * on the first epoch.
+ */
+export async function startFindingsTracker(options: FindingsTrackerOptions): Promise<FindingsTracker> {
+  const { store, log } = options;
+  const configured = new Set(options.disabledChecks);
+  const stored = await store.load();
+  let baseline = stored.findings;
+  let baselineEpoch = stored.epoch;
+  let start: BaselineStart = BaselineStart.Stored;
+  if (!stored.saved) {
+    const latest = await options.latestFindings();
+    if (latest === undefined) {
+      start = BaselineStart.Empty;
+    } else {
+      start = BaselineStart.Seeded;
+      baseline = await seedFrom(latest, disabledCodes(configured, latest.findings), options.firingSince);
+      baselineEpoch = latest.epoch;
+      await store.save(latest.epoch, baselineChanges(new Map(), baseline));
+    }
+  }
+  log.info(
+    { bucket: store.bucket, start, firing: baseline.size, epoch: baselineEpoch },
+    "findings baseline ready",
+  );
+
+  let establishing = start === BaselineStart.Empty;
+  const onEpoch = async (result: EpochFindings): Promise<Transition[]> => {
+    if (baselineEpoch !== undefined && result.epoch.getTime() < baselineEpoch.getTime()) {
+      log.warn(
+        { epoch: result.epoch, baselineEpoch },
+        "epoch older than the findings baseline; its findings are not diffed",
+      );
+      return [];
+    }
+    const { transitions, baseline: next } = diffFindings(baseline, result.findings, {
+      epoch: result.epoch,
+      answered: new Set(result.answered),
+      disabled: disabledCodes(configured, result.findings),
+      failed: new Set(result.failed.map((f) => f.code)),
+    });
+    await store.save(result.epoch, baselineChanges(baseline, next));
+    baseline = next;
+    baselineEpoch = result.epoch;
+    if (establishing) {
+      establishing = false;
+      log.info({ epoch: result.epoch, firing: next.size }, "first epoch established the findings baseline");
+      return [];
+    }
+    return transitions;
+  };
+
+  // One epoch at a time: each diff starts from the baseline the previous one saved.
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    start,
+    onEpoch(result) {
+      const run = queue.then(() => onEpoch(result));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    firing: () => baseline,
+    async [Symbol.asyncDispose]() {
+      await queue;
+    },
+  };
+}
+
+/** Configured codes plus any the catalog flagged disabled on a row. */
+function disabledCodes(configured: ReadonlySet<string>, findings: readonly EpochFinding[]): Set<string> {
+  const codes = new Set(configured);
+  for (const f of findings) if (f.disabled === true) codes.add(f.code);
+  return codes;
+}
+
+async function seedFrom(
+  latest: { readonly epoch: Date; readonly findings: readonly EpochFinding[] },
+  disabled: ReadonlySet<string>,
+  firingSince: (epoch: Date) => Promise<ReadonlyMap<string, Date>>,
+): Promise<Map<string, FiringFinding>> {
+  // The diff against nothing gives the baseline of that run (one entry per identity,
+  // disabled checks left out); the catalog then says when each one really started.
+  const { baseline } = diffFindings(new Map(), latest.findings, {
+    epoch: latest.epoch,
+    answered: new Set(),
+    disabled,
+    failed: new Set(),
+  });
+  const since = await firingSince(latest.epoch);
+  const seeded = new Map<string, FiringFinding>();
+  for (const [id, f] of baseline) seeded.set(id, { ...f, startsAt: since.get(id) ?? latest.epoch });
+  return seeded;
+}

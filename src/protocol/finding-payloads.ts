@@ -1,0 +1,45 @@
+/**
+ * Wire shapes of findings: the feed's transition payload (spec: Finding transition) and
+ * the value of one entry in a system's findings-baseline KV bucket. snake_case as the
+ * spec spells it; timestamps RFC 3339.
+ */
+import type { FindingStatus, Severity } from "../domain/index.ts";
+
+/** `$MON.sys.<id>.feed.finding.<status>.<severity>.<code>` (spec: Finding transition). */
+export interface FindingTransition {
+  code: string;
+  entity_type: string;
+  entity_pk: number;
+  /** Resolved at transition time and cached, so a resolve still names a deleted entity. */
+  entity_name: string;
+  /** Only for a finding whose entity has a key (a replica's server, a service name). */
+  entity_key?: string;
+  status: FindingStatus;
+  /** On a resolve, the severity the finding held when it went away. */
+  severity: Severity;
+  /** Only on `changed`: the severity left behind. */
+  prev_severity?: Severity;
+  /** When the finding first appeared; carried across every epoch it stays up. */
+  starts_at: string;
+  /** Only on `resolved`. */
+  ends_at?: string;
+}
+
+/** One firing finding, as stored under its key in the findings-baseline bucket. */
+export interface FindingBaselineEntry {
+  code: string;
+  entity_type: string;
+  entity_pk: number;
+  entity_key?: string;
+  /** The name cached for a later resolve. */
+  entity_name: string;
+  /** The monitored server the finding was read from, when it has one. */
+  server?: string;
+  severity: Severity;
+  starts_at: string;
+}
+
+/** The value of the bucket's `epoch` key: the epoch the stored baseline reflects. */
+export interface FindingBaselineEpoch {
+  epoch: string;
+}

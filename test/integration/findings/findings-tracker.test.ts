@@ -1,0 +1,166 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { findingId, type FiringFinding } from "../../../src/domain/index.ts";
+import { openFindingsBaseline } from "../../../src/findings/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+import { epochTime, trackerLab, type Row } from "./tracker-lab.ts";
+
+/** The baseline entry (and transition finding) a row becomes, firing since `startsAt`. */
+function firing(row: Row, startsAt: Date): FiringFinding {
+  const server = row.server === undefined ? "n1" : row.server;
+  return {
+    code: row.code,
+    entityType: row.type ?? "stream",
+    entityPk: row.pk,
+    ...(row.key === undefined ? {} : { entityKey: row.key }),
+    entityName: row.name,
+    ...(server === null ? {} : { server }),
+    severity: row.severity,
+    startsAt,
+  };
+}
+
+function mapOf(...entries: FiringFinding[]): Map<string, FiringFinding> {
+  return new Map(entries.map((e) => [findingId(e), e]));
+}
+
+const X: Row = { code: "jetstream-008", pk: 1, name: "ORDERS", severity: "warning" };
+const Y: Row = { code: "server-007", type: "server", pk: 2, name: "n2", server: "n2", severity: "critical" };
+const Z: Row = { code: "consumer-003", type: "consumer", pk: 3, name: "ORDERS > worker", severity: "info" };
+
+describe("the findings tracker on a real nats-server and a real catalog", () => {
+  let server: TestServer;
+  let nc: NatsConnection;
+
+  before(async () => {
+    server = await startTestServer("track1");
+    nc = await connect({ servers: server.url });
+  });
+  after(async () => {
+    await nc.close();
+    await server[Symbol.asyncDispose]();
+  });
+
+  test("with no check run and an empty bucket, the first epoch establishes the baseline and publishes nothing", async () => {
+    await using lab = await trackerLab(nc, "fresh");
+    await using tracker = await lab.tracker(nc);
+    assert.equal(tracker.start, "empty");
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(0, [X, Y])), []);
+    assert.deepEqual(tracker.firing(), mapOf(firing(X, epochTime(0)), firing(Y, epochTime(0))));
+
+    // The next epoch publishes what changed since: X rose, Y cleared, Z appeared.
+    const t1 = await tracker.onEpoch(await lab.epoch(1, [{ ...X, severity: "critical" }, Z]));
+    assert.deepEqual(t1, [
+      { status: "firing", finding: firing(Z, epochTime(1)) },
+      {
+        status: "changed",
+        finding: firing({ ...X, severity: "critical" }, epochTime(0)),
+        prevSeverity: "warning",
+      },
+      { status: "resolved", finding: firing(Y, epochTime(0)), endsAt: epochTime(1) },
+    ]);
+    const stored = await (await openFindingsBaseline(nc, "fresh", silentLogger())).load();
+    assert.deepEqual(stored.findings, tracker.firing());
+    assert.deepEqual(stored.epoch, epochTime(1));
+  });
+
+  test("an empty bucket beside a catalog with check runs is seeded from the latest run with each finding's real start", async () => {
+    await using lab = await trackerLab(nc, "seeded");
+    // X fires from epoch 0 on; Y fired in epoch 0, stopped, and fires again from epoch 2;
+    // Z is a disabled check's finding.
+    await lab.epoch(0, [X, Y]);
+    await lab.epoch(1, [X]);
+    await lab.epoch(2, [X, Y, Z], { disabled: [Z.code] });
+    await using tracker = await lab.tracker(nc);
+    assert.equal(tracker.start, "seeded");
+    const seeded = mapOf(firing(X, epochTime(0)), firing(Y, epochTime(2)));
+    assert.deepEqual(tracker.firing(), seeded);
+    // The seed is saved, so a restart before the next epoch loads it rather than seeding again.
+    const stored = await (await openFindingsBaseline(nc, "seeded", silentLogger())).load();
+    assert.deepEqual(stored, { saved: true, epoch: epochTime(2), findings: seeded });
+
+    // The first epoch indexed publishes only what changed since the seeded run.
+    const t3 = await tracker.onEpoch(await lab.epoch(3, [X, Z], { disabled: [Z.code] }));
+    assert.deepEqual(t3, [{ status: "resolved", finding: firing(Y, epochTime(2)), endsAt: epochTime(3) }]);
+  });
+
+  test("a restart keeps startsAt from the bucket, does not re-publish what stays up, and resolves what cleared meanwhile", async () => {
+    await using lab = await trackerLab(nc, "restart");
+    {
+      await using first = await lab.tracker(nc);
+      assert.deepEqual(await first.onEpoch(await lab.epoch(0, [X, Y])), []);
+      assert.deepEqual(await first.onEpoch(await lab.epoch(1, [X, Y])), []);
+    }
+    // The node is down while epoch 2 is folded (no tracker sees it); Y cleared meanwhile.
+    await lab.epoch(2, [X]);
+    const other = await connect({ servers: server.url });
+    try {
+      await using second = await lab.tracker(other);
+      assert.equal(second.start, "stored");
+      assert.deepEqual(second.firing(), mapOf(firing(X, epochTime(0)), firing(Y, epochTime(0))));
+      const t3 = await second.onEpoch(await lab.epoch(3, [X]));
+      assert.deepEqual(t3, [{ status: "resolved", finding: firing(Y, epochTime(0)), endsAt: epochTime(3) }]);
+      assert.deepEqual(second.firing(), mapOf(firing(X, epochTime(0))));
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("a disabled check's findings never fire, and disabling one drops its findings without a resolve", async () => {
+    await using lab = await trackerLab(nc, "disabled");
+    {
+      await using first = await lab.tracker(nc);
+      await first.onEpoch(await lab.epoch(0, []));
+      assert.deepEqual(await first.onEpoch(await lab.epoch(1, [X, Y])), [
+        { status: "firing", finding: firing(X, epochTime(1)) },
+        { status: "firing", finding: firing(Y, epochTime(1)) },
+      ]);
+    }
+    // Restarted with Y's check and Z's check turned off: both still run, flagged disabled.
+    await using second = await lab.tracker(nc, [Y.code, Z.code]);
+    const t2 = await second.onEpoch(await lab.epoch(2, [X, Y, Z], { disabled: [Y.code, Z.code] }));
+    assert.deepEqual(t2, []);
+    assert.deepEqual(second.firing(), mapOf(firing(X, epochTime(1))));
+    const stored = await (await openFindingsBaseline(nc, "disabled", silentLogger())).load();
+    assert.deepEqual(stored.findings, mapOf(firing(X, epochTime(1))));
+    // Y stays silent once its check is off, even when its rows stop.
+    assert.deepEqual(await second.onEpoch(await lab.epoch(3, [X], { disabled: [Y.code, Z.code] })), []);
+  });
+
+  test("findings of a server that did not answer are kept, in the bucket too, and resolve once it answers without them", async () => {
+    await using lab = await trackerLab(nc, "silent");
+    await using tracker = await lab.tracker(nc);
+    await tracker.onEpoch(await lab.epoch(0, [X, Y]));
+    const withoutN2 = ["l1", "n1", "n3", "w1", "w2"];
+    // n2 is silent: Y (read from n2) is kept though its row is gone; X (from n1) is kept as it still fires.
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(1, [X], { answered: withoutN2 })), []);
+    const stored = await (await openFindingsBaseline(nc, "silent", silentLogger())).load();
+    assert.deepEqual(stored.findings, mapOf(firing(X, epochTime(0)), firing(Y, epochTime(0))));
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [X])), [
+      { status: "resolved", finding: firing(Y, epochTime(0)), endsAt: epochTime(2) },
+    ]);
+  });
+
+  test("findings of a check that failed to run are kept until it runs again", async () => {
+    await using lab = await trackerLab(nc, "failing");
+    await using tracker = await lab.tracker(nc);
+    await tracker.onEpoch(await lab.epoch(0, [X, Y]));
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(1, [Y], { failing: [X.code] })), []);
+    assert.deepEqual(tracker.firing(), mapOf(firing(X, epochTime(0)), firing(Y, epochTime(0))));
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [Y])), [
+      { status: "resolved", finding: firing(X, epochTime(0)), endsAt: epochTime(2) },
+    ]);
+  });
+
+  test("an epoch older than the baseline is not diffed", async () => {
+    await using lab = await trackerLab(nc, "older");
+    const early = await lab.epoch(0, [Z]);
+    await using tracker = await lab.tracker(nc);
+    await tracker.onEpoch(await lab.epoch(1, [X]));
+    assert.deepEqual(await tracker.onEpoch(early), []);
+    assert.deepEqual(tracker.firing(), mapOf(firing(X, epochTime(1))));
+  });
+});
