@@ -8,6 +8,8 @@ import {
   installCheckMacros,
   queryFindingsPage,
   runEpochChecks,
+  latestEpochFindings,
+  firingSince,
   listColumns,
   listMacros,
   listSchemas,
@@ -28,7 +30,8 @@ import {
 } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
-import { publishEpoch } from "../feed/index.ts";
+import { publishEpoch, publishTransitions } from "../feed/index.ts";
+import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
 import type {
   BackupStreamPort,
@@ -110,12 +113,23 @@ export async function startCatalogSide(options: {
   let stopConsumer = async () => {};
   if (catalog) {
     const open = catalog;
+    // ⑤ The finding feed runs only where the catalog opened at start (spec: a catalog that
+    // opens later resumes indexing, and its feed after a restart).
+    const tracker = await startFindingsTracker({
+      store: await openFindingsBaseline(sink, system.id, log),
+      disabledChecks: system.disabledChecks,
+      latestFindings: () => latestEpochFindings(open),
+      firingSince: (epoch) => firingSince(open, epoch.toISOString()),
+      log,
+    });
+    log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
     const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
     stopConsumer = () => consumer.stop();
     loop = (async () => {
       for await (const delivery of consumer.commits) {
         await handleCommit(open, delivery, {
           sink,
+          tracker,
           system,
           systemId: system.id,
           nodeId,
@@ -209,6 +223,7 @@ async function handleCommit(
   delivery: CommitDelivery,
   ctx: {
     sink: NatsConnection;
+    tracker: FindingsTracker;
     system: SystemConfig;
     systemId: string;
     nodeId: string;
@@ -243,6 +258,14 @@ async function handleCommit(
     // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back.
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
     if (checked?.ran) logChecks(log, checked);
+    // ⑤ Transitions since the baseline, saved to KV before they are published; a crash in
+    // between redelivers the marker and the diff against the saved baseline finds nothing new.
+    if (checked) {
+      const transitions = await ctx.tracker.onEpoch({ epoch: parseEpoch(marker.epoch), ...checked });
+      publishTransitions(ctx.sink, ctx.systemId, transitions);
+      if (transitions.length > 0)
+        log.info({ transitions: transitions.length }, "finding transitions published");
+    }
     await delivery.ack();
   } catch (err) {
     // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.

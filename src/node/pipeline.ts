@@ -22,7 +22,13 @@ import {
   disconnectHistoryHandler,
   type Api,
 } from "../api/index.ts";
-import { ensureStream, scrapeStreamConfig, scrapeStreamInfo, type ConnectTarget } from "../bus/index.ts";
+import {
+  ensureStream,
+  findingsBucketConfig,
+  scrapeStreamConfig,
+  scrapeStreamInfo,
+  type ConnectTarget,
+} from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { Role } from "../domain/index.ts";
 import type { OpsInfoReply } from "../protocol/index.ts";
@@ -43,6 +49,7 @@ export interface SystemPipeline extends AsyncDisposable {
  *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
  *   ② the scrape stream on the sink: the seam between the two sides
  *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch → ④ checks into hx.check_findings
+ *     → ⑤ diff against the KV baseline → ⑥ feed.finding.<status>.<severity>.<code>
  *   ⑦ API: db.*, checks.* and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
  */
@@ -65,6 +72,14 @@ export async function startSystemPipeline(options: {
     await jetstreamManager(options.sink),
     await scrapeStreamConfig(system.id, options.replicas),
   );
+
+  // ⑤ The findings baseline bucket belongs to the catalog side.
+  if (system.roles.includes(Role.Catalog)) {
+    await ensureStream(
+      await jetstreamManager(options.sink),
+      await findingsBucketConfig(system.id, options.replicas),
+    );
+  }
 
   // ③ Catalog side first, so a scrape published right away is consumed by this node.
   const catalog = system.roles.includes(Role.Catalog)
