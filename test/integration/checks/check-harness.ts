@@ -121,7 +121,7 @@ export async function runFixture(
   params: Readonly<Record<string, number>> = {},
 ): Promise<Record<string, unknown>[]> {
   await using fixture = await catalogWith(epochs);
-  return runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params);
+  return await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params);
 }
 
 /** The names and types of a macro's result columns, as DESCRIBE prints them. */
