@@ -9,8 +9,6 @@
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { connect } from "@nats-io/transport-node";
 import {
   DuckDBDataChunk,
   DuckDBInstance,
@@ -18,13 +16,11 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { natsServerConfig, startNatsServer } from "../src/bus/index.ts";
-import { foldEpoch, openCatalog, type ScrapeReply } from "../src/catalog/index.ts";
+import { foldEpoch, openCatalog } from "../src/catalog/index.ts";
 import type { DbConfig } from "../src/config/index.ts";
-import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
-import type { CommitMarker } from "../src/protocol/index.ts";
-import { gather, SOURCES } from "../src/scrape/index.ts";
-import { PROFILES, isProfileName, startSimulator } from "../src/simulate/index.ts";
+import type { PROFILES } from "../src/simulate/index.ts";
+import { isProfileName } from "../src/simulate/index.ts";
+import { simulatedEpochs } from "./simulated-epochs.ts";
 
 const DB: DbConfig = {
   retentionMs: 0,
@@ -41,76 +37,24 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
-  const profile = PROFILES[name];
   const dir = await mkdtemp(join(tmpdir(), `natsmon-bench-${name}-`));
-  const server = await startNatsServer({
-    workDir: join(dir, "nats"),
-    configText: natsServerConfig({
-      serverName: "bench",
-      host: "127.0.0.1",
-      port: -1,
-      workDir: join(dir, "nats"),
-      maxPayload: 64 * 1024 * 1024,
-    }),
-  });
-  const simNc = await connect({ servers: server.clientUrl });
-  const sim = await startSimulator(simNc, profile, silentLogger());
-  const monitor = await connect({ servers: server.clientUrl });
   const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: DB });
   const scrapeMs: number[] = [];
   const foldMs: number[] = [];
   const rowsPerEpoch: number[] = [];
   const bytes: number[] = [];
-  try {
-    for (let e = 0; e < epochs; e++) {
-      const t0 = performance.now();
-      const gathered = await Promise.all(
-        SOURCES.map(async (s) => ({
-          s,
-          r: await gather(monitor, s.subject, s.body, { quietMs: 1000, timeoutMs: 60_000 }),
-        })),
-      );
-      scrapeMs.push(performance.now() - t0);
-      const replies: ScrapeReply[] = [];
-      let received = 0;
-      for (const { s, r } of gathered) {
-        if (r.kind !== "replies") continue;
-        for (const reply of r.replies) {
-          received += reply.data.byteLength;
-          const text = (
-            reply.encoding === "gzip" ? gunzipSync(reply.data) : Buffer.from(reply.data)
-          ).toString();
-          replies.push({ source: s.name, server: reply.server, body: parseJsonExact(text) });
-        }
-      }
-      bytes.push(received);
-      const epoch = new Date(Date.UTC(2026, 0, 1) + e * 60_000).toISOString();
-      const servers = [...new Set(replies.map((r) => r.server))].sort();
-      const marker: CommitMarker = {
-        system_id: name,
-        epoch,
-        finished_at: epoch,
-        parts: replies.map((r) => ({ source: r.source, server: r.server, seqs: [0], bytes: 0 })),
-        servers_expected: servers,
-        servers_answered: servers,
-        unsupported: [],
-        errors: [],
-      };
-      const result = await foldEpoch(catalog, { markerSeq: e + 1, marker, replies });
-      if (result.status !== "folded") throw new Error(`epoch ${e} was not folded`);
-      foldMs.push(result.ms);
-      rowsPerEpoch.push(result.rows);
-    }
-  } finally {
-    await sim[Symbol.asyncDispose]();
-    await simNc.close();
-    await monitor.close();
+  for await (const epoch of simulatedEpochs(name, epochs, dir)) {
+    scrapeMs.push(epoch.scrapeMs);
+    bytes.push(epoch.bytes);
+    const result = await foldEpoch(catalog, epoch.input);
+    if (result.status !== "folded") throw new Error(`epoch ${epoch.input.marker.epoch} was not folded`);
+    foldMs.push(result.ms);
+    rowsPerEpoch.push(result.rows);
   }
   await catalog[Symbol.asyncDispose]();
   const dbFile = join(dir, `${name}.duckdb`);
   const fileBytes = (await stat(dbFile)).size;
   const bare = await bareAppender(dbFile, (kind) => join(dir, `bare-${kind}.duckdb`));
-  await server.stop();
   await rm(dir, { recursive: true, force: true });
   const foldRate = median(rowsPerEpoch) / (median(foldMs) / 1000);
   return {

@@ -34,6 +34,6 @@ export function parseQueryRequest(body: Record<string, unknown>): QueryRequest {
   return { sql, ...(params ? { params: params as unknown[] } : {}) };
 }
 
-function acceptsCsv(accept: string | undefined): boolean {
+export function acceptsCsv(accept: string | undefined): boolean {
   return accept !== undefined && accept.split(",").some((part) => part.trim().startsWith(CSV_MEDIA_TYPE));
 }

@@ -35,3 +35,10 @@ export {
   dbMacrosHandler,
 } from "./discovery-handlers.ts";
 export type { DiscoveryPort } from "./discovery-handlers.ts";
+export {
+  checksListHandler,
+  checksInfoHandler,
+  checksFindingsHandler,
+  FINDINGS_PAGE_SIZE,
+} from "./checks-handlers.ts";
+export type { ChecksPort } from "./checks-handlers.ts";

@@ -48,15 +48,20 @@ export async function installCheckMacros(catalog: Catalog, statements: readonly 
   });
 }
 
-/** Runs every statement over `epoch` (RFC 3339) and stores the findings, unless that was done before. */
+/**
+ * Runs every statement over `epoch` (RFC 3339) and stores the findings, unless that was done
+ * before. Undefined when the catalog does not hold the epoch: running checks over an epoch
+ * without data would find nothing and so resolve every finding.
+ */
 export async function runEpochChecks(
   catalog: Catalog,
   epoch: string,
   statements: readonly CheckStatement[],
-): Promise<EpochCheckResult> {
+): Promise<EpochCheckResult | undefined> {
   return catalog.withWriter(async ({ con }) => {
     const started = performance.now();
     const servers = await epochServers(con, epoch);
+    if (!servers) return undefined;
     const done = await con.runAndReadAll("SELECT 1 FROM hx.check_runs WHERE epoch = $1::TIMESTAMPTZ", [
       epoch,
     ]);
@@ -162,6 +167,7 @@ async function epochServers(con: DuckDBConnection, epoch: string) {
     [epoch],
   );
   const row = reader.getRowsJS()[0];
+  if (!row) return undefined;
   return {
     answered: (row?.[0] as string[] | undefined) ?? [],
     expected: (row?.[1] as string[] | undefined) ?? [],

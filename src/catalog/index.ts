@@ -29,3 +29,5 @@ export { createBackupFile } from "./backup-writer.ts";
 export type { BackupFile, TableAppender } from "./backup-writer.ts";
 export { installCheckMacros, runEpochChecks, latestEpochFindings, firingSince } from "./check-runs.ts";
 export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-runs.ts";
+export { queryFindingsPage } from "./check-findings.ts";
+export type { FindingsPageRequest, FindingsPage } from "./check-findings.ts";

@@ -8,3 +8,16 @@ export { CATEGORIES, FIXED_COLUMNS, macroName } from "./check.ts";
 export type { Category, Check, CheckParam, DetailColumn } from "./check.ts";
 export { CHECKS } from "./registry.ts";
 export { HELPER_MACROS, checkMacroSql, findingsSelectSql } from "./macros.ts";
+export {
+  checkCatalogue,
+  findCheck,
+  resolvedParams,
+  isDisabled,
+  checkListGroups,
+  checkInfo,
+  detailColumnsPayload,
+  installStatements,
+  epochCheckStatements,
+  findingsRowsSql,
+} from "./describe.ts";
+export type { CheckSettings } from "./describe.ts";

@@ -21,16 +21,20 @@ SELECT e.epoch,
        (SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < e.epoch) AS prev_epoch,
        e.servers_expected, e.servers_answered
 FROM hx.epochs e
-WHERE e.epoch BETWEEN ep_from AND ep_to;`,
+WHERE e.epoch BETWEEN ep_from AND ep_to;
+COMMENT ON MACRO TABLE checks.epochs_in IS 'Epochs between ep_from and ep_to, each with the epoch before it (prev_epoch) and the servers expected and answered';`,
   `CREATE OR REPLACE MACRO checks.version_at_least(version, minimum) AS
 coalesce(
   list_transform(string_split(regexp_extract(version, '^v?([0-9]+\\.[0-9]+\\.[0-9]+)', 1), '.'), x -> TRY_CAST(x AS INTEGER))
     >= list_transform(string_split(minimum, '.'), x -> TRY_CAST(x AS INTEGER)),
-  false);`,
+  false);
+COMMENT ON MACRO checks.version_at_least IS 'Whether a nats-server version is at or above a release, e.g. checks.version_at_least(version, ''2.10.0'')';`,
   `CREATE OR REPLACE MACRO checks.monitor_text(metadata, name) AS
-json_extract_string(metadata, '$."io.nats.monitor.' || name || '"');`,
+json_extract_string(metadata, '$."io.nats.monitor.' || name || '"');
+COMMENT ON MACRO checks.monitor_text IS 'An io.nats.monitor.* value from stream or consumer metadata, as text';`,
   `CREATE OR REPLACE MACRO checks.monitor_value(metadata, name) AS
-TRY_CAST(checks.monitor_text(metadata, name) AS DOUBLE);`,
+TRY_CAST(checks.monitor_text(metadata, name) AS DOUBLE);
+COMMENT ON MACRO checks.monitor_value IS 'An io.nats.monitor.* threshold from stream or consumer metadata, as a number; NULL when absent';`,
   `CREATE OR REPLACE MACRO checks.go_duration_ns(text) AS
 CASE WHEN regexp_full_match(text, '([0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h))+') THEN
   CAST(list_sum(list_transform(
@@ -41,13 +45,18 @@ CASE WHEN regexp_full_match(text, '([0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h))+')
         WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 WHEN 'm' THEN 6e10 ELSE 3.6e12 END
   )) AS BIGINT)
 WHEN text = '0' THEN 0
-END;`,
+END;
+COMMENT ON MACRO checks.go_duration_ns IS 'A Go duration such as 1h30m in nanoseconds; NULL when it is not one';`,
 ];
 
 /** `CREATE OR REPLACE MACRO checks.<code>(ep_from, ep_to, p_… := default, …) AS TABLE <sql>`. */
 export function checkMacroSql(check: Check): string {
   const params = ["ep_from", "ep_to", ...check.params.map((p) => `${p.name} := ${sqlNumber(p.default)}`)];
-  return `CREATE OR REPLACE MACRO ${macroName(check.code)}(${params.join(", ")}) AS TABLE\n${check.sql.trim()};`;
+  const comment = `${check.code} ${check.name}: ${check.description}`;
+  return [
+    `CREATE OR REPLACE MACRO ${macroName(check.code)}(${params.join(", ")}) AS TABLE\n${check.sql.trim()};`,
+    `COMMENT ON MACRO TABLE ${macroName(check.code)} IS ${sqlText(comment)};`,
+  ].join("\n");
 }
 
 /**
@@ -67,6 +76,10 @@ export function findingsSelectSql(check: Check, params: Readonly<Record<string, 
   return `SELECT f.epoch, '${check.code}' AS code, '${check.entityType}' AS entity_type,
        CAST(f.entity_pk AS BIGINT) AS entity_ref, f.entity_key, f.entity_name, f.server, f.severity, ${detail} AS detail
 FROM ${macroName(check.code)}(${args.join(", ")}) f`;
+}
+
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 function sqlNumber(value: number): string {

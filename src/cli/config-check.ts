@@ -1,3 +1,4 @@
+import { checkCatalogue } from "../checks/index.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssues } from "../config/index.ts";
 import { fail } from "./client.ts";
@@ -11,7 +12,11 @@ export function configCommand(program: Command): void {
     .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
     .action(async (options: { config?: string }) => {
       const file = options.config ?? process.env.NATSMON_CONFIG;
-      const result = await loadConfig({ ...(file ? { file } : {}), env: process.env });
+      const result = await loadConfig({
+        ...(file ? { file } : {}),
+        env: process.env,
+        checks: checkCatalogue(),
+      });
       if (!result.ok) {
         fail(`${file ?? "configuration"} is invalid:\n${formatConfigIssues(result.errors)}`, 2);
         return;

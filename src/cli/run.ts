@@ -1,3 +1,4 @@
+import { checkCatalogue } from "../checks/index.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssues } from "../config/index.ts";
@@ -39,6 +40,7 @@ export function runCommand(program: Command): void {
       const result = await loadConfig({
         ...(file ? { file } : {}),
         env: process.env,
+        checks: checkCatalogue(),
         flags: { "node.data-dir": options.dataDir, "sink.url": options.sink },
       });
       if (!result.ok) {

@@ -1,17 +1,12 @@
+import { currentCheckCode, isOldStyleCode } from "../domain/index.ts";
 import type { RawConfig, RawEndpoint } from "./schema.ts";
 import type { AuthType, EndpointConfig } from "./types.ts";
 
 const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
-const LEGACY_CODE = /^[A-Z]+(_[A-Z0-9]+)+$/;
 
 interface Issue {
   path: string;
   message: string;
-}
-
-/** `SERVER_001` → `server-001`, the current spelling of an old-style check code. */
-export function modernCode(code: string): string {
-  return code.toLowerCase().replaceAll("_", "-");
 }
 
 function checkPattern(
@@ -22,8 +17,8 @@ function checkPattern(
   if (pattern === "") return { path, message: "must not be empty" };
   if (pattern.slice(0, -1).includes("*"))
     return { path, message: `"${pattern}": * is allowed only as the last character` };
-  if (LEGACY_CODE.test(pattern.replace(/\*$/, ""))) {
-    return { path, message: `"${pattern}" is an old-style check code; use "${modernCode(pattern)}"` };
+  if (isOldStyleCode(pattern.replace(/\*$/, ""))) {
+    return { path, message: `"${pattern}" is an old-style check code; use "${currentCheckCode(pattern)}"` };
   }
   if (known && pattern !== "*") {
     const matches = pattern.endsWith("*")

@@ -7,7 +7,6 @@ export { loadConfig, formatConfigIssues } from "./load.ts";
 export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
 export { parseDuration } from "./duration.ts";
 export { envName } from "./sources.ts";
-export { modernCode } from "./endpoints.ts";
 export type {
   Config,
   NodeConfig,
@@ -23,3 +22,4 @@ export type {
   AuthType,
   LogLevel,
 } from "./types.ts";
+export type { CheckCatalogue } from "./check-settings.ts";

@@ -6,6 +6,7 @@ import { fileSchema } from "./schema.ts";
 import { applyOverrides } from "./sources.ts";
 import { resolveConfig } from "./resolve.ts";
 import type { Config } from "./types.ts";
+import type { CheckCatalogue } from "./check-settings.ts";
 
 export interface ConfigIssue {
   path: string;
@@ -21,7 +22,8 @@ export interface LoadOptions {
   /** Dotted kebab paths, e.g. `{"sink.url": "nats://…"}`. */
   flags?: Readonly<Record<string, unknown>>;
   hostname?: string;
-  knownCheckCodes?: ReadonlySet<string>;
+  /** The checks (code → threshold names) that disabled-checks, check-thresholds and endpoint patterns may name. */
+  checks?: CheckCatalogue;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
   const { config, issues, warnings } = resolveConfig(
     parsed.data,
     options.hostname ?? safeHostname(),
-    options.knownCheckCodes,
+    options.checks,
   );
   const errors = [...overrideIssues, ...issues];
   if (errors.length > 0) return { ok: false, errors };

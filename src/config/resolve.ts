@@ -1,3 +1,4 @@
+import { checkSettingIssues, type CheckCatalogue } from "./check-settings.ts";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
 import { resolveEndpoints } from "./endpoints.ts";
@@ -48,7 +49,7 @@ function db(top: RawDb | undefined, own: RawDb | undefined): DbConfig {
 export function resolveConfig(
   raw: RawConfig,
   hostname: string,
-  knownCheckCodes: ReadonlySet<string> | undefined,
+  checks: CheckCatalogue | undefined,
 ): { config: Config; issues: ResolveIssue[]; warnings: string[] } {
   const issues: ResolveIssue[] = [];
   if (raw.system && raw.systems) {
@@ -57,6 +58,12 @@ export function resolveConfig(
   const rawSystems: { raw: RawSystem; path: string }[] = raw.systems
     ? raw.systems.map((s, i) => ({ raw: s, path: `systems[${i}]` }))
     : [{ raw: raw.system ?? DEFAULT_SYSTEM, path: "system" }];
+  if (checks) {
+    issues.push(...checkSettingIssues("", raw["disabled-checks"], raw["check-thresholds"], checks));
+    for (const { raw: s, path } of rawSystems) {
+      issues.push(...checkSettingIssues(path, s["disabled-checks"], s["check-thresholds"], checks));
+    }
+  }
   const seen = new Map<string, string>();
   for (const { raw: s, path } of rawSystems) {
     const first = seen.get(s.id);
@@ -77,7 +84,11 @@ export function resolveConfig(
     issues.push({ path: "node.id", message: "is required when the node serves several systems" });
   }
   const nodeId = raw.node?.id ?? (systems.length === 1 ? systems[0]!.id : hostname);
-  const endpoints = resolveEndpoints(raw.notifications, new Set(systems.map((s) => s.id)), knownCheckCodes);
+  const endpoints = resolveEndpoints(
+    raw.notifications,
+    new Set(systems.map((s) => s.id)),
+    checks && new Set(checks.keys()),
+  );
   issues.push(...endpoints.issues);
   const sink = raw.sink ?? {};
   const config: Config = {

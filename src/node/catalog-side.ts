@@ -5,6 +5,9 @@ import {
   backupStatementFor,
   explainReadOnly,
   foldEpoch,
+  installCheckMacros,
+  queryFindingsPage,
+  runEpochChecks,
   listColumns,
   listMacros,
   listSchemas,
@@ -13,18 +16,34 @@ import {
   openCatalog,
   runReadOnlyQuery,
   type Catalog,
+  type EpochCheckResult,
 } from "../catalog/index.ts";
+import {
+  checkInfo,
+  checkListGroups,
+  epochCheckStatements,
+  findCheck,
+  findingsRowsSql,
+  installStatements,
+} from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch } from "../feed/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
-import type { BackupStreamPort, DiscoveryPort, QueryPort, QueryStreamPort } from "../api/index.ts";
+import type {
+  BackupStreamPort,
+  ChecksPort,
+  DiscoveryPort,
+  QueryPort,
+  QueryStreamPort,
+} from "../api/index.ts";
 
 export interface CatalogSide extends AsyncDisposable {
   readonly query: QueryPort;
   readonly queryStream: QueryStreamPort;
   readonly backupStream: BackupStreamPort;
   readonly discovery: DiscoveryPort;
+  readonly checks: ChecksPort;
   /** The reason the database would not open, while it is not open. */
   readonly error: string | undefined;
   /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
@@ -64,6 +83,8 @@ export async function startCatalogSide(options: {
       db: system.db,
       logger: log,
     });
+    // The check macros are (re)created at every start, so a new natsmon brings its own SQL.
+    await installCheckMacros(catalog, installStatements());
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
     log.error({ err }, "catalog database would not open; queries answer 503 until it does");
@@ -95,6 +116,7 @@ export async function startCatalogSide(options: {
       for await (const delivery of consumer.commits) {
         await handleCommit(open, delivery, {
           sink,
+          system,
           systemId: system.id,
           nodeId,
           log,
@@ -150,11 +172,26 @@ export async function startCatalogSide(options: {
     macros: async (schema) => listMacros(opened(), timeoutMs, schema),
   };
 
+  const checks: ChecksPort = {
+    list: () => checkListGroups(system),
+    info: (code) => checkInfo(findCheck(code), system),
+    findingsPage: async (request) =>
+      queryFindingsPage(opened(), {
+        rowsSql: findingsRowsSql(findCheck(request.code), system),
+        duration: request.duration,
+        page: request.page,
+        pageSize: request.pageSize,
+        format: request.format,
+        timeoutMs,
+      }),
+  };
+
   return {
     query,
     queryStream,
     backupStream,
     discovery,
+    checks,
     get error() {
       return error;
     },
@@ -172,6 +209,7 @@ async function handleCommit(
   delivery: CommitDelivery,
   ctx: {
     sink: NatsConnection;
+    system: SystemConfig;
     systemId: string;
     nodeId: string;
     log: Logger;
@@ -197,17 +235,39 @@ async function handleCommit(
     }
     ctx.faults?.afterFold?.();
     if (result.status === "folded") {
-      publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
       log.info({ rows: result.rows, ms: Math.round(result.ms) }, "epoch folded");
+      publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
     } else {
-      log.info({ reason: result.reason }, "epoch skipped");
+      log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
     }
+    // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back.
+    const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
+    if (checked?.ran) logChecks(log, checked);
     await delivery.ack();
   } catch (err) {
     // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
     log.error({ err }, "epoch fold failed; retrying");
     delivery.nak(RETRY_MS);
   }
+}
+
+/** Per-check times at debug, a summary with the slowest at info, each failing check at error. */
+function logChecks(log: Logger, result: EpochCheckResult): void {
+  for (const t of result.timings) log.debug({ code: t.code, ms: round(t.ms), rows: t.rows }, "check ran");
+  for (const f of result.failed)
+    log.error({ code: f.code, error: f.error }, "check failed; skipped for this epoch");
+  const slowest = [...result.timings]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3)
+    .map((t) => `${t.code} ${round(t.ms)} ms`);
+  log.info(
+    { ms: round(result.ms), checks: result.timings.length, findings: result.findings.length, slowest },
+    "checks ran",
+  );
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
 
 /** A part that cannot be read becomes an error reply, which the fold records in hx.epochs.errors. */

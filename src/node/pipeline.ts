@@ -10,6 +10,9 @@ import {
   dbColumnsHandler,
   dbMacrosHandler,
   opsInfoHandler,
+  checksListHandler,
+  checksInfoHandler,
+  checksFindingsHandler,
   scraperStatusHandler,
   scraperToggleHandler,
   scraperTriggerHandler,
@@ -39,8 +42,8 @@ export interface SystemPipeline extends AsyncDisposable {
  * The table of contents of one system, in flow order:
  *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
  *   ② the scrape stream on the sink: the seam between the two sides
- *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch
- *   ⑦ API: db.query, db.query.stream, db.backup.stream, discovery and ops.info on the catalog node; scraper and sink ops on the scrape node
+ *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch → ④ checks into hx.check_findings
+ *   ⑦ API: db.*, checks.* and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
  */
 export async function startSystemPipeline(options: {
@@ -88,6 +91,9 @@ export async function startSystemPipeline(options: {
       "db.columns": dbColumnsHandler(catalog.discovery),
       "db.macros": dbMacrosHandler(catalog.discovery),
       "ops.info": opsInfoHandler(opsInfo),
+      "checks.list": checksListHandler(catalog.checks),
+      "checks.info": checksInfoHandler(catalog.checks),
+      "checks.findings": checksFindingsHandler(catalog.checks),
     });
   }
 

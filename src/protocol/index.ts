@@ -66,3 +66,14 @@ export type {
   StreamErrorTrailer,
   StreamTrailer,
 } from "./stream-payloads.ts";
+export type {
+  CheckParamPayload,
+  CheckListEntry,
+  CheckListGroup,
+  DetailColumnPayload,
+  CheckInfoReply,
+  CheckInfoRequest,
+  FindingsRequest,
+  PageInfo,
+  FindingsReply,
+} from "./check-payloads.ts";

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { openCatalog } from "../../src/catalog/index.ts";
+import { CHECKS, HELPER_MACROS } from "../../src/checks/index.ts";
 import {
   systemSubjects,
   type ColumnsReply,
@@ -15,9 +15,9 @@ import {
 } from "../../src/protocol/index.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
-import { TEST_DB } from "../integration/catalog/lab-epoch.ts";
 
 const subjects = systemSubjects("local");
+const SERVER_007 = CHECKS.find((c) => c.code === "server-007")!;
 
 /** Sends a request; answers the parsed body, or the micro error's code and description. */
 async function ask<T>(nc: NatsConnection, subject: string, body: unknown = {}) {
@@ -40,16 +40,6 @@ describe("catalog discovery on a node on the embedded default", () => {
 
   before(async () => {
     dir = await tempDir();
-    // A check macro, as the checks migrations will create them, made before the node owns the file.
-    {
-      await using catalog = await openCatalog({ path: join(dir.path, "local.duckdb"), db: TEST_DB });
-      await catalog.withWriter(async ({ con }) => {
-        await con.run(`
-          CREATE MACRO checks.server_001(since, max_rows) AS TABLE
-            SELECT epoch, server FROM hx.servers WHERE epoch >= since::TIMESTAMPTZ LIMIT max_rows;
-          COMMENT ON MACRO TABLE checks.server_001 IS 'Servers seen since a time';`);
-      });
-    }
     node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
     url = await node.waitForUrl();
     nc = await connect({ servers: url });
@@ -69,7 +59,7 @@ describe("catalog discovery on a node on the embedded default", () => {
       [
         ["hx", 0],
         ["main", 0],
-        ["checks", 1],
+        ["checks", HELPER_MACROS.length + CHECKS.length],
         ["contexts", 0],
       ],
     );
@@ -85,9 +75,14 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.match(columns.body?.columns.find((c) => c.name === "epoch")?.comment ?? "", /Start time/);
 
     const macros = await ask<MacrosReply>(nc, subjects.dbMacros, { schema: "checks" });
+    const server007 = macros.body?.macros.find((m) => m.signature.startsWith("checks.server_007("));
     assert.deepEqual(
-      macros.body?.macros.map((m) => [m.signature, m.type, m.comment]),
-      [["checks.server_001(since, max_rows)", "table", "Servers seen since a time"]],
+      [server007?.signature, server007?.type, server007?.comment],
+      [
+        "checks.server_007(ep_from, ep_to)",
+        "table",
+        `server-007 ${SERVER_007.name}: ${SERVER_007.description}`,
+      ],
     );
   });
 
@@ -100,7 +95,7 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.equal(plain.body?.valid, true);
     assert.equal(plain.body?.plan[0]?.explain_key, "physical_plan");
     const analyzed = await ask<ExplainReply>(nc, subjects.dbExplain, {
-      sql: "FROM checks.server_001('2026-01-01T00:00:00Z', 5)",
+      sql: "FROM checks.server_007('2026-01-01T00:00:00Z', now())",
       analyze: true,
     });
     assert.equal(analyzed.code, undefined, analyzed.error);
@@ -135,7 +130,12 @@ describe("catalog discovery on a node on the embedded default", () => {
     const schemas = await runNatsmon(["db", "schemas", "--server", url]);
     assert.equal(schemas.code, 0, schemas.stderr);
     assert.match(schemas.stdout, /^name\s+tables\s+views\s+macros\s+description\n/);
-    assert.match(schemas.stdout, /\nchecks\s+0\s+0\s+1\s+One table macro per check/);
+    assert.match(
+      schemas.stdout,
+      new RegExp(
+        `\\nchecks\\s+0\\s+0\\s+${HELPER_MACROS.length + CHECKS.length}\\s+One table macro per check`,
+      ),
+    );
 
     const tables = await runNatsmon([
       "db",
@@ -179,9 +179,10 @@ describe("catalog discovery on a node on the embedded default", () => {
       "json",
     ]);
     assert.equal(macros.code, 0, macros.stderr);
-    assert.equal(
-      (JSON.parse(macros.stdout) as MacrosReply).macros[0]?.signature,
-      "checks.server_001(since, max_rows)",
+    assert.ok(
+      (JSON.parse(macros.stdout) as MacrosReply).macros.some(
+        (m) => m.signature === "checks.server_007(ep_from, ep_to)",
+      ),
     );
     const macroTable = await runNatsmon([
       "db",
@@ -195,7 +196,7 @@ describe("catalog discovery on a node on the embedded default", () => {
     ]);
     assert.match(
       macroTable.stdout,
-      /checks\.server_001\(since, max_rows\)\s+table\s+Servers seen since a time/,
+      /checks\.server_007\(ep_from, ep_to\)\s+table\s+server-007 Authentication Not Required/,
     );
 
     const plan = await runNatsmon([

@@ -54,6 +54,7 @@ describe("every check's macro in a real catalog", () => {
     const epoch = fixture.epochs.at(-1)!;
     const statements = CHECKS.map((c) => ({ code: c.code, sql: findingsSelectSql(c, {}), disabled: false }));
     const result = await runEpochChecks(fixture.catalog, epoch, statements);
+    assert.ok(result, "the epoch is in the catalog");
     assert.deepEqual(result.failed, []);
     assert.equal(result.timings.length, CHECKS.length);
   });

@@ -125,14 +125,18 @@ describe("loadConfig", () => {
   });
 
   test("checks subscription patterns against the known check codes when given", async () => {
-    const known = new Set(["server-001", "server-002", "jetstream-001"]);
+    const known = new Map<string, string[]>([
+      ["server-001", []],
+      ["server-002", []],
+      ["jetstream-001", ["p_lag_percent"]],
+    ]);
     const yaml = (patterns: string) =>
       `notifications:\n  webhook: [{name: a, url: "https://h.example.com", subscriptions: [${patterns}]}]\n`;
     await withFile(yaml('"*", "server-*", "jetstream-001"'), async (file) => {
-      await ok({ file, knownCheckCodes: known });
+      await ok({ file, checks: known });
     });
     await withFile(yaml('"consumer-*", "server-999"'), async (file) => {
-      const result = await loadConfig({ file, knownCheckCodes: known });
+      const result = await loadConfig({ file, checks: known });
       assert.equal(result.ok, false);
       if (!result.ok) {
         assert.deepEqual(
@@ -141,6 +145,44 @@ describe("loadConfig", () => {
         );
         assert.match(result.errors[0]!.message, /matches no check/);
       }
+    });
+  });
+
+  test("refuses disabled-checks and check-thresholds naming no check or no threshold, each by its path", async () => {
+    const known = new Map<string, string[]>([
+      ["server-001", []],
+      ["jetstream-001", ["p_lag_percent"]],
+    ]);
+    const yaml = [
+      "disabled-checks: [server-001, SERVER_002, nope-001]",
+      "check-thresholds:",
+      "  jetstream-001: {p_lag_percent: 20, p_other: 1}",
+      "  JETSTREAM_001: {p_lag_percent: 20}",
+      "systems:",
+      "  - id: a",
+      "    check-thresholds: {server-001: {p_x: 1}}",
+      "",
+    ].join("\n");
+    await withFile(yaml, async (file) => {
+      const result = await loadConfig({ file, checks: known });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(
+        result.errors.map((e) => [e.path, e.message]),
+        [
+          ["disabled-checks[1]", '"SERVER_002" is an old-style check code; use "server-002"'],
+          ["disabled-checks[2]", '"nope-001" is not a check code (checks.list on the API lists them)'],
+          [
+            "check-thresholds.jetstream-001.p_other",
+            "is not a threshold of jetstream-001; it takes p_lag_percent",
+          ],
+          [
+            "check-thresholds.JETSTREAM_001",
+            '"JETSTREAM_001" is an old-style check code; use "jetstream-001"',
+          ],
+          ["systems[0].check-thresholds.server-001.p_x", "server-001 has no thresholds"],
+        ],
+      );
     });
   });
 

@@ -1,0 +1,85 @@
+/**
+ * Epochs of a simulated system, as the scraper would gather them: a real nats-server, the
+ * simulator answering `$SYS` on it, and the scraper's own gather of every source. Shared
+ * by the benchmarks that fold or check simulated epochs.
+ */
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { connect } from "@nats-io/transport-node";
+import { natsServerConfig, startNatsServer } from "../src/bus/index.ts";
+import type { EpochInput, ScrapeReply } from "../src/catalog/index.ts";
+import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
+import type { CommitMarker } from "../src/protocol/index.ts";
+import { gather, SOURCES } from "../src/scrape/index.ts";
+import { PROFILES } from "../src/simulate/index.ts";
+import { startSimulator } from "../src/simulate/index.ts";
+
+export interface SimulatedEpoch {
+  readonly input: EpochInput;
+  /** Bytes received for the epoch, as sent. */
+  readonly bytes: number;
+  readonly scrapeMs: number;
+}
+
+/** `count` epochs of the profile, one minute apart from 2026-01-01, gathered in turn. */
+export async function* simulatedEpochs(
+  name: keyof typeof PROFILES,
+  count: number,
+  dir: string,
+): AsyncGenerator<SimulatedEpoch> {
+  const server = await startNatsServer({
+    workDir: join(dir, "nats"),
+    configText: natsServerConfig({
+      serverName: "bench",
+      host: "127.0.0.1",
+      port: -1,
+      workDir: join(dir, "nats"),
+      maxPayload: 64 * 1024 * 1024,
+    }),
+  });
+  const simNc = await connect({ servers: server.clientUrl });
+  const sim = await startSimulator(simNc, PROFILES[name], silentLogger());
+  const monitor = await connect({ servers: server.clientUrl });
+  try {
+    for (let e = 0; e < count; e++) {
+      const t0 = performance.now();
+      const gathered = await Promise.all(
+        SOURCES.map(async (s) => ({
+          s,
+          r: await gather(monitor, s.subject, s.body, { quietMs: 1000, timeoutMs: 60_000 }),
+        })),
+      );
+      const scrapeMs = performance.now() - t0;
+      const replies: ScrapeReply[] = [];
+      let bytes = 0;
+      for (const { s, r } of gathered) {
+        if (r.kind !== "replies") continue;
+        for (const reply of r.replies) {
+          bytes += reply.data.byteLength;
+          const text = (
+            reply.encoding === "gzip" ? gunzipSync(reply.data) : Buffer.from(reply.data)
+          ).toString();
+          replies.push({ source: s.name, server: reply.server, body: parseJsonExact(text) });
+        }
+      }
+      const epoch = new Date(Date.UTC(2026, 0, 1) + e * 60_000).toISOString();
+      const servers = [...new Set(replies.map((r) => r.server))].sort();
+      const marker: CommitMarker = {
+        system_id: name,
+        epoch,
+        finished_at: epoch,
+        parts: replies.map((r) => ({ source: r.source, server: r.server, seqs: [0], bytes: 0 })),
+        servers_expected: servers,
+        servers_answered: servers,
+        unsupported: [],
+        errors: [],
+      };
+      yield { input: { markerSeq: e + 1, marker, replies }, bytes, scrapeMs };
+    }
+  } finally {
+    await sim[Symbol.asyncDispose]();
+    await simNc.close();
+    await monitor.close();
+    await server.stop();
+  }
+}
