@@ -36,7 +36,7 @@ export const meta003: Check = {
   // early in the window has the leader before it. Leaderless epochs (elections) are skipped:
   // a change is a different leader than the last one seen.
   sql: `
-WITH ${metaGroupsCte(`(SELECT coalesce(max(epoch), ep_from) FROM hx.epochs WHERE epoch <= ep_from - ${WINDOW})`, "ep_to")}, led AS (
+WITH ${metaGroupsCte(`(SELECT coalesce(max(epoch), ep_from - ${WINDOW}) FROM hx.epochs WHERE epoch <= ep_from - ${WINDOW})`, "ep_to")}, led AS (
   SELECT epoch, meta_pk, leader, lag(leader) OVER (PARTITION BY meta_pk ORDER BY epoch) AS before
   FROM meta_groups WHERE leader IS NOT NULL
 ), changes AS (
