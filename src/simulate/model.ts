@@ -14,6 +14,8 @@ export function random(seed: number): () => number {
 
 export interface SimServer {
   name: string;
+  /** nats-server release the server claims (default 2.9.10, the shapes the replies follow). */
+  version: string;
   id: string;
   cluster: string;
   port: number;
@@ -39,6 +41,8 @@ export interface SimStream {
   bytes: number;
   firstSeq: number;
   consumers: SimConsumer[];
+  /** Stream metadata (2.10+), e.g. io.nats.monitor.* thresholds; reported only when set. */
+  metadata?: Record<string, string>;
 }
 
 export interface SimConsumer {
@@ -49,6 +53,8 @@ export interface SimConsumer {
   ackFloor: number;
   ackPending: number;
   redelivered: number;
+  /** Consumer metadata (2.10+); reported only when set. */
+  metadata?: Record<string, string>;
 }
 
 export interface SimConnection {
@@ -73,7 +79,7 @@ export class SimSystem {
   readonly started: string;
   epoch = 0;
 
-  constructor(profile: Profile, seed = 42) {
+  constructor(profile: Profile, seed = 42, version = "2.9.10") {
     this.#rand = random(seed);
     const r = this.#rand;
     this.started = new Date(Date.now() - 86_400_000).toISOString();
@@ -81,6 +87,7 @@ export class SimSystem {
       const name = `s${String(i + 1).padStart(3, "0")}`;
       this.servers.push({
         name,
+        version,
         id: `N${name.toUpperCase()}${"X".repeat(51)}`.slice(0, 56),
         cluster: `c${Math.floor(i / profile.clusterSize) + 1}`,
         port: 4222 + i,

@@ -5,7 +5,6 @@ import type { SimConnection, SimServer, SimStream, SimSystem } from "./model.ts"
  * `$SYS` reply bodies for a simulated server, in the shapes nats-server 2.9.10 sends
  * (shared/reference/nats-samples): the `{server, data}` envelope and its fields.
  */
-const VERSION = "2.9.10";
 const NS_PER_MS = 1_000_000;
 
 export function serverInfo(s: SimServer, seq: number) {
@@ -14,7 +13,7 @@ export function serverInfo(s: SimServer, seq: number) {
     host: "10.0.0.1",
     id: s.id,
     cluster: s.cluster,
-    ver: VERSION,
+    ver: s.version,
     seq,
     jetstream: true,
     time: new Date().toISOString(),
@@ -31,7 +30,7 @@ export function varz(system: SimSystem, s: SimServer) {
   return {
     server_id: s.id,
     server_name: s.name,
-    version: VERSION,
+    version: s.version,
     proto: 1,
     go: "go1.19.8",
     host: "0.0.0.0",
@@ -131,6 +130,7 @@ function streamDetail(st: SimStream, server: SimServer) {
       deny_delete: false,
       deny_purge: false,
       allow_rollup_hdrs: false,
+      ...(st.metadata ? { metadata: st.metadata } : {}),
     },
     state: {
       messages: st.messages,
@@ -157,6 +157,7 @@ function streamDetail(st: SimStream, server: SimServer) {
         max_waiting: 512,
         max_ack_pending: 1000,
         num_replicas: 0,
+        ...(c.metadata ? { metadata: c.metadata } : {}),
       },
       delivered: {
         consumer_seq: c.delivered,
@@ -312,4 +313,11 @@ export function routez(system: SimSystem, s: SimServer) {
 
 export function healthz() {
   return { status: "ok" };
+}
+
+/** IDZ (2.10+): the server's identity; a 2.9 server does not answer it. */
+export function idz(s: SimServer) {
+  const [major = 0, minor = 0] = s.version.split(".").map(Number);
+  if (major < 2 || (major === 2 && minor < 10)) return undefined;
+  return { server_id: s.id, server_name: s.name };
 }

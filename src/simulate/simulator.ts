@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import { stringifyExact, type Logger } from "../lib/index.ts";
 import { SimSystem, type SimServer } from "./model.ts";
 import type { Profile } from "./profiles.ts";
-import { connz, healthz, jsz, routez, serverInfo, statsz, varz } from "./replies.ts";
+import { connz, healthz, idz, jsz, routez, serverInfo, statsz, varz } from "./replies.ts";
 import { accountStatz, accountz, gatewayz, leafz, subsz } from "./account-replies.ts";
 
 export interface Simulator extends AsyncDisposable {
@@ -21,8 +21,13 @@ type Body = (server: SimServer, request: Record<string, unknown>) => unknown;
  * live system. A test and benchmark tool and a demo source; never a stand-in for real
  * servers in tests of natsmon's collection.
  */
-export async function startSimulator(nc: NatsConnection, profile: Profile, log: Logger): Promise<Simulator> {
-  const system = new SimSystem(profile);
+export async function startSimulator(
+  nc: NatsConnection,
+  profile: Profile,
+  log: Logger,
+  options: { version?: string; seed?: number } = {},
+): Promise<Simulator> {
+  const system = new SimSystem(profile, options.seed, options.version);
   let requests = 0;
   let seq = 0;
   const subs: Subscription[] = [];
@@ -62,7 +67,11 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
           requests++;
           before?.();
           const request = requestOf(msg);
-          void eachServer((server) => reply(msg, server, envelopeKey, body(server, request)));
+          void eachServer((server) => {
+            // A server too old for the request does not answer it, as a real one would not.
+            const answer = body(server, request);
+            if (answer !== undefined) reply(msg, server, envelopeKey, answer);
+          });
         },
       }),
     );
@@ -82,6 +91,7 @@ export async function startSimulator(nc: NatsConnection, profile: Profile, log: 
   ping("ACCOUNTZ", (s) => accountz(system, s));
   ping("GATEWAYZ", (s) => gatewayz(system, s));
   ping("LEAFZ", (s) => leafz(s));
+  ping("IDZ", (s) => idz(s));
   subs.push(
     nc.subscribe("$SYS.REQ.ACCOUNT.PING.STATZ", {
       callback: (err, msg) => {

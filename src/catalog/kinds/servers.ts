@@ -95,6 +95,8 @@ function varzStats(v: Json, info: Json): Record<string, unknown> {
     total_connections: v.total_connections,
     subscriptions: v.subscriptions,
     slow_consumers: v.slow_consumers,
+    stale_connections: v.stale_connections,
+    stalled_clients: v.stalled_clients,
     in_msgs: v.in_msgs,
     out_msgs: v.out_msgs,
     in_bytes: v.in_bytes,

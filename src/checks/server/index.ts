@@ -1,5 +1,25 @@
 /** The server family of checks, in code order. */
 import type { Check } from "../check.ts";
 import { server007 } from "./server-007.ts";
+import { server011 } from "./server-011.ts";
+import { server012 } from "./server-012.ts";
+import { server013 } from "./server-013.ts";
+import { server014 } from "./server-014.ts";
+import { server015 } from "./server-015.ts";
+import { server016 } from "./server-016.ts";
+import { server017 } from "./server-017.ts";
+import { server018 } from "./server-018.ts";
+import { server019 } from "./server-019.ts";
 
-export const SERVER_CHECKS: readonly Check[] = [server007];
+export const SERVER_CHECKS: readonly Check[] = [
+  server007,
+  server011,
+  server012,
+  server013,
+  server014,
+  server015,
+  server016,
+  server017,
+  server018,
+  server019,
+];

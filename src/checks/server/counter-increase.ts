@@ -1,0 +1,25 @@
+/**
+ * The body shared by the warning-level server checks that fire when a VARZ counter grew since
+ * the previous epoch (server-012, server-013). The previous figure counts only while the server process
+ * is the same one (same `start`): after a restart the counter starts again from zero, so all
+ * of its current value happened since the previous epoch. A counter that went down without a
+ * restart is not an increase, and no previous row means no finding.
+ */
+export function counterIncreaseSql(counter: string, increaseColumn: string, minVersion: string): string {
+  return `
+WITH figures AS (
+  SELECT e.epoch, s.server_pk, s.server, s.${counter} AS now_count,
+         CASE WHEN p.start IS NOT DISTINCT FROM s.start THEN p.${counter} ELSE 0 END AS before_count
+  FROM checks.epochs_in(ep_from, ep_to) e
+  JOIN hx.servers s ON s.epoch = e.epoch
+  JOIN hx.server_stats p ON p.epoch = e.prev_epoch AND p.server_pk = s.server_pk
+  WHERE checks.version_at_least(s.version, '${minVersion}')
+    AND s.${counter} IS NOT NULL AND p.${counter} IS NOT NULL
+)
+SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key,
+       server, 'warning' AS severity,
+       CAST(now_count - before_count AS BIGINT) AS ${increaseColumn},
+       CAST(now_count AS BIGINT) AS ${counter}
+FROM figures
+WHERE now_count > before_count`;
+}
