@@ -3,7 +3,10 @@
  * server whose JSZ reports a `meta_cluster`, so that servers naming different leaders, or
  * none, stay visible (nats-monitoring.md §0.4, §8.5). Only the leader's reply carries
  * `meta_cluster.replicas`; from it come the offline and lagging counts and whether quorum,
- * floor(cluster_size / 2) + 1, holds. The group also gets a hx.raft_group row (`_meta_`).
+ * floor(cluster_size / 2) + 1, holds, and (migration 0011) which peers it lists and how it
+ * sees each. Every row also carries the server's meta API queue (`pending`, 2.10.21+) and its
+ * last meta snapshot (`snapshot`, 2.11.11 / 2.12.2+). The group also gets a hx.raft_group
+ * row (`_meta_`).
  */
 import type { FoldContext } from "../fold-context.ts";
 import { arr, isEmpty, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
@@ -67,6 +70,13 @@ export function foldMeta(
             ? size - health.replicas_offline >= quorum
             : undefined,
       };
+      if (isLeader) Object.assign(row, peerColumns(meta));
+      const snapshot = obj(meta.snapshot);
+      row.pending = meta.pending;
+      row.snapshot_pending_entries = snapshot.pending_entries;
+      row.snapshot_pending_size = snapshot.pending_size;
+      row.snapshot_last_time = snapshot.last_time;
+      row.snapshot_last_duration_ns = snapshot.last_duration;
       raftzColumns(row, raftz, server, META_GROUP);
       ctx.stats("meta", pk, row, `${what} as ${server} sees it`);
     }
@@ -74,4 +84,22 @@ export function foldMeta(
     const lead = leader && { server: leader.server, cluster: leader.meta };
     foldGroup(ctx, group, views.length, lead, serverPk, what);
   }
+}
+
+/**
+ * The leader's view of each peer as parallel lists sorted by peer name (the fold writes no
+ * STRUCT columns). `offline` is present only when true and `lag` only when non-zero.
+ */
+function peerColumns(meta: Json): Record<string, unknown[]> {
+  const peers = arr(meta.replicas)
+    .map(obj)
+    .map((r) => ({ name: str(r.name) ?? "", r }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    peer_names: peers.map((p) => p.name),
+    peer_offline: peers.map((p) => p.r.offline === true),
+    peer_current: peers.map((p) => p.r.current === true),
+    peer_active_ns: peers.map((p) => p.r.active ?? null),
+    peer_lag: peers.map((p) => p.r.lag ?? 0),
+  };
 }

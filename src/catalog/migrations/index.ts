@@ -13,6 +13,7 @@ import { migration as m0007 } from "./0007-healthz.ts";
 import { migration as m0008 } from "./0008-epochs-unsupported.ts";
 import { migration as m0009 } from "./0009-checks.ts";
 import { migration as m0010 } from "./0010-server-counters.ts";
+import { migration as m0011 } from "./0011-meta-peers.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0008,
   m0009,
   m0010,
+  m0011,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
