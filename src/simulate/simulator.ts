@@ -34,7 +34,8 @@ export async function startSimulator(
   const byId = new Map(system.servers.map((s) => [s.id, s]));
 
   const reply = (msg: Msg, server: SimServer, envelopeKey: "data" | "statsz", body: unknown) => {
-    if (!msg.reply) return;
+    // Replies still being paced out when the simulator stops are dropped, not sent on a closed connection.
+    if (!msg.reply || nc.isClosed()) return;
     const text = stringifyExact({ server: serverInfo(server, ++seq), [envelopeKey]: body });
     if (msg.headers?.get("Accept-Encoding").includes("gzip")) {
       const h = natsHeaders();
