@@ -47,30 +47,33 @@ export const jetstream014: Check = {
     },
   ],
   sql: `
-WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader
-  FROM hx.streams
-  WHERE epoch BETWEEN ep_from AND ep_to AND replicas > 1
-),
-r AS (
-  SELECT st.epoch, st.stream_pk, st.account, st.stream, st.leader,
-         -- The leader's view: every peer it lists is current and online (the leader's own row is too).
-         bool_and(coalesce(rp.current, false) AND NOT coalesce(rp.offline, true)) AS all_current,
-         count(rp.messages) AS compared,
-         min(rp.messages) AS min_messages, arg_min(rp.server, rp.messages) AS min_server,
-         max(rp.messages) AS max_messages, arg_max(rp.server, rp.messages) AS max_server
-  FROM st
-  JOIN hx.stream_replicas rp ON rp.epoch = st.epoch AND rp.stream_pk = st.stream_pk
-  WHERE rp.epoch BETWEEN ep_from AND ep_to
-  GROUP BY ALL
+WITH r AS (
+  -- Replicas of each stream, each server's own count against the leader's view of it.
+  SELECT rs.epoch, ri.stream_pk,
+         -- Every peer the leader lists is current and online (the leader's own row is too);
+         -- a replica the leader does not list claims nothing.
+         bool_and(coalesce(rs.current, false) AND NOT coalesce(rs.offline, true)) AS all_current,
+         count(rs.messages) AS compared,
+         min(rs.messages) AS min_messages, arg_min(sv.name, rs.messages) AS min_server,
+         max(rs.messages) AS max_messages, arg_max(sv.name, rs.messages) AS max_server
+  FROM hx.stream_replica_stats rs
+  JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = rs.stream_replica_pk
+  JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
+  WHERE rs.epoch BETWEEN ep_from AND ep_to
+  GROUP BY rs.epoch, ri.stream_pk
+  HAVING count(*) > 1
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
-       leader AS server, 'critical' AS severity,
-       CAST(compared AS INTEGER) AS replicas, min_messages, min_server, max_messages, max_server,
-       max_messages - min_messages AS divergence,
-       CAST(100.0 * (max_messages - min_messages) / max_messages AS DOUBLE) AS divergence_percent
+SELECT r.epoch, r.stream_pk AS entity_pk, i.account || '/' || i.name AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'critical' AS severity,
+       CAST(r.compared AS INTEGER) AS replicas, r.min_messages, r.min_server, r.max_messages, r.max_server,
+       r.max_messages - r.min_messages AS divergence,
+       CAST(100.0 * (r.max_messages - r.min_messages) / r.max_messages AS DOUBLE) AS divergence_percent
 FROM r
-WHERE all_current AND compared >= 2
-  AND max_messages - min_messages > p_min_divergence
-  AND 100.0 * (max_messages - min_messages) / max_messages > p_divergence_percent`,
+-- Only streams with a trusted leader this epoch: its view is what "current" means.
+JOIN hx.stream_stats s ON s.epoch = r.epoch AND s.stream_pk = r.stream_pk
+JOIN hx.stream_ident i ON i.stream_pk = r.stream_pk
+LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
+WHERE r.all_current AND r.compared >= 2
+  AND r.max_messages - r.min_messages > p_min_divergence
+  AND 100.0 * (r.max_messages - r.min_messages) / r.max_messages > p_divergence_percent`,
 };

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { mirrorsWithOrigin } from "./stream-monitor-sql.ts";
+import { MIRROR_STREAMS, mirrorsWithOrigin } from "./stream-monitor-sql.ts";
 
 export const jetstream015: Check = {
   code: "jetstream-015",
@@ -38,9 +38,8 @@ export const jetstream015: Check = {
   ],
   sql: `
 WITH mirrors AS (
-  SELECT * FROM hx.streams
-  WHERE epoch BETWEEN ep_from AND ep_to AND mirror IS NOT NULL
-    AND mirror_lag = 0 AND mirror_active_ns > p_stale_minutes * 60e9
+  SELECT * FROM (${MIRROR_STREAMS})
+  WHERE mirror IS NOT NULL AND mirror_lag = 0 AND mirror_active_ns > p_stale_minutes * 60e9
 ),
 m AS (${mirrorsWithOrigin("mirrors")})
 SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,

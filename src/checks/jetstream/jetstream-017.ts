@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, countThreshold, mirrorsWithOrigin } from "./stream-monitor-sql.ts";
+import { countThreshold, mirrorsWithOrigin, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream017: Check = {
   code: "jetstream-017",
@@ -37,8 +37,7 @@ export const jetstream017: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH mirrors AS (
-  SELECT *, ${countThreshold("lag-critical")} AS lag_critical
-  FROM (${MONITORED_STREAMS})
+  SELECT * FROM (${monitoredStreams({ lag_critical: countThreshold("lag-critical") })})
   WHERE mirror IS NOT NULL AND mirror_lag IS NOT NULL
 ),
 m AS (${mirrorsWithOrigin("mirrors")})

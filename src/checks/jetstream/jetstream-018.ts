@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, durationThreshold, mirrorsWithOrigin } from "./stream-monitor-sql.ts";
+import { durationThreshold, mirrorsWithOrigin, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream018: Check = {
   code: "jetstream-018",
@@ -37,9 +37,10 @@ export const jetstream018: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH mirrors AS (
-  SELECT *, ${durationThreshold("seen-critical")} AS seen_critical_ns,
-         checks.monitor_text(metadata, 'seen-critical') AS seen_critical
-  FROM (${MONITORED_STREAMS})
+  SELECT * FROM (${monitoredStreams({
+    seen_critical: "checks.monitor_text(metadata, 'seen-critical')",
+    seen_critical_ns: durationThreshold("seen-critical"),
+  })})
   WHERE mirror IS NOT NULL AND mirror_active_ns IS NOT NULL
 ),
 m AS (${mirrorsWithOrigin("mirrors")})

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, countThreshold } from "./stream-monitor-sql.ts";
+import { countThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream019: Check = {
   code: "jetstream-019",
@@ -26,9 +26,8 @@ export const jetstream019: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT *, CAST(coalesce(sources_count, 0) AS INTEGER) AS n_sources,
-         ${countThreshold("min-sources")} AS min_sources
-  FROM (${MONITORED_STREAMS})
+  SELECT *, CAST(coalesce(sources_count, 0) AS INTEGER) AS n_sources
+  FROM (${monitoredStreams({ min_sources: countThreshold("min-sources") })})
 )
 SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'critical' AS severity,

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, countThreshold } from "./stream-monitor-sql.ts";
+import { countThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream021: Check = {
   code: "jetstream-021",
@@ -31,24 +31,24 @@ export const jetstream021: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, replicas, ${countThreshold("peer-expect")} AS peer_expect
-  FROM (${MONITORED_STREAMS})
+  SELECT epoch, stream_pk, account, stream, leader, replicas, peer_expect
+  FROM (${monitoredStreams({ peer_expect: countThreshold("peer-expect") })})
+  WHERE peer_expect IS NOT NULL
 ),
 p AS (
   -- Peers as natscli counts them: the leader plus every peer it lists. The leader's view
   -- (offline) is set exactly for those replicas.
-  SELECT st.epoch, st.stream_pk, st.account, st.stream, st.leader, st.replicas, st.peer_expect,
-         CAST(count(r.server) AS INTEGER) AS peers, coalesce(list(r.server ORDER BY r.server) FILTER (WHERE r.server IS NOT NULL), []) AS peer_names
-  FROM st
-  LEFT JOIN hx.stream_replicas r
-    ON r.epoch = st.epoch AND r.stream_pk = st.stream_pk AND r.offline IS NOT NULL
-   AND r.epoch BETWEEN ep_from AND ep_to
-  WHERE st.peer_expect IS NOT NULL
-  GROUP BY ALL
+  SELECT r.epoch, ri.stream_pk, CAST(count(*) AS INTEGER) AS peers, list_sort(list(sv.name)) AS peer_names
+  FROM hx.stream_replica_stats r
+  JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk
+  JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
+  WHERE r.epoch BETWEEN ep_from AND ep_to AND r.offline IS NOT NULL
+  GROUP BY r.epoch, ri.stream_pk
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
-       leader AS server, 'critical' AS severity,
-       peers, peer_expect, replicas, peer_names
-FROM p
-WHERE peers <> peer_expect`,
+SELECT st.epoch, st.stream_pk AS entity_pk, st.account || '/' || st.stream AS entity_name, NULL::VARCHAR AS entity_key,
+       st.leader AS server, 'critical' AS severity,
+       coalesce(p.peers, 0) AS peers, st.peer_expect, st.replicas, coalesce(p.peer_names, []) AS peer_names
+FROM st
+LEFT JOIN p ON p.epoch = st.epoch AND p.stream_pk = st.stream_pk
+WHERE coalesce(p.peers, 0) <> st.peer_expect`,
 };

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, countThreshold } from "./stream-monitor-sql.ts";
+import { countThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream022: Check = {
   code: "jetstream-022",
@@ -32,14 +32,16 @@ export const jetstream022: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, leader, ${countThreshold("peer-lag-critical")} AS peer_lag_critical
-  FROM (${MONITORED_STREAMS})
+  SELECT epoch, stream_pk, account, stream, leader, peer_lag_critical
+  FROM (${monitoredStreams({ peer_lag_critical: countThreshold("peer-lag-critical") })})
 )
-SELECT r.epoch, r.stream_replica_pk AS entity_pk, r.account || '/' || r.stream || '@' || r.server AS entity_name,
-       NULL::VARCHAR AS entity_key, r.server, 'critical' AS severity,
+SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
+       NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.lag, st.peer_lag_critical, st.leader, r.current, r.offline
 FROM st
-JOIN hx.stream_replicas r ON r.epoch = st.epoch AND r.stream_pk = st.stream_pk
+JOIN hx.stream_replica_stats r ON r.epoch = st.epoch
+JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk AND ri.stream_pk = st.stream_pk
+JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
 WHERE r.epoch BETWEEN ep_from AND ep_to
   -- natscli counts a peer as lagged only strictly above the threshold.
   AND NOT r.is_leader AND r.lag > st.peer_lag_critical`,

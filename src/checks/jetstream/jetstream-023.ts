@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, durationThreshold } from "./stream-monitor-sql.ts";
+import { durationThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream023: Check = {
   code: "jetstream-023",
@@ -32,15 +32,19 @@ export const jetstream023: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, leader, checks.monitor_text(metadata, 'peer-seen-critical') AS peer_seen_critical,
-         ${durationThreshold("peer-seen-critical")} AS peer_seen_critical_ns
-  FROM (${MONITORED_STREAMS})
+  SELECT epoch, stream_pk, account, stream, leader, peer_seen_critical, peer_seen_critical_ns
+  FROM (${monitoredStreams({
+    peer_seen_critical: "checks.monitor_text(metadata, 'peer-seen-critical')",
+    peer_seen_critical_ns: durationThreshold("peer-seen-critical"),
+  })})
 )
-SELECT r.epoch, r.stream_replica_pk AS entity_pk, r.account || '/' || r.stream || '@' || r.server AS entity_name,
-       NULL::VARCHAR AS entity_key, r.server, 'critical' AS severity,
+SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
+       NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.active_ns, st.peer_seen_critical, st.peer_seen_critical_ns, st.leader, r.offline
 FROM st
-JOIN hx.stream_replicas r ON r.epoch = st.epoch AND r.stream_pk = st.stream_pk
+JOIN hx.stream_replica_stats r ON r.epoch = st.epoch
+JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk AND ri.stream_pk = st.stream_pk
+JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
 WHERE r.epoch BETWEEN ep_from AND ep_to
   -- natscli counts a peer as inactive only strictly beyond the threshold.
   AND NOT r.is_leader AND r.active_ns > st.peer_seen_critical_ns`,

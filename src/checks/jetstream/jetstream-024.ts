@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, boundsDirection, boundsSeverity, countThreshold } from "./stream-monitor-sql.ts";
+import { boundsDirection, boundsSeverity, countThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream024: Check = {
   code: "jetstream-024",
@@ -36,9 +36,11 @@ export const jetstream024: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, messages,
-         ${countThreshold("msgs-warn")} AS msgs_warn, ${countThreshold("msgs-critical")} AS msgs_critical
-  FROM (${MONITORED_STREAMS})
+  SELECT epoch, stream_pk, account, stream, leader, messages, msgs_warn, msgs_critical
+  FROM (${monitoredStreams({
+    msgs_warn: countThreshold("msgs-warn"),
+    msgs_critical: countThreshold("msgs-critical"),
+  })})
 ),
 graded AS (
   SELECT *, ${boundsSeverity("messages", "msgs_warn", "msgs_critical")} AS severity,

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { MONITORED_STREAMS, boundsDirection, boundsSeverity, countThreshold } from "./stream-monitor-sql.ts";
+import { boundsDirection, boundsSeverity, countThreshold, monitoredStreams } from "./stream-monitor-sql.ts";
 
 export const jetstream025: Check = {
   code: "jetstream-025",
@@ -38,10 +38,11 @@ export const jetstream025: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, num_subjects,
-         ${countThreshold("subjects-warn")} AS subjects_warn,
-         ${countThreshold("subjects-critical")} AS subjects_critical
-  FROM (${MONITORED_STREAMS})
+  SELECT epoch, stream_pk, account, stream, leader, num_subjects, subjects_warn, subjects_critical
+  FROM (${monitoredStreams({
+    subjects_warn: countThreshold("subjects-warn"),
+    subjects_critical: countThreshold("subjects-critical"),
+  })})
 ),
 graded AS (
   SELECT *, ${boundsSeverity("num_subjects", "subjects_warn", "subjects_critical")} AS severity,

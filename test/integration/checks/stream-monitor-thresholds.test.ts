@@ -124,3 +124,17 @@ test("seen thresholds are Go durations: 1m30s fires a mirror silent for 2 minute
     [["APP/ORDERS_MIRROR", 120_000_000_000n, "1m30s", 90_000_000_000n]],
   );
 });
+
+test("the metadata in force at each epoch counts: bounds removed by a later config edit stop the check from then on", async () => {
+  const bounded = monitoredStream("ORDERS", { "msgs-warn": "1000" });
+  const unbounded = editStream("ORDERS", (d) => delete d.config.metadata, bounded);
+  const rows = await rowsOver("jetstream-024", [bounded, unbounded, bounded]);
+  assert.deepEqual(
+    rows.map((r) => [r.entity_name, r.severity]),
+    [
+      ["APP/ORDERS", "warning"],
+      ["APP/ORDERS", "warning"],
+    ],
+  );
+  assert.notEqual(rows[0]!.epoch, rows[1]!.epoch);
+});
