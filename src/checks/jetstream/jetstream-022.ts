@@ -34,13 +34,14 @@ export const jetstream022: Check = {
 WITH st AS (
   SELECT epoch, stream_pk, account, stream, leader, peer_lag_critical
   FROM (${monitoredStreams({ peer_lag_critical: countThreshold("peer-lag-critical") })})
+  WHERE peer_lag_critical IS NOT NULL
 )
 SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.lag, st.peer_lag_critical, st.leader, r.current, r.offline
-FROM st
-JOIN hx.stream_replica_stats r ON r.epoch = st.epoch
-JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk AND ri.stream_pk = st.stream_pk
+FROM hx.stream_replica_stats r
+JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk
+JOIN st ON st.epoch = r.epoch AND st.stream_pk = ri.stream_pk
 JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
 WHERE r.epoch BETWEEN ep_from AND ep_to
   -- natscli counts a peer as lagged only strictly above the threshold.

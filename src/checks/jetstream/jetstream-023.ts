@@ -37,13 +37,14 @@ WITH st AS (
     peer_seen_critical: "checks.monitor_text(metadata, 'peer-seen-critical')",
     peer_seen_critical_ns: durationThreshold("peer-seen-critical"),
   })})
+  WHERE peer_seen_critical_ns IS NOT NULL
 )
 SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.active_ns, st.peer_seen_critical, st.peer_seen_critical_ns, st.leader, r.offline
-FROM st
-JOIN hx.stream_replica_stats r ON r.epoch = st.epoch
-JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk AND ri.stream_pk = st.stream_pk
+FROM hx.stream_replica_stats r
+JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk
+JOIN st ON st.epoch = r.epoch AND st.stream_pk = ri.stream_pk
 JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
 WHERE r.epoch BETWEEN ep_from AND ep_to
   -- natscli counts a peer as inactive only strictly beyond the threshold.
