@@ -1,0 +1,79 @@
+import type { Check } from "../check.ts";
+
+export const jetstream014: Check = {
+  code: "jetstream-014",
+  name: "Stream Replica Message Count Divergence",
+  description:
+    "Every replica of a replicated stream is reported current and online by the stream leader, yet the replicas' own message counts differ by more than the thresholds. Replicas that claim to be in sync while holding different data point to a diverged store (lost writes, a replica restored from an old snapshot, or disk damage), which raft will not repair on its own; a leader change onto the short replica would lose messages.",
+  remediation:
+    "Compare the replicas with `nats server report jetstream` and `nats stream info <stream>` on each server (or `nats server stream-check --stream <stream>`). If one replica is short, remove it so it is rebuilt from the leader: `nats stream cluster peer-remove <stream> <server>`, then check the replica count is restored. If the leader is the short one, step it down first (`nats stream cluster step-down <stream>`). Look in the server logs for storage errors on the diverged server.",
+  scope: "stream",
+  entityType: "stream",
+  severity: "critical",
+  category: "consistency",
+  optimization: false,
+  params: [
+    {
+      name: "p_divergence_percent",
+      default: 5,
+      description:
+        "Fires when the replicas' message counts differ by more than this percentage of the largest count.",
+    },
+    {
+      name: "p_min_divergence",
+      default: 1000,
+      description: "Fires only when the counts also differ by more than this many messages.",
+    },
+  ],
+  detailColumns: [
+    { name: "replicas", type: "INTEGER", description: "Replicas whose own message count was compared." },
+    { name: "min_messages", type: "BIGINT", description: "Smallest message count among the replicas." },
+    {
+      name: "min_server",
+      type: "VARCHAR",
+      description: "Server holding the replica with the smallest count.",
+    },
+    { name: "max_messages", type: "BIGINT", description: "Largest message count among the replicas." },
+    {
+      name: "max_server",
+      type: "VARCHAR",
+      description: "Server holding the replica with the largest count.",
+    },
+    { name: "divergence", type: "BIGINT", description: "max_messages minus min_messages." },
+    {
+      name: "divergence_percent",
+      type: "DOUBLE",
+      description: "The divergence as a percentage of max_messages.",
+    },
+  ],
+  sql: `
+WITH r AS (
+  -- Replicas of each stream, each server's own count against the leader's view of it.
+  SELECT rs.epoch, ri.stream_pk,
+         -- Every peer the leader lists is current and online (the leader's own row is too);
+         -- a replica the leader does not list claims nothing.
+         bool_and(coalesce(rs.current, false) AND NOT coalesce(rs.offline, true)) AS all_current,
+         count(rs.messages) AS compared,
+         min(rs.messages) AS min_messages, arg_min(sv.name, rs.messages) AS min_server,
+         max(rs.messages) AS max_messages, arg_max(sv.name, rs.messages) AS max_server
+  FROM hx.stream_replica_stats rs
+  JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = rs.stream_replica_pk
+  JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
+  WHERE rs.epoch BETWEEN ep_from AND ep_to
+  GROUP BY rs.epoch, ri.stream_pk
+  HAVING count(*) > 1
+)
+SELECT r.epoch, r.stream_pk AS entity_pk, i.account || '/' || i.name AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'critical' AS severity,
+       CAST(r.compared AS INTEGER) AS replicas, r.min_messages, r.min_server, r.max_messages, r.max_server,
+       r.max_messages - r.min_messages AS divergence,
+       CAST(100.0 * (r.max_messages - r.min_messages) / r.max_messages AS DOUBLE) AS divergence_percent
+FROM r
+-- Only streams with a trusted leader this epoch: its view is what "current" means.
+JOIN hx.stream_stats s ON s.epoch = r.epoch AND s.stream_pk = r.stream_pk
+JOIN hx.stream_ident i ON i.stream_pk = r.stream_pk
+LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
+WHERE r.all_current AND r.compared >= 2
+  AND r.max_messages - r.min_messages > p_min_divergence
+  AND 100.0 * (r.max_messages - r.min_messages) / r.max_messages > p_divergence_percent`,
+};
