@@ -12,7 +12,7 @@ import { migration as m0006 } from "./0006-services.ts";
 import { migration as m0007 } from "./0007-healthz.ts";
 import { migration as m0008 } from "./0008-epochs-unsupported.ts";
 import { migration as m0009 } from "./0009-checks.ts";
-import { migration as m0010 } from "./0010-js-api-inflight.ts";
+import { migration as m0010 } from "./0010-jetstream-checks.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {

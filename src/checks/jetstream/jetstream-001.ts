@@ -37,17 +37,26 @@ export const jetstream001: Check = {
     { name: "threshold_percent", type: "DOUBLE", description: "p_lag_percent in force." },
   ],
   // Followers that answered with their own copy only; a follower whose copy holds no message
-  // yet (last_seq 0) is still being initialised, as natscli ignores it.
+  // yet (last_seq 0) is still being initialised. The tables rather than the views: only the
+  // few lagging replicas need names.
   sql: `
-SELECT r.epoch, r.stream_replica_pk AS entity_pk, r.account || '/' || r.stream || '@' || r.server AS entity_name,
-       NULL::VARCHAR AS entity_key, r.server, 'warning' AS severity,
-       s.leader, s.last_seq AS leader_last_seq, r.last_seq AS replica_last_seq,
-       r.behind_leader_seq AS behind_msgs,
-       CAST(100.0 * r.behind_leader_seq / s.last_seq AS DOUBLE) AS behind_percent,
+WITH lagging AS (
+  SELECT rs.epoch, rs.stream_replica_pk, ri.stream_pk, ri.server_pk, ls.leader_server_pk,
+         ls.last_seq AS leader_last_seq, rs.last_seq AS replica_last_seq
+  FROM hx.stream_replica_stats rs
+  JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = rs.stream_replica_pk
+  JOIN hx.stream_stats ls ON ls.stream_pk = ri.stream_pk AND ls.epoch = rs.epoch
+  WHERE rs.epoch BETWEEN ep_from AND ep_to AND ls.epoch BETWEEN ep_from AND ep_to
+    AND rs.answered AND NOT rs.is_leader AND rs.last_seq > 0 AND ls.last_seq > 0
+    AND (ls.last_seq - rs.last_seq) * 100.0 > p_lag_percent * ls.last_seq
+)
+SELECT l.epoch, l.stream_replica_pk AS entity_pk, si.account || '/' || si.name || '@' || sv.name AS entity_name,
+       NULL::VARCHAR AS entity_key, sv.name AS server, 'warning' AS severity,
+       ld.name AS leader, l.leader_last_seq, l.replica_last_seq, l.leader_last_seq - l.replica_last_seq AS behind_msgs,
+       CAST(100.0 * (l.leader_last_seq - l.replica_last_seq) / l.leader_last_seq AS DOUBLE) AS behind_percent,
        CAST(p_lag_percent AS DOUBLE) AS threshold_percent
-FROM hx.stream_replicas r
-JOIN hx.streams s ON s.stream_pk = r.stream_pk AND s.epoch = r.epoch
-WHERE r.epoch BETWEEN ep_from AND ep_to AND s.epoch BETWEEN ep_from AND ep_to
-  AND r.answered AND NOT r.is_leader AND r.last_seq > 0 AND s.last_seq > 0
-  AND r.behind_leader_seq * 100.0 > p_lag_percent * s.last_seq`,
+FROM lagging l
+JOIN hx.stream_ident si ON si.stream_pk = l.stream_pk
+JOIN hx.server_ident sv ON sv.server_pk = l.server_pk
+LEFT JOIN hx.server_ident ld ON ld.server_pk = l.leader_server_pk`,
 };

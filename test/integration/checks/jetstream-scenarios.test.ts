@@ -57,12 +57,13 @@ function peers(names: string[], offline: string[]) {
 describe("jetstream-008 on an R3 stream losing two of its three servers", () => {
   test("while the surviving leader still leads, its view of both peers offline fires it", async () => {
     // n2 leads ORDERS and KV_config; n1 and n3 are down. WORKQ's leader was n1, which n2
-    // still names: no leader answered for it, and only one of its replicas did.
+    // still names: no leader answered for it, and n2's own copy lists both peers offline.
     const alone = editJsz(
       "n2",
       (body) => {
-        for (const name of ["ORDERS", "KV_config"])
+        for (const name of ["ORDERS", "KV_config", "WORKQ"]) {
           streamIn(body, name).cluster.replicas = peers(["n1", "n3"], ["n1", "n3"]);
+        }
       },
       withoutServers(["n1", "n3"]),
     );
@@ -83,9 +84,15 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
     });
   });
 
-  test("a surviving follower that still names the lost leader fires it from the missing replicas", async () => {
-    // n2 (ORDERS' leader) and n3 are down; n1 still names n2 as leader for a few seconds.
-    const rows = await lost([labReplies(), withoutServers(["n2", "n3"])]);
+  test("a surviving follower that still names the lost leader fires it from its own view of the peers", async () => {
+    // n2 (ORDERS' leader) and n3 are down; n1 still names n2 as leader for a few seconds and
+    // lists both peers offline.
+    const follower = editJsz(
+      "n1",
+      (body) => (streamIn(body, "ORDERS").cluster.replicas = peers(["n2", "n3"], ["n2", "n3"])),
+      withoutServers(["n2", "n3"]),
+    );
+    const rows = await lost([labReplies(), follower]);
     assert.deepEqual(rows["APP/ORDERS"], {
       server: "n1",
       leader: null,
@@ -94,6 +101,13 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
       replicas_offline: 2,
       replicas_online: ["n1"],
     });
+  });
+
+  test("replies missing from the epoch fire nothing while the replica that answered sees its peers up", async () => {
+    // Only n2's JSZ reached natsmon; n1 and n3 answered VARZ and HEALTHZ. n2 names leaders
+    // (n1 for WORKQ) and sees every peer online: a scrape gap, not a lost quorum.
+    const gap = labReplies().filter((r) => r.source !== "jsz" || r.server === "n2");
+    assert.deepEqual(await lost([labReplies(), gap]), {});
   });
 
   test("once the survivor has no leader at all, it still fires, naming the server that answered", async () => {
@@ -108,11 +122,21 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
   });
 
   test("an election among two answering replicas while the third is down does not fire", async () => {
-    // n3 down; n1 and n2 both answer for ORDERS and name no leader yet.
-    const electing = withoutServers(["n3"]);
-    let replies = electing;
-    for (const server of ["n1", "n2"]) {
-      replies = editJsz(server, (body) => delete streamIn(body, "ORDERS").cluster.leader, replies);
+    // n3 down; n1 and n2 both answer for ORDERS, see n3 offline and name no leader yet.
+    let replies = withoutServers(["n3"]);
+    for (const [server, other] of [
+      ["n1", "n2"],
+      ["n2", "n1"],
+    ] as const) {
+      replies = editJsz(
+        server,
+        (body) => {
+          const cluster = streamIn(body, "ORDERS").cluster;
+          delete cluster.leader;
+          cluster.replicas = peers([server, other, "n3"], ["n3"]);
+        },
+        replies,
+      );
     }
     assert.deepEqual(await lost([labReplies(), replies]), {});
   });
