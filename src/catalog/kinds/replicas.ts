@@ -121,6 +121,7 @@ const STREAM_REPLICA: Target = {
     first_seq: undefined,
     last_seq: undefined,
     num_deleted: undefined,
+    peers_offline_seen: undefined,
   }),
   own: streamOwn,
 };
@@ -236,6 +237,11 @@ function streamOwn(detail: Json, row: Record<string, unknown>): void {
   row.first_seq = state.first_seq;
   row.last_seq = state.last_seq;
   row.num_deleted = state.num_deleted ?? 0;
+  // Every server lists the group's peers, leader or not (a leaderless one lists itself too):
+  // what a surviving replica says of its peers is all there is once quorum is lost.
+  let offline = 0;
+  for (const peer of arr(obj(detail.cluster).replicas)) if (obj(peer).offline === true) offline++;
+  row.peers_offline_seen = offline;
 }
 
 function consumerOwn(detail: Json, row: Record<string, unknown>): void {

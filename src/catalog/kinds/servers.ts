@@ -124,6 +124,8 @@ function jszStats(j: Json | undefined): Record<string, unknown> {
     js_bytes: j.bytes,
     js_api_total: api.total,
     js_api_errors: api.errors,
+    // omitempty in the server: a JSZ reply without it has none in flight.
+    js_api_inflight: api.inflight ?? 0,
     meta_cluster: meta.name,
     meta_leader: meta.leader,
     meta_cluster_size: meta.cluster_size,
