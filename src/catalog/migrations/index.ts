@@ -12,6 +12,7 @@ import { migration as m0006 } from "./0006-services.ts";
 import { migration as m0007 } from "./0007-healthz.ts";
 import { migration as m0008 } from "./0008-epochs-unsupported.ts";
 import { migration as m0009 } from "./0009-checks.ts";
+import { migration as m0012 } from "./0012-consumer-priority.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -21,7 +22,18 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009];
+export const MIGRATIONS: readonly Migration[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+  m0009,
+  m0012,
+];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
   ["version", "INTEGER PRIMARY KEY", "Migration number."],
