@@ -39,6 +39,8 @@ export function consumerOpts(detail: Json): Record<string, unknown> | undefined 
     replicas: c.num_replicas,
     mem_storage: c.mem_storage ?? false,
     metadata: jsonText(c.metadata),
+    // omitempty: a consumer without a priority policy (none) and servers before 2.11 omit it.
+    priority_policy: c.priority_policy,
   };
 }
 

@@ -1,0 +1,54 @@
+import type { Check } from "../check.ts";
+import { CONSUMERS_CTE, REPLICAS_CTE } from "./consumer-sql.ts";
+
+export const consumer003: Check = {
+  code: "consumer-003",
+  name: "Consumer Quorum Lost",
+  description:
+    "So many replicas of a replicated consumer are down (flagged offline by its leader, or no longer current while their servers do not answer) that fewer than a majority of them are online. Without a quorum the consumer cannot record deliveries or acknowledgements: clients stop receiving messages from it, acks are not persisted, and the leader will step down. The figures come from the leader's reply: once the leader has stepped down (or is itself one of the servers that went away) no server reports the replicas' state, and the check stops firing while the consumer stays without a leader.",
+  remediation:
+    "Bring the offline servers back first (`nats server list`, their logs, `nats server report jetstream`): the consumer recovers by itself once a majority of its replicas is online. If servers are lost for good, remove them with `nats server raft peer-remove <server>` and, if the consumer cannot elect a leader, recreate it from a backup or with the same configuration (`nats consumer add --config`).",
+  scope: "consumer",
+  entityType: "consumer",
+  severity: "critical",
+  category: "health",
+  optimization: false,
+  params: [],
+  detailColumns: [
+    { name: "leader", type: "VARCHAR", description: "Consumer leader whose reply reports the replicas." },
+    {
+      name: "replicas",
+      type: "INTEGER",
+      description: "Replicas in the consumer's raft group: the peers its leader lists, itself included.",
+    },
+    {
+      name: "replicas_down",
+      type: "INTEGER",
+      description:
+        "Replicas that are down: flagged offline by the leader, or not current while their server does not answer (see consumer-001).",
+    },
+    {
+      name: "quorum",
+      type: "INTEGER",
+      description: "Replicas that must be online for a quorum: replicas / 2 + 1.",
+    },
+    { name: "down_servers", type: "VARCHAR[]", description: "Servers holding the replicas that are down." },
+  ],
+  // Quorum is a majority of the group: online < replicas / 2 + 1. For odd groups that is the
+  // catalogue's offline * 2 > replicas; for R2 one replica down already loses it.
+  sql: `
+WITH ${CONSUMERS_CTE}, ${REPLICAS_CTE},
+peers AS (
+  SELECT epoch, consumer_pk, count(*) FILTER (WHERE offline IS NOT NULL) AS replicas,
+         count(*) FILTER (WHERE down) AS down, list(server ORDER BY server) FILTER (WHERE down) AS down_servers
+  FROM replicas
+  GROUP BY epoch, consumer_pk
+)
+SELECT c.epoch, c.consumer_pk AS entity_pk, c.entity_name, NULL::VARCHAR AS entity_key, c.leader AS server,
+       'critical' AS severity, c.leader, CAST(p.replicas AS INTEGER) AS replicas,
+       CAST(p.down AS INTEGER) AS replicas_down, CAST(p.replicas // 2 + 1 AS INTEGER) AS quorum,
+       CAST(p.down_servers AS VARCHAR[]) AS down_servers
+FROM consumers c
+JOIN peers p ON p.epoch = c.epoch AND p.consumer_pk = c.consumer_pk
+WHERE p.replicas > 1 AND p.replicas - p.down < p.replicas // 2 + 1`,
+};
