@@ -16,12 +16,17 @@ import { macroName, type Check } from "./check.ts";
  * - `checks.go_duration_ns('1h30m')`: a Go duration in nanoseconds; NULL when it is not one.
  */
 export const HELPER_MACROS: readonly string[] = [
+  // prev_epoch by lag() over the window plus the one epoch before it: a correlated max() per
+  // epoch costs several times more on a catalog holding weeks of epochs.
   `CREATE OR REPLACE MACRO checks.epochs_in(ep_from, ep_to) AS TABLE
-SELECT e.epoch,
-       (SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < e.epoch) AS prev_epoch,
-       e.servers_expected, e.servers_answered
-FROM hx.epochs e
-WHERE e.epoch BETWEEN ep_from AND ep_to;
+SELECT epoch, prev_epoch, servers_expected, servers_answered
+FROM (
+  SELECT e.epoch, lag(e.epoch) OVER (ORDER BY e.epoch) AS prev_epoch, e.servers_expected, e.servers_answered
+  FROM hx.epochs e
+  WHERE e.epoch >= coalesce((SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < ep_from), ep_from)
+    AND e.epoch <= ep_to
+)
+WHERE epoch >= ep_from;
 COMMENT ON MACRO TABLE checks.epochs_in IS 'Epochs between ep_from and ep_to, each with the epoch before it (prev_epoch) and the servers expected and answered';`,
   `CREATE OR REPLACE MACRO checks.version_at_least(version, minimum) AS
 coalesce(
