@@ -55,7 +55,31 @@ export async function findingsBucketConfig(systemId: string, replicas: number): 
  * Creates the stream, or updates it in place when it exists, so start-up is idempotent
  * and a changed definition (say, more replicas) is applied.
  */
-export async function ensureStream(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: StreamConfig,
+  options: { retryForMs?: number } = {},
+): Promise<void> {
+  // A cluster still forming (a peer restarting, a meta leader being elected) refuses
+  // placement for a while; a node starting alongside it waits rather than exits.
+  const deadline = Date.now() + (options.retryForMs ?? 30_000);
+  for (;;) {
+    try {
+      await ensureStreamOnce(jsm, config);
+      return;
+    } catch (err) {
+      if (!isTransientPlacement(err) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+function isTransientPlacement(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /no suitable peers|peer offline|insufficient resources|temporarily unavailable/i.test(message);
+}
+
+async function ensureStreamOnce(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
   try {
     const info = await jsm.streams.info(config.name);
     const current = info.config;

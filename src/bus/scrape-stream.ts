@@ -87,6 +87,8 @@ export interface CommitDelivery {
   /** Stream sequence of the marker; the catalog stores it with the folded epoch. */
   readonly seq: number;
   readonly redelivered: boolean;
+  /** Commit markers waiting behind this one: more than 0 means the catalog is catching up. */
+  readonly behind: number;
   /** Reads the parts the marker lists, chunks joined and decompressed. */
   readParts(): Promise<ScrapePart[]>;
   /** Tells the server the fold is still running, so the marker is not redelivered. */
@@ -174,6 +176,7 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
     marker,
     seq: m.seq,
     redelivered: m.redelivered,
+    behind: m.info.pending,
     readParts: () => readParts(jsm, stream, marker.parts),
     working: () => m.working(),
     ack: async () => {

@@ -255,7 +255,15 @@ async function handleCommit(
     } else {
       log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
     }
-    // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back.
+    // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
+    // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
+    // only folding keeps up: the checks run on the newest epoch, so findings stay current and
+    // the catalog does not fall further behind. Every epoch is still folded.
+    if (delivery.behind > 0) {
+      log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
+      await delivery.ack();
+      return;
+    }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
     if (checked?.ran) logChecks(log, checked);
     // ⑤ Transitions since the baseline, saved to KV before they are published; a crash in
