@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { REPLICAS_CTE } from "./consumer-sql.ts";
+import { CONSUMER_NAME, MAYBE_DOWN, replicaJoins, replicasCte } from "./consumer-sql.ts";
 
 export const consumer001: Check = {
   code: "consumer-001",
@@ -36,11 +36,16 @@ export const consumer001: Check = {
   // Rows for the replica come from the leader's cluster.replicas[]: its own server usually
   // did not answer, and only the leader's view says whether it is online.
   sql: `
-WITH ${REPLICAS_CTE}
-SELECT r.epoch, r.consumer_replica_pk AS entity_pk, r.entity_name, NULL::VARCHAR AS entity_key, r.server,
-       'critical' AS severity, r.leader, CAST(coalesce(r.offline, false) AS BOOLEAN) AS offline_reported,
-       CAST(r.active_ns AS BIGINT) AS active_ns,
-       CAST(count(*) FILTER (WHERE r.down) OVER (PARTITION BY r.epoch, r.consumer_pk) AS INTEGER) AS replicas_down
-FROM replicas r
-QUALIFY r.down`,
+WITH ${replicasCte(MAYBE_DOWN)},
+down AS (
+  SELECT r.*, count(*) OVER (PARTITION BY r.epoch, r.consumer_pk) AS replicas_down
+  FROM replicas r
+  WHERE r.down
+)
+SELECT r.epoch, r.consumer_replica_pk AS entity_pk, ${CONSUMER_NAME} || '@' || r.server AS entity_name,
+       NULL::VARCHAR AS entity_key, r.server, 'critical' AS severity, l.name AS leader,
+       CAST(coalesce(r.offline, false) AS BOOLEAN) AS offline_reported, CAST(r.active_ns AS BIGINT) AS active_ns,
+       CAST(r.replicas_down AS INTEGER) AS replicas_down
+FROM down r
+${replicaJoins("r")}`,
 };

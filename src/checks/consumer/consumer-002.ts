@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { REPLICAS_CTE } from "./consumer-sql.ts";
+import { CONSUMER_NAME, replicaJoins, replicasCte } from "./consumer-sql.ts";
 
 export const consumer002: Check = {
   code: "consumer-002",
@@ -33,10 +33,12 @@ export const consumer002: Check = {
   ],
   // Down replicas are consumer-001's; their lag is frozen at whatever it was when they left.
   sql: `
-WITH ${REPLICAS_CTE}
-SELECT r.epoch, r.consumer_replica_pk AS entity_pk, r.entity_name, NULL::VARCHAR AS entity_key, r.server,
-       'warning' AS severity, r.leader, CAST(r.lag AS BIGINT) AS lag, CAST(p_max_lag AS BIGINT) AS max_lag,
+WITH ${replicasCte("r.offline = false AND NOT r.is_leader AND r.lag > p_max_lag")}
+SELECT r.epoch, r.consumer_replica_pk AS entity_pk, ${CONSUMER_NAME} || '@' || r.server AS entity_name,
+       NULL::VARCHAR AS entity_key, r.server, 'warning' AS severity, l.name AS leader,
+       CAST(r.lag AS BIGINT) AS lag, CAST(p_max_lag AS BIGINT) AS max_lag,
        CAST(r.current AS BOOLEAN) AS current, CAST(r.active_ns AS BIGINT) AS active_ns
 FROM replicas r
-WHERE NOT r.down AND r.offline IS NOT NULL AND NOT r.is_leader AND r.lag > p_max_lag`,
+${replicaJoins("r")}
+WHERE NOT r.down`,
 };

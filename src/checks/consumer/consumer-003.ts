@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { CONSUMERS_CTE, REPLICAS_CTE } from "./consumer-sql.ts";
+import { CONSUMER_NAME, MAYBE_DOWN, consumerJoins, replicasCte } from "./consumer-sql.ts";
 
 export const consumer003: Check = {
   code: "consumer-003",
@@ -37,18 +37,30 @@ export const consumer003: Check = {
   // Quorum is a majority of the group: online < replicas / 2 + 1. For odd groups that is the
   // catalogue's offline * 2 > replicas; for R2 one replica down already loses it.
   sql: `
-WITH ${CONSUMERS_CTE}, ${REPLICAS_CTE},
-peers AS (
-  SELECT epoch, consumer_pk, count(*) FILTER (WHERE offline IS NOT NULL) AS replicas,
-         count(*) FILTER (WHERE down) AS down, list(server ORDER BY server) FILTER (WHERE down) AS down_servers
+WITH ${replicasCte(MAYBE_DOWN)},
+down AS (
+  SELECT epoch, consumer_pk, count(*) AS down, list(server ORDER BY server) AS down_servers
   FROM replicas
+  WHERE down
   GROUP BY epoch, consumer_pk
+),
+peers AS (
+  SELECT r.epoch, i.consumer_pk, count(*) FILTER (WHERE r.offline IS NOT NULL) AS replicas
+  FROM hx.consumer_replica_stats r
+  JOIN hx.consumer_replica_ident i ON i.consumer_replica_pk = r.consumer_replica_pk
+  WHERE r.epoch BETWEEN ep_from AND ep_to AND i.consumer_pk IN (SELECT consumer_pk FROM down)
+  GROUP BY r.epoch, i.consumer_pk
+),
+lost AS (
+  SELECT p.*, d.down, d.down_servers
+  FROM peers p JOIN down d ON d.epoch = p.epoch AND d.consumer_pk = p.consumer_pk
+  WHERE p.replicas > 1 AND p.replicas - d.down < p.replicas // 2 + 1
 )
-SELECT c.epoch, c.consumer_pk AS entity_pk, c.entity_name, NULL::VARCHAR AS entity_key, c.leader AS server,
-       'critical' AS severity, c.leader, CAST(p.replicas AS INTEGER) AS replicas,
+SELECT c.epoch, c.consumer_pk AS entity_pk, ${CONSUMER_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'critical' AS severity, l.name AS leader, CAST(p.replicas AS INTEGER) AS replicas,
        CAST(p.down AS INTEGER) AS replicas_down, CAST(p.replicas // 2 + 1 AS INTEGER) AS quorum,
        CAST(p.down_servers AS VARCHAR[]) AS down_servers
-FROM consumers c
-JOIN peers p ON p.epoch = c.epoch AND p.consumer_pk = c.consumer_pk
-WHERE p.replicas > 1 AND p.replicas - p.down < p.replicas // 2 + 1`,
+FROM lost p
+JOIN hx.consumer_stats c ON c.epoch = p.epoch AND c.consumer_pk = p.consumer_pk AND c.epoch BETWEEN ep_from AND ep_to
+${consumerJoins("c")}`,
 };

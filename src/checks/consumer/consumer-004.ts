@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { STREAM_POSITION_CTES } from "./stream-position-sql.ts";
+import { streamPositionSql } from "./stream-position-sql.ts";
 
 export const consumer004: Check = {
   code: "consumer-004",
@@ -47,14 +47,11 @@ export const consumer004: Check = {
   // The catalogue's "delivered < first_seq" would also fire for every caught-up consumer of an
   // emptied stream (workqueue or interest retention, or a purge after everything was
   // delivered), where delivered = first_seq - 1 and nothing was lost.
-  sql: `
-WITH ${STREAM_POSITION_CTES}
-SELECT p.epoch, p.consumer_pk AS entity_pk, p.entity_name, NULL::VARCHAR AS entity_key, p.leader AS server,
-       'critical' AS severity, CAST(p.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
+  sql: streamPositionSql({
+    condition: (delivered, first) => `${delivered} > 0 AND ${delivered} < ${first} - 1`,
+    columns: `CAST(p.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
        CAST(p.stream_first_seq AS BIGINT) AS stream_first_seq, CAST(p.stream_last_seq AS BIGINT) AS stream_last_seq,
-       p.stream_leader, CAST(p.leader_copy_first_seq AS BIGINT) AS leader_copy_first_seq,
-       CAST(p.stream_first_seq - 1 - p.delivered_stream_seq AS BIGINT) AS skipped
-FROM positions p
-WHERE p.delivered_stream_seq > 0 AND p.delivered_stream_seq < p.stream_first_seq - 1
-  AND (p.leader_copy_first_seq IS NULL OR p.delivered_stream_seq < p.leader_copy_first_seq - 1)`,
+       sl.name AS stream_leader, CAST(p.leader_copy_first_seq AS BIGINT) AS leader_copy_first_seq,
+       CAST(p.stream_first_seq - 1 - p.delivered_stream_seq AS BIGINT) AS skipped`,
+  }),
 };

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { STREAM_POSITION_CTES } from "./stream-position-sql.ts";
+import { streamPositionSql } from "./stream-position-sql.ts";
 
 export const consumer005: Check = {
   code: "consumer-005",
@@ -38,14 +38,11 @@ export const consumer005: Check = {
       description: "Sequences the consumer is ahead of the stream: delivered_stream_seq - stream_last_seq.",
     },
   ],
-  sql: `
-WITH ${STREAM_POSITION_CTES}
-SELECT p.epoch, p.consumer_pk AS entity_pk, p.entity_name, NULL::VARCHAR AS entity_key, p.leader AS server,
-       'critical' AS severity, CAST(p.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
-       CAST(p.stream_last_seq AS BIGINT) AS stream_last_seq, p.stream_leader,
+  sql: streamPositionSql({
+    condition: (delivered, _first, last) => `${delivered} > ${last}`,
+    columns: `CAST(p.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
+       CAST(p.stream_last_seq AS BIGINT) AS stream_last_seq, sl.name AS stream_leader,
        CAST(p.leader_copy_last_seq AS BIGINT) AS leader_copy_last_seq,
-       CAST(p.delivered_stream_seq - p.stream_last_seq AS BIGINT) AS ahead_by
-FROM positions p
-WHERE p.delivered_stream_seq > p.stream_last_seq
-  AND (p.leader_copy_last_seq IS NULL OR p.delivered_stream_seq > p.leader_copy_last_seq)`,
+       CAST(p.delivered_stream_seq - p.stream_last_seq AS BIGINT) AS ahead_by`,
+  }),
 };

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { CONSUMERS_CTE } from "./consumer-sql.ts";
+import { CONSUMER_NAME, MONITORED_CTE, consumerJoins } from "./consumer-sql.ts";
 
 export const consumer012: Check = {
   code: "consumer-012",
@@ -30,12 +30,16 @@ export const consumer012: Check = {
   minServerVersion: "2.11.0",
   // The true spellings of Go's strconv.ParseBool, which the CLI parses the key with.
   sql: `
-WITH ${CONSUMERS_CTE}
-SELECT c.epoch, c.consumer_pk AS entity_pk, c.entity_name, NULL::VARCHAR AS entity_key, c.leader AS server,
-       'critical' AS severity, CAST(checks.monitor_text(c.metadata, 'pinned') AS VARCHAR) AS pinned,
-       CAST(coalesce(c.priority_policy, 'none') AS VARCHAR) AS priority_policy, CAST(c.version AS VARCHAR) AS version
-FROM consumers c
-WHERE checks.version_at_least(c.version, '2.11.0')
-  AND checks.monitor_text(c.metadata, 'pinned') IN ('1', 't', 'T', 'TRUE', 'true', 'True')
-  AND c.priority_policy IS DISTINCT FROM 'pinned_client'`,
+WITH ${MONITORED_CTE},
+firing AS (
+  SELECT * FROM monitored
+  WHERE checks.monitor_text(metadata, 'pinned') IN ('1', 't', 'T', 'TRUE', 'true', 'True')
+    AND priority_policy IS DISTINCT FROM 'pinned_client'
+)
+SELECT c.epoch, c.consumer_pk AS entity_pk, ${CONSUMER_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'critical' AS severity, CAST(checks.monitor_text(c.metadata, 'pinned') AS VARCHAR) AS pinned,
+       CAST(coalesce(c.priority_policy, 'none') AS VARCHAR) AS priority_policy, CAST(v.version AS VARCHAR) AS version
+FROM firing c
+${consumerJoins("c")}
+WHERE checks.version_at_least(v.version, '2.11.0')`,
 };

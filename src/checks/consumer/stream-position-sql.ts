@@ -6,25 +6,41 @@
  * is taken a few milliseconds apart, in which a busy stream moves on. Requiring both keeps
  * that skew from raising a critical finding.
  */
-import { CONSUMERS_CTE } from "./consumer-sql.ts";
+import { CONSUMER_NAME, consumerJoins } from "./consumer-sql.ts";
 
-export const STREAM_POSITION_CTES = `${CONSUMERS_CTE},
-stream_figures AS (
-  SELECT s.epoch, s.stream_pk, s.first_seq, s.last_seq, l.name AS stream_leader
-  FROM hx.stream_stats s
-  LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
-  WHERE s.epoch BETWEEN ep_from AND ep_to
-),
-own_copies AS (
-  SELECT r.epoch, i.stream_pk, i.server_pk, r.first_seq, r.last_seq
-  FROM hx.stream_replica_stats r
-  JOIN hx.stream_replica_ident i ON i.stream_replica_pk = r.stream_replica_pk
-  WHERE r.epoch BETWEEN ep_from AND ep_to AND r.answered
+/**
+ * The check's SELECT: consumers whose delivered position meets `condition(delivered, first, last)`
+ * against the stream leader's figures and, where it holds a replica, the consumer leader's
+ * own copy. `columns` are the detail columns, over `p` (delivered_stream_seq,
+ * stream_first_seq, stream_last_seq, leader_copy_first_seq, leader_copy_last_seq) and
+ * `sl` (the stream leader's hx.server_ident row).
+ */
+export function streamPositionSql(options: {
+  readonly condition: (delivered: string, firstSeq: string, lastSeq: string) => string;
+  readonly columns: string;
+}): string {
+  const { condition, columns } = options;
+  return `
+WITH candidates AS (
+  SELECT s.epoch, s.consumer_pk, s.leader_server_pk, s.delivered_stream_seq, ci.stream_pk,
+         st.first_seq AS stream_first_seq, st.last_seq AS stream_last_seq, st.leader_server_pk AS stream_leader_pk
+  FROM hx.consumer_stats s
+  JOIN hx.consumer_ident ci ON ci.consumer_pk = s.consumer_pk
+  JOIN hx.stream_stats st ON st.stream_pk = ci.stream_pk AND st.epoch = s.epoch AND st.epoch BETWEEN ep_from AND ep_to
+  WHERE s.epoch BETWEEN ep_from AND ep_to AND ${condition("s.delivered_stream_seq", "st.first_seq", "st.last_seq")}
 ),
 positions AS (
-  SELECT c.*, st.first_seq AS stream_first_seq, st.last_seq AS stream_last_seq, st.stream_leader,
-         oc.first_seq AS leader_copy_first_seq, oc.last_seq AS leader_copy_last_seq
-  FROM consumers c
-  JOIN stream_figures st ON st.epoch = c.epoch AND st.stream_pk = c.stream_pk
-  LEFT JOIN own_copies oc ON oc.epoch = c.epoch AND oc.stream_pk = c.stream_pk AND oc.server_pk = c.leader_server_pk
-)`;
+  SELECT c.*, oc.first_seq AS leader_copy_first_seq, oc.last_seq AS leader_copy_last_seq
+  FROM candidates c
+  LEFT JOIN hx.stream_replica_ident ri ON ri.stream_pk = c.stream_pk AND ri.server_pk = c.leader_server_pk
+  LEFT JOIN hx.stream_replica_stats oc ON oc.stream_replica_pk = ri.stream_replica_pk AND oc.epoch = c.epoch
+    AND oc.epoch BETWEEN ep_from AND ep_to AND oc.answered
+)
+SELECT p.epoch, p.consumer_pk AS entity_pk, ${CONSUMER_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'critical' AS severity, ${columns}
+FROM positions p
+${consumerJoins("p")}
+LEFT JOIN hx.server_ident sl ON sl.server_pk = p.stream_leader_pk
+WHERE p.leader_copy_first_seq IS NULL
+   OR ${condition("p.delivered_stream_seq", "p.leader_copy_first_seq", "p.leader_copy_last_seq")}`;
+}

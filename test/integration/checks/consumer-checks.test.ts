@@ -63,13 +63,15 @@ test("over a window, each epoch is judged by the metadata in force at that epoch
   const none = procOn210({});
   const at25 = procOn210({ "io.nats.monitor.outstanding-ack-critical": "25" });
   const at26 = procOn210({ "io.nats.monitor.outstanding-ack-critical": "26" });
-  await using fixture = await catalogWith([none, at25, at26, at25]);
-  const [e0, e1, , e3] = fixture.epochs;
+  // Set, removed (which must not fall back to the last configuration that had it), raised
+  // above the figure, set again.
+  await using fixture = await catalogWith([none, at25, none, at26, at25]);
+  const [e0, e1, , , e4] = fixture.epochs;
   const rows = await fixture.catalog.withReader(async (con) =>
     (
       await con.runAndReadAll(
         `SELECT epoch, threshold FROM ${macroName("consumer-006")}($1::TIMESTAMPTZ, $2::TIMESTAMPTZ) ORDER BY epoch`,
-        [e0!, e3!],
+        [e0!, e4!],
       )
     ).getRowObjectsJS(),
   );
@@ -77,7 +79,7 @@ test("over a window, each epoch is judged by the metadata in force at that epoch
     rows.map((r) => [plain(r.epoch), plain(r.threshold)]),
     [
       [e1, 25],
-      [e3, 25],
+      [e4, 25],
     ],
   );
 });
