@@ -11,29 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foldEpoch, installCheckMacros, openCatalog, runEpochChecks } from "../src/catalog/index.ts";
 import { CHECKS, epochCheckStatements, installStatements } from "../src/checks/index.ts";
-import type { DbConfig } from "../src/config/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
-import { isProfileName } from "../src/simulate/index.ts";
-import { simulatedEpochs } from "./simulated-epochs.ts";
+import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
 
-const DB: DbConfig = {
-  retentionMs: 0,
-  memoryLimit: "4GB",
-  threads: 0,
-  queryMaxRows: 100_000,
-  queryTimeoutMs: 30_000,
-  queryStream: { maxRows: 1_000_000, window: 8, compression: "none", ackTimeoutMs: 5_000 },
-  memoryProfile: { enabled: false, intervalMs: 2_000 },
-};
 /** Epochs per profile; the first ones give the delta and history checks something to compare with. */
+const profiles = benchProfiles();
 const EPOCHS = Number(process.env.BENCH_CHECK_EPOCHS ?? 6);
-const profiles = (process.env.BENCH_PROFILES ?? "medium,large").split(",").filter(isProfileName);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const fmt = (ms: number) => ms.toFixed(1).padStart(8);
 
 async function benchProfile(name: keyof typeof PROFILES) {
   const dir = await mkdtemp(join(tmpdir(), `natsmon-bench-checks-${name}-`));
-  const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: DB });
+  const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: BENCH_DB });
   const statements = epochCheckStatements({ disabledChecks: [], checkThresholds: {} });
   const perCheck = new Map<string, number[]>(CHECKS.map((c) => [c.code, []]));
   const totals: number[] = [];

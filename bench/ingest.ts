@@ -17,28 +17,16 @@ import {
   type DuckDBValue,
 } from "@duckdb/node-api";
 import { foldEpoch, openCatalog } from "../src/catalog/index.ts";
-import type { DbConfig } from "../src/config/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
-import { isProfileName } from "../src/simulate/index.ts";
-import { simulatedEpochs } from "./simulated-epochs.ts";
+import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
 
-const DB: DbConfig = {
-  retentionMs: 0,
-  memoryLimit: "4GB",
-  threads: 0,
-  queryMaxRows: 100_000,
-  queryTimeoutMs: 30_000,
-  queryStream: { maxRows: 1_000_000, window: 8, compression: "none", ackTimeoutMs: 5_000 },
-  memoryProfile: { enabled: false, intervalMs: 2_000 },
-};
+const profiles = benchProfiles();
 const EPOCHS = Number(process.env.BENCH_EPOCHS ?? 60);
-const profiles = (process.env.BENCH_PROFILES ?? "medium,large").split(",").filter(isProfileName);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
   const dir = await mkdtemp(join(tmpdir(), `natsmon-bench-${name}-`));
-  const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: DB });
+  const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: BENCH_DB });
   const scrapeMs: number[] = [];
   const foldMs: number[] = [];
   const rowsPerEpoch: number[] = [];

@@ -11,8 +11,26 @@ import type { EpochInput, ScrapeReply } from "../src/catalog/index.ts";
 import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
 import type { CommitMarker } from "../src/protocol/index.ts";
 import { gather, SOURCES } from "../src/scrape/index.ts";
-import { PROFILES } from "../src/simulate/index.ts";
-import { startSimulator } from "../src/simulate/index.ts";
+import { PROFILES, isProfileName, startSimulator } from "../src/simulate/index.ts";
+import type { DbConfig } from "../src/config/index.ts";
+
+/** The catalog settings of the benchmarks: room to work, all cores, no retention. */
+export const BENCH_DB: DbConfig = {
+  retentionMs: 0,
+  memoryLimit: "4GB",
+  threads: 0,
+  queryMaxRows: 100_000,
+  queryTimeoutMs: 30_000,
+  queryStream: { maxRows: 1_000_000, window: 8, compression: "none", ackTimeoutMs: 5_000 },
+  memoryProfile: { enabled: false, intervalMs: 2_000 },
+};
+
+/** The profiles named by BENCH_PROFILES (default medium,large). */
+export function benchProfiles(): (keyof typeof PROFILES)[] {
+  return (process.env.BENCH_PROFILES ?? "medium,large").split(",").filter(isProfileName);
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 export interface SimulatedEpoch {
   readonly input: EpochInput;
