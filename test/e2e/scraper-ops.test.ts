@@ -54,11 +54,19 @@ test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and
 
     const paused = await call<ScraperStatusReply>(nc, subjects.opsScraperToggle, { paused: true });
     assert.equal(paused.state, "paused");
-    // Let anything in flight land, then nothing more may arrive while paused.
-    const settled = await waitFor(async () => {
-      const a = await epochCount(nc);
+    // Let anything in flight land: the scrape under way when the pause came commits its
+    // marker, and the catalog folds up to that last marker. Then nothing more may arrive.
+    const lastCommit = await waitFor(async () => {
+      const a = (await call<ScraperStatusReply>(nc, subjects.opsScraperStatus)).last_epoch!.commit_seq;
       await new Promise((r) => setTimeout(r, 1000));
-      return (await epochCount(nc)) === a ? a : undefined;
+      const b = (await call<ScraperStatusReply>(nc, subjects.opsScraperStatus)).last_epoch!.commit_seq;
+      return a === b ? b : undefined;
+    });
+    const settled = await waitFor(async () => {
+      const [row] = await call<{ seq: number; n: number }[]>(nc, subjects.dbQuery, {
+        sql: "SELECT max(marker_seq)::BIGINT AS seq, count(*)::INTEGER AS n FROM hx.epochs",
+      });
+      return row && row.seq === lastCommit ? row.n : undefined;
     });
     const before = (await call<ScraperStatusReply>(nc, subjects.opsScraperStatus)).last_epoch!.commit_seq;
     const triggered = await call<ScraperStatusReply>(nc, subjects.opsScraperTrigger);
