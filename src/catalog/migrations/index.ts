@@ -16,6 +16,7 @@ import { migration as m0010 } from "./0010-server-counters.ts";
 import { migration as m0011 } from "./0011-meta-peers.ts";
 import { migration as m0012 } from "./0012-jetstream-checks.ts";
 import { migration as m0013 } from "./0013-consumer-priority.ts";
+import { migration as m0014 } from "./0014-views-refresh.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0011,
   m0012,
   m0013,
+  m0014,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
