@@ -92,7 +92,8 @@ export async function startSimulator(
   ping("ACCOUNTZ", (s) => accountz(system, s));
   ping("GATEWAYZ", (s) => gatewayz(system, s));
   ping("LEAFZ", (s) => leafz(s));
-  ping("IDZ", (s) => idz(s));
+  // Servers older than 2.10 have no IDZ handler: the request gets no responders, not silence.
+  if (system.servers.some((s) => idz(s) !== undefined)) ping("IDZ", (s) => idz(s));
   subs.push(
     nc.subscribe("$SYS.REQ.ACCOUNT.PING.STATZ", {
       callback: (err, msg) => {
