@@ -7,8 +7,9 @@ import { macroName, type Check } from "./check.ts";
 
 /**
  * Helpers in the checks schema, for check bodies and for users' own SQL:
- * - `checks.epochs_in(ep_from, ep_to)`: the epochs in the window, each with `prev_epoch`
- *   (the epoch before it in the catalog, NULL for the first) and the servers expected and answered.
+ * - `checks.epochs_in(ep_from, ep_to)`: the epochs in the window, each with `prev_epoch` (the
+ *   epoch the checks last ran over before it, else the one folded before it; NULL for the
+ *   first) and the servers expected and answered.
  * - `checks.version_at_least(version, 'x.y.z')`: a nats-server version at or above a release (NULL version: false).
  * - `checks.monitor_value(metadata, 'lag-critical')`: an `io.nats.monitor.*` threshold from
  *   stream or consumer metadata as a DOUBLE; NULL when absent or not a number.
@@ -16,18 +17,21 @@ import { macroName, type Check } from "./check.ts";
  * - `checks.go_duration_ns('1h30m')`: a Go duration in nanoseconds; NULL when it is not one.
  */
 export const HELPER_MACROS: readonly string[] = [
-  // prev_epoch by lag() over the window plus the one epoch before it: a correlated max() per
-  // epoch costs several times more on a catalog holding weeks of epochs.
+  // prev_epoch is the epoch the checks last ran over before this one (ASOF), so a delta
+  // covers everything since the last check even when the catalog caught up on a backlog
+  // without checking every epoch; before any check ran, the epoch folded before it (lag()
+  // over the window plus the one epoch before it, not a max() per epoch).
   `CREATE OR REPLACE MACRO checks.epochs_in(ep_from, ep_to) AS TABLE
-SELECT epoch, prev_epoch, servers_expected, servers_answered
+SELECT w.epoch, coalesce(r.epoch, w.folded_before) AS prev_epoch, w.servers_expected, w.servers_answered
 FROM (
-  SELECT e.epoch, lag(e.epoch) OVER (ORDER BY e.epoch) AS prev_epoch, e.servers_expected, e.servers_answered
+  SELECT e.epoch, lag(e.epoch) OVER (ORDER BY e.epoch) AS folded_before, e.servers_expected, e.servers_answered
   FROM hx.epochs e
   WHERE e.epoch >= coalesce((SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < ep_from), ep_from)
     AND e.epoch <= ep_to
-)
-WHERE epoch >= ep_from;
-COMMENT ON MACRO TABLE checks.epochs_in IS 'Epochs between ep_from and ep_to, each with the epoch before it (prev_epoch) and the servers expected and answered';`,
+) w
+ASOF LEFT JOIN hx.check_runs r ON w.epoch > r.epoch
+WHERE w.epoch >= ep_from;
+COMMENT ON MACRO TABLE checks.epochs_in IS 'Epochs between ep_from and ep_to, each with prev_epoch (the epoch the checks last ran over before it, else the epoch folded before it) and the servers expected and answered';`,
   `CREATE OR REPLACE MACRO checks.version_at_least(version, minimum) AS
 coalesce(
   list_transform(string_split(regexp_extract(version, '^v?([0-9]+\\.[0-9]+\\.[0-9]+)', 1), '.'), x -> TRY_CAST(x AS INTEGER))
