@@ -7,7 +7,7 @@ import { PING_SUBJECT, systemSubjects, type DiscoveryReply } from "../../src/pro
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 
-test("a catalog file that will not open leaves the node up, reports catalog_error and answers db.query with 503", async () => {
+test("a catalog file that will not open leaves the node up, reports catalog_error and answers db.query and checks.findings with 503", async () => {
   await using dir = await tempDir();
   await writeFile(join(dir.path, "local.duckdb"), "this is not a DuckDB file, it is garbage".repeat(200));
   await using node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
@@ -23,6 +23,16 @@ test("a catalog file that will not open leaves the node up, reports catalog_erro
     });
     assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "503");
     assert.match(reply.headers?.get("Nats-Service-Error") ?? "", /not open/);
+    // checks.findings needs the database too (spec: Errors); the check list does not.
+    const findings = await nc.request(
+      systemSubjects("local").checksFindings,
+      JSON.stringify({ code: "server-007" }),
+      { timeout: 5000 },
+    );
+    assert.equal(findings.headers?.get("Nats-Service-Error-Code"), "503");
+    assert.match(findings.headers?.get("Nats-Service-Error") ?? "", /not open/);
+    const list = await nc.request(systemSubjects("local").checksList, "", { timeout: 5000 });
+    assert.equal(list.headers?.get("Nats-Service-Error-Code") ?? undefined, undefined);
   } finally {
     await nc.close();
   }
