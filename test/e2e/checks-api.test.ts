@@ -118,6 +118,15 @@ describe("checks.* on a node monitoring its embedded server", () => {
       (await ask<CheckInfoReply>(nc, subjects.checksInfo, { code: "server-003" })).body?.disabled,
       true,
     );
+    const dynamic = await ask<CheckInfoReply>(nc, subjects.checksInfo, { code: "server-019" });
+    assert.equal(dynamic.body?.dynamic_severity, true);
+    assert.equal(
+      dynamic.body?.severity,
+      "critical",
+      "a dynamic check reports the highest severity it reaches",
+    );
+    const versioned = await ask<CheckInfoReply>(nc, subjects.checksInfo, { code: "server-012" });
+    assert.equal(versioned.body?.min_server_version, "2.12.0");
     const old = await ask(nc, subjects.checksInfo, { code: "SERVER_011" });
     assert.equal(old.code, "404");
     assert.match(old.error!, /server-011/);
