@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { systemAssets, systemSubjects } from "../protocol/index.ts";
+import { nodeAssets, nodeSubjects, systemAssets, systemSubjects } from "../protocol/index.ts";
 
 const STREAMS_DIR = fileURLToPath(new URL("../../streams/", import.meta.url));
 
@@ -49,6 +49,35 @@ export async function findingsBucketConfig(systemId: string, replicas: number): 
     throw new Error(`streams/findings-baseline.json does not match protocol/subjects.ts (bucket ${bucket})`);
   }
   return { ...config, num_replicas: replicas };
+}
+
+/**
+ * The notification assets of one node (architecture §2): the outbox stream, the
+ * delivered-state KV bucket and the delivery log, each checked against the names protocol/
+ * builds. The node creates them when at least one endpoint is configured.
+ */
+export async function notifyAssetConfigs(
+  nodeId: string,
+  replicas: number,
+): Promise<{ outbox: StreamConfig; delivered: StreamConfig; deliveryLog: StreamConfig }> {
+  const assets = nodeAssets(nodeId);
+  const subjects = nodeSubjects(nodeId);
+  const load = async (file: string, name: string, subject: string) => {
+    const config = await loadStreamDefinition(file, { node_id: nodeId });
+    if (config.name !== name || config.subjects.length !== 1 || config.subjects[0] !== subject) {
+      throw new Error(`streams/${file} does not match protocol/subjects.ts (${name} on ${subject})`);
+    }
+    return { ...config, num_replicas: replicas };
+  };
+  return {
+    outbox: await load("outbox.json", assets.outboxStream, subjects.outboxAll),
+    delivered: await load(
+      "delivered-state.json",
+      `KV_${assets.deliveredBucket}`,
+      `$KV.${assets.deliveredBucket}.>`,
+    ),
+    deliveryLog: await load("webhook-deliveries.json", assets.deliveryLogStream, subjects.webhookDeliveryAll),
+  };
 }
 
 /**

@@ -12,8 +12,15 @@ export { startNatsServer, findNatsServer, INSTALL_HINT } from "./nats-server-pro
 export type { NatsServerProcess, NatsServerPorts } from "./nats-server-process.ts";
 export { natsServerConfig } from "./nats-server-config.ts";
 export type { NatsServerConfigOptions, NatsUser } from "./nats-server-config.ts";
-export { ensureStream, loadStreamDefinition, scrapeStreamConfig, findingsBucketConfig } from "./assets.ts";
+export {
+  ensureStream,
+  loadStreamDefinition,
+  scrapeStreamConfig,
+  findingsBucketConfig,
+  notifyAssetConfigs,
+} from "./assets.ts";
 export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
+export { latestPerKey } from "./kv-read.ts";
 export { discoverNodes } from "./discover.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

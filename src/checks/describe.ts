@@ -38,6 +38,21 @@ export function findCheck(code: string): Check {
   throw new NotFoundError(`unknown check code "${code}"; checks.list lists the codes`);
 }
 
+/** What an alert says about a check (its labels and annotations), or undefined for an unknown code. */
+export function checkDescription(
+  code: string,
+): { name: string; description: string; remediation: string; scope: string; category: string } | undefined {
+  const check = BY_CODE.get(code);
+  if (!check) return undefined;
+  return {
+    name: check.name,
+    description: check.description,
+    remediation: check.remediation,
+    scope: check.scope,
+    category: check.category,
+  };
+}
+
 /** The thresholds in force: defaults, overridden by check-thresholds. */
 export function resolvedParams(check: Check, settings: CheckSettings): Record<string, number> {
   const overrides = settings.checkThresholds[check.code] ?? {};

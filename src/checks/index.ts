@@ -10,6 +10,7 @@ export { CHECKS } from "./registry.ts";
 export { HELPER_MACROS, checkMacroSql, findingsSelectSql } from "./macros.ts";
 export {
   checkCatalogue,
+  checkDescription,
   findCheck,
   resolvedParams,
   isDisabled,

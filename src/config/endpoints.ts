@@ -1,4 +1,4 @@
-import { currentCheckCode, isOldStyleCode } from "../domain/index.ts";
+import { RETIRED_CHECKS, currentCheckCode, isOldStyleCode } from "../domain/index.ts";
 import type { RawConfig, RawEndpoint } from "./schema.ts";
 import type { AuthType, EndpointConfig } from "./types.ts";
 
@@ -7,6 +7,14 @@ const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
 interface Issue {
   path: string;
   message: string;
+}
+
+/** A pattern that names only retired checks: accepted, sends nothing (pattern rule 4). */
+function retiredOnly(pattern: string, known: ReadonlySet<string> | undefined): boolean {
+  const matches = (code: string) =>
+    pattern.endsWith("*") ? code.startsWith(pattern.slice(0, -1)) : code === pattern;
+  const retired = [...RETIRED_CHECKS.keys()].some(matches);
+  return retired && !(known && [...known].some(matches));
 }
 
 function checkPattern(
@@ -20,6 +28,7 @@ function checkPattern(
   if (isOldStyleCode(pattern.replace(/\*$/, ""))) {
     return { path, message: `"${pattern}" is an old-style check code; use "${currentCheckCode(pattern)}"` };
   }
+  if (retiredOnly(pattern, known)) return undefined;
   if (known && pattern !== "*") {
     const matches = pattern.endsWith("*")
       ? [...known].some((c) => c.startsWith(pattern.slice(0, -1)))
@@ -39,6 +48,7 @@ export function resolveEndpoints(
   known: ReadonlySet<string> | undefined,
 ): { endpoints: EndpointConfig[]; issues: Issue[]; warnings: string[] } {
   const issues: Issue[] = [];
+  const warnings: string[] = [];
   const endpoints: EndpointConfig[] = [];
   const names = new Map<string, string>();
   const lists: ["webhook" | "alertmanager", RawEndpoint[]][] = [
@@ -71,6 +81,12 @@ export function resolveEndpoints(
         (e[field] ?? []).forEach((p, j) => {
           const issue = checkPattern(p, `${at}.${field}[${j}]`, known);
           if (issue) issues.push(issue);
+          else if (p !== "" && retiredOnly(p, known)) {
+            const why = RETIRED_CHECKS.get(p.replace(/\*$/, ""));
+            warnings.push(
+              `${at}.${field}[${j}]: "${p}" names a retired check${why ? ` (${why})` : ""}; it sends nothing`,
+            );
+          }
         });
       }
       (e.systems ?? []).forEach((s, j) => {
@@ -91,7 +107,7 @@ export function resolveEndpoints(
       });
     });
   }
-  return { endpoints, issues, warnings: [] };
+  return { endpoints, issues, warnings };
 }
 
 function isHttpUrl(text: string): boolean {

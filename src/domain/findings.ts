@@ -55,3 +55,32 @@ export function currentCheckCode(code: string): string {
 export function isOldStyleCode(code: string): boolean {
   return /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(code);
 }
+
+/** A token KV keys and subjects take as is: no `=`, so it never looks like an encoded one. */
+const PLAIN_TOKEN = /^[-\w]+$/;
+
+/**
+ * The tokens that name a finding in KV keys and subjects: `<code>.<entity type>.<entity pk>
+ * [.<entity key>]`, readable for the usual codes, types and server names. Keys and subjects
+ * take only a few characters safely, so a token with anything else (an entity key with spaces
+ * or dots, an empty one) is written as `=` plus its base64url: plain tokens never hold `=`,
+ * base64url without padding never does either, so two identities never share tokens.
+ */
+export function findingKeyTokens(
+  f: Pick<Finding, "code" | "entityType" | "entityPk" | "entityKey">,
+): string[] {
+  const tokens = [f.code, f.entityType, String(f.entityPk)];
+  if (f.entityKey !== undefined) tokens.push(f.entityKey);
+  return tokens.map((text) =>
+    PLAIN_TOKEN.test(text) ? text : `=${Buffer.from(text, "utf8").toString("base64url")}`,
+  );
+}
+
+/**
+ * Codes of checks that no longer exist, with what took their place. Notification patterns
+ * naming one are accepted with a warning and send nothing (spec: Pattern rules, rule 4).
+ */
+export const RETIRED_CHECKS: ReadonlyMap<string, string> = new Map([
+  ["jetstream-012", "merged into server-019 (JetStream storage use)"],
+  ["jetstream-016", "merged into server-019 (JetStream storage use)"],
+]);

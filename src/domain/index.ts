@@ -21,6 +21,8 @@ export {
   isSeverity,
   FindingStatus,
   findingId,
+  findingKeyTokens,
+  RETIRED_CHECKS,
   currentCheckCode,
   isOldStyleCode,
 } from "./findings.ts";

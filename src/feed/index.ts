@@ -5,4 +5,4 @@
  */
 export { publishEpoch } from "./epoch-feed.ts";
 export { publishDisconnectBucket } from "./disconnect-feed.ts";
-export { publishTransitions, transitionPayload } from "./finding-feed.ts";
+export { publishTransitions } from "./finding-feed.ts";

@@ -1,9 +1,10 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { findingId, isSeverity, parseEpoch, type FiringFinding } from "../domain/index.ts";
 import { systemAssets, type FindingBaselineEntry, type FindingBaselineEpoch } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
+import { latestPerKey } from "../bus/index.ts";
 import type { BaselineChanges } from "./baseline-changes.ts";
 import { baselineKey, EPOCH_KEY } from "./baseline-key.ts";
 
@@ -25,9 +26,6 @@ export interface FindingsBaselineStore {
   /** Writes only what changed (put new or changed entries, delete gone ones), then the epoch. */
   save(epoch: Date, changes: BaselineChanges): Promise<void>;
 }
-
-/** The header a KV delete or purge marker carries (ADR-8), with `DEL` or `PURGE`. */
-const KV_OPERATION = "KV-Operation";
 
 /** KV writes in flight at once while saving or compacting (each is one JetStream publish). */
 const IN_FLIGHT = 256;
@@ -63,7 +61,7 @@ async function load(
   const markers: string[] = [];
   let epoch: Date | undefined;
   let saved = false;
-  for await (const { key, operation, value } of lastPerKey(nc, bucket)) {
+  for await (const { key, operation, value } of latestPerKey(nc, bucket)) {
     if (operation !== "PUT") {
       markers.push(key);
       continue;
@@ -83,36 +81,6 @@ async function load(
   }
   await purgeMarkers(jsm, bucket, markers);
   return { saved, epoch, findings };
-}
-
-/**
- * The latest message of every key, read with one ordered consumer (last per subject) that
- * stops at the last one: a get per key would cost a round trip each, and the KV watch and
- * history iterators (push consumers with flow control) measured about 40 % slower cold.
- */
-async function* lastPerKey(
-  nc: NatsConnection,
-  bucket: string,
-): AsyncGenerator<{ key: string; operation: string; value: string }> {
-  const prefix = `$KV.${bucket}.`;
-  const consumer = await jetstream(nc).consumers.get(`KV_${bucket}`, {
-    filter_subjects: `${prefix}>`,
-    deliver_policy: DeliverPolicy.LastPerSubject,
-  });
-  if ((await consumer.info(true)).num_pending === 0) return;
-  const messages = await consumer.consume({ max_messages: 1000 });
-  try {
-    for await (const m of messages) {
-      yield {
-        key: m.subject.slice(prefix.length),
-        operation: m.headers?.get(KV_OPERATION) || "PUT",
-        value: m.string(),
-      };
-      if (m.info.pending === 0) break;
-    }
-  } finally {
-    messages.stop();
-  }
 }
 
 /**

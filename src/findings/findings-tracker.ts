@@ -34,8 +34,13 @@ export interface FindingsTracker extends AsyncDisposable {
    * Diffs an epoch's findings against the baseline, saves the changed entries to the KV
    * bucket, and returns the transitions to publish (none for the epoch that establishes an
    * empty baseline, or for an epoch older than the baseline). Calls run one at a time.
+   * `beforeSave` gets those transitions before the baseline is saved (the notification
+   * outbox): if it fails nothing is saved, so a retry of the epoch finds them again.
    */
-  onEpoch(result: EpochFindings): Promise<Transition[]>;
+  onEpoch(
+    result: EpochFindings,
+    beforeSave?: (transitions: readonly Transition[]) => Promise<void>,
+  ): Promise<Transition[]>;
   /** The findings firing now, keyed by findingId. */
   firing(): ReadonlyMap<string, FiringFinding>;
 }
@@ -84,7 +89,10 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
   );
 
   let establishing = start === BaselineStart.Empty;
-  const onEpoch = async (result: EpochFindings): Promise<Transition[]> => {
+  const onEpoch = async (
+    result: EpochFindings,
+    beforeSave?: (transitions: readonly Transition[]) => Promise<void>,
+  ): Promise<Transition[]> => {
     if (baselineEpoch !== undefined && result.epoch.getTime() < baselineEpoch.getTime()) {
       log.warn(
         { epoch: result.epoch, baselineEpoch },
@@ -98,23 +106,24 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       disabled: disabledCodes(configured, result.findings),
       failed: new Set(result.failed.map((f) => f.code)),
     });
+    const published = establishing ? [] : transitions;
+    if (beforeSave && published.length > 0) await beforeSave(published);
     await store.save(result.epoch, baselineChanges(baseline, next));
     baseline = next;
     baselineEpoch = result.epoch;
     if (establishing) {
       establishing = false;
       log.info({ epoch: result.epoch, firing: next.size }, "first epoch established the findings baseline");
-      return [];
     }
-    return transitions;
+    return published;
   };
 
   // One epoch at a time: each diff starts from the baseline the previous one saved.
   let queue: Promise<unknown> = Promise.resolve();
   return {
     start,
-    onEpoch(result) {
-      const run = queue.then(() => onEpoch(result));
+    onEpoch(result, beforeSave) {
+      const run = queue.then(() => onEpoch(result, beforeSave));
       queue = run.catch(() => undefined);
       return run;
     },

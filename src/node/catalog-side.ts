@@ -33,6 +33,7 @@ import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
+import type { Notifier } from "../notify/index.ts";
 import type {
   BackupStreamPort,
   ChecksPort,
@@ -74,6 +75,7 @@ export async function startCatalogSide(options: {
   system: SystemConfig;
   nodeId: string;
   dataDir: string;
+  notifier: Notifier;
   log: Logger;
   faults?: { afterFold?: () => void };
 }): Promise<CatalogSide> {
@@ -130,6 +132,7 @@ export async function startCatalogSide(options: {
         await handleCommit(open, delivery, {
           sink,
           tracker,
+          notifier: options.notifier,
           system,
           systemId: system.id,
           nodeId,
@@ -224,6 +227,7 @@ async function handleCommit(
   ctx: {
     sink: NatsConnection;
     tracker: FindingsTracker;
+    notifier: Notifier;
     system: SystemConfig;
     systemId: string;
     nodeId: string;
@@ -266,10 +270,14 @@ async function handleCommit(
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
     if (checked?.ran) logChecks(log, checked);
-    // ⑤ Transitions since the baseline, saved to KV before they are published; a crash in
-    // between redelivers the marker and the diff against the saved baseline finds nothing new.
+    // ⑤ Transitions since the baseline, stored in the notification outbox and then saved to
+    // KV before they are published: a crash before the save redelivers the marker and writes
+    // the same outbox entries again (deduplicated); a crash after it finds nothing new.
     if (checked) {
-      const transitions = await ctx.tracker.onEpoch({ epoch: parseEpoch(marker.epoch), ...checked });
+      const epoch = parseEpoch(marker.epoch);
+      const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
+        ctx.notifier.enqueue(ctx.systemId, epoch, found),
+      );
       publishTransitions(ctx.sink, ctx.systemId, transitions);
       if (transitions.length > 0)
         log.info({ transitions: transitions.length }, "finding transitions published");

@@ -33,6 +33,7 @@ import type { SystemConfig } from "../config/index.ts";
 import { Role } from "../domain/index.ts";
 import type { OpsInfoReply } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
+import type { Notifier } from "../notify/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { startCatalogSide, type CatalogSide } from "./catalog-side.ts";
 import { startScrapeSide, type ScrapeSide } from "./scrape-side.ts";
@@ -49,7 +50,8 @@ export interface SystemPipeline extends AsyncDisposable {
  *   ① scrape side: monitored servers → scrape stream (epochs closed by commit markers)
  *   ② the scrape stream on the sink: the seam between the two sides
  *   ③ catalog side: commit markers → fold into DuckDB → ⑥ feed.epoch → ④ checks into hx.check_findings
- *     → ⑤ diff against the KV baseline → ⑥ feed.finding.<status>.<severity>.<code>
+ *     → ⑤ diff against the KV baseline → ⑥ the node's notification outbox, then
+ *     feed.finding.<status>.<severity>.<code> (the node's endpoint senders read the outbox)
  *   ⑦ API: db.*, checks.* and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
  */
@@ -61,6 +63,7 @@ export async function startSystemPipeline(options: {
   nodeId: string;
   dataDir: string;
   api: Api;
+  notifier: Notifier;
   log: Logger;
   faults?: ScrapeFaults;
 }): Promise<SystemPipeline> {

@@ -1,5 +1,7 @@
 import type { Config } from "../config/index.ts";
 import { startApi } from "../api/index.ts";
+import { checkDescription } from "../checks/index.ts";
+import { startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
 import { Role } from "../domain/index.ts";
 import type { DiscoveryReply } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
@@ -23,7 +25,7 @@ export interface RunningNode extends AsyncDisposable {
  */
 export async function startNode(
   config: Config,
-  options: { log: Logger; faults?: ScrapeFaults },
+  options: { log: Logger; faults?: ScrapeFaults; notifyTiming?: SenderTiming },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
   const log = options.log.child({ node: nodeId });
@@ -51,8 +53,24 @@ export async function startNode(
     };
   };
   let api;
+  let notifier: Notifier | undefined;
   try {
     api = await startApi(sink.nc, { nodeId, discovery, log });
+    // ⑥ The node's endpoint senders start before any system produces transitions.
+    notifier = await startNotifier({
+      nc: sink.nc,
+      nodeId,
+      replicas: config.sink.replicas,
+      endpoints: config.notifications.endpoints,
+      body: {
+        describe: checkDescription,
+        externalUrl: config.web.externalUrl,
+        systemCount: config.systems.length,
+      },
+      userAgent: `natsmon/${VERSION}`,
+      log,
+      ...(options.notifyTiming ? { timing: options.notifyTiming } : {}),
+    });
     for (const system of config.systems) {
       systems.push(
         await startSystemPipeline({
@@ -63,6 +81,7 @@ export async function startNode(
           nodeId,
           dataDir: config.node.dataDir,
           api,
+          notifier,
           log,
           ...(options.faults ? { faults: options.faults } : {}),
         }),
@@ -70,11 +89,13 @@ export async function startNode(
     }
   } catch (err) {
     for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
+    await notifier?.[Symbol.asyncDispose]();
     await api?.[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
     throw err;
   }
   const startedApi = api;
+  const startedNotifier = notifier;
   log.info(
     { url: sink.url, embedded: sink.embedded !== undefined, systems: config.systems.map((s) => s.id) },
     "node started",
@@ -87,6 +108,7 @@ export async function startNode(
     discovery,
     async [Symbol.asyncDispose]() {
       for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
+      await startedNotifier[Symbol.asyncDispose]();
       await startedApi[Symbol.asyncDispose]();
       await sink[Symbol.asyncDispose]();
       log.info("node stopped");

@@ -3,7 +3,7 @@
  * the value of one entry in a system's findings-baseline KV bucket. snake_case as the
  * spec spells it; timestamps RFC 3339.
  */
-import type { FindingStatus, Severity } from "../domain/index.ts";
+import type { FindingStatus, Severity, Transition } from "../domain/index.ts";
 
 /** `$MON.sys.<id>.feed.finding.<status>.<severity>.<code>` (spec: Finding transition). */
 export interface FindingTransition {
@@ -42,4 +42,39 @@ export interface FindingBaselineEntry {
 /** The value of the bucket's `epoch` key: the epoch the stored baseline reflects. */
 export interface FindingBaselineEpoch {
   epoch: string;
+}
+
+/** The spec's Finding transition: optional fields appear only where the spec says they do. */
+export function transitionPayload(t: Transition): FindingTransition {
+  const f = t.finding;
+  const common = {
+    code: f.code,
+    entity_type: f.entityType,
+    entity_pk: f.entityPk,
+    entity_name: f.entityName,
+    // Only for an entity that has a key; an empty key is no key (spec: alert labels).
+    ...(f.entityKey === undefined || f.entityKey === "" ? {} : { entity_key: f.entityKey }),
+  };
+  const startsAt = f.startsAt.toISOString();
+  switch (t.status) {
+    case "firing":
+      return { ...common, status: "firing", severity: f.severity, starts_at: startsAt };
+    case "changed":
+      return {
+        ...common,
+        status: "changed",
+        severity: f.severity,
+        prev_severity: t.prevSeverity,
+        starts_at: startsAt,
+      };
+    case "resolved":
+      // The severity the finding held when it went away.
+      return {
+        ...common,
+        status: "resolved",
+        severity: f.severity,
+        starts_at: startsAt,
+        ends_at: t.endsAt.toISOString(),
+      };
+  }
 }

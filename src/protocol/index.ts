@@ -8,6 +8,8 @@ export {
   SERVICE_VERSION,
   systemSubject,
   nodeSubject,
+  nodeSubjects,
+  nodeAssets,
   systemSubjects,
   systemAssets,
   endpointName,
@@ -35,6 +37,7 @@ export type {
 } from "./payloads.ts";
 export { MAX_DISCONNECT_GROUPS } from "./payloads.ts";
 export type { FindingTransition, FindingBaselineEntry, FindingBaselineEpoch } from "./finding-payloads.ts";
+export { transitionPayload } from "./finding-payloads.ts";
 export type {
   ExplainRequest,
   ExplainReply,
@@ -78,3 +81,13 @@ export type {
   PageInfo,
   FindingsReply,
 } from "./check-payloads.ts";
+export type {
+  OutboxEntry,
+  DeliveredAlertEntry,
+  DeliveryKind,
+  DeliveryLogEntry,
+  LabelSet,
+  WebhookAlert,
+  WebhookMessage,
+  PostableAlert,
+} from "./notify-payloads.ts";

@@ -70,6 +70,47 @@ export function systemAssets(systemId: string) {
   } as const;
 }
 
+/** Subjects of one node's notification pipeline (architecture §2), built once. */
+export function nodeSubjects(nodeId: string) {
+  const n = (suffix: string) => nodeSubject(nodeId, suffix);
+  return {
+    /** Every outbox subject of the node. */
+    outboxAll: n("outbox.>"),
+    /**
+     * One subject per finding: `outbox.<system>.<code>.<finding-key tokens…>`, so the stream's
+     * `max_msgs_per_subject: 1` keeps only each finding's latest state.
+     */
+    outbox: (systemId: string, findingTokens: readonly string[]) =>
+      n(`outbox.${assertToken(systemId, "system id")}.${findingTokens.map(assertSubjectToken).join(".")}`),
+    /** The outbox prefix of one system, for reading the system back out of a subject. */
+    outboxPrefix: n("outbox."),
+    /** `webhook.delivery.<endpoint_id>`: the delivery log of one endpoint (spec: Delivery log). */
+    webhookDelivery: (endpointId: string) => n(`webhook.delivery.${assertToken(endpointId, "endpoint id")}`),
+    webhookDeliveryAll: n("webhook.delivery.>"),
+  } as const;
+}
+
+/** JetStream asset names of one node's notification pipeline. */
+export function nodeAssets(nodeId: string) {
+  const id = assertToken(nodeId, "node id");
+  return {
+    /** Latest state of each finding for the node's endpoints. */
+    outboxStream: `MON_OUTBOX_${id}`,
+    /** What each endpoint's receiver already knows (its stream is `KV_<bucket>`). */
+    deliveredBucket: `MON_DELIVERED_${id}`,
+    /** Spec: Delivery log. */
+    deliveryLogStream: `webhook-deliveries_${id}`,
+    /** The durable outbox consumer of one endpoint. */
+    endpointConsumer: (endpointId: string) => `notify_${assertToken(endpointId, "endpoint id")}`,
+  } as const;
+}
+
+/** A subject token may hold anything but `.`, `*`, `>` and whitespace. */
+function assertSubjectToken(token: string): string {
+  if (token === "" || /[.*>\s]/.test(token)) throw new TypeError(`"${token}" is not a subject token`);
+  return token;
+}
+
 /** Names of the micro service endpoints (client rule: `[-\w]+`, no dots). */
 export function endpointName(systemId: string, action: string): string {
   return `${assertToken(systemId, "system id")}-${action.replaceAll(".", "-")}`;

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { FiringFinding, Transition } from "../../../src/domain/index.ts";
-import { transitionPayload } from "../../../src/feed/index.ts";
+import { transitionPayload } from "../../../src/protocol/index.ts";
 import type { FindingTransition } from "../../../src/protocol/index.ts";
 
 const STARTS = new Date("2026-11-22T10:00:00.000Z");

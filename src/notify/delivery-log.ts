@@ -1,0 +1,69 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
+import { isToken } from "../domain/index.ts";
+import { nodeAssets, nodeSubjects, type DeliveryLogEntry } from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { createHash } from "node:crypto";
+
+/**
+ * The id of an endpoint in subjects and consumer names: its name when that is a token,
+ * else the name with other characters as `_` and a short hash, so two names never share it.
+ */
+export function endpointId(name: string): string {
+  if (isToken(name)) return name;
+  const hash = createHash("sha256").update(name, "utf8").digest("hex").slice(0, 8);
+  return `${name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
+}
+
+/** Records attempts on the node's delivery log; a failed write is logged and never blocks sending. */
+export function deliveryLogWriter(
+  nc: NatsConnection,
+  nodeId: string,
+  log: Logger,
+): (entry: DeliveryLogEntry) => void {
+  const js: JetStreamClient = jetstream(nc);
+  const subjects = nodeSubjects(nodeId);
+  return (entry) => {
+    js.publish(subjects.webhookDelivery(endpointId(entry.endpoint)), JSON.stringify(entry)).catch(
+      (err: unknown) => log.warn({ err, endpoint: entry.endpoint }, "delivery log write failed"),
+    );
+  };
+}
+
+/**
+ * Reads the delivery log, oldest first: every endpoint or one, from `since` on. Reading stops
+ * at the last message present when it began.
+ */
+export async function readDeliveryLog(
+  nc: NatsConnection,
+  nodeId: string,
+  options: { endpoint?: string; since?: Date } = {},
+): Promise<DeliveryLogEntry[]> {
+  const subjects = nodeSubjects(nodeId);
+  const filter =
+    options.endpoint === undefined
+      ? subjects.webhookDeliveryAll
+      : subjects.webhookDelivery(endpointId(options.endpoint));
+  const consumer = await jetstream(nc).consumers.get(nodeAssets(nodeId).deliveryLogStream, {
+    filter_subjects: filter,
+    ...(options.since
+      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }
+      : { deliver_policy: DeliverPolicy.All }),
+  });
+  const entries: DeliveryLogEntry[] = [];
+  if ((await consumer.info(true)).num_pending === 0) return entries;
+  const messages = await consumer.consume({ max_messages: 1000 });
+  try {
+    for await (const m of messages) {
+      try {
+        entries.push(m.json<DeliveryLogEntry>());
+      } catch {
+        // Not an entry natsmon wrote; the log is read, not judged.
+      }
+      if (m.info.pending === 0) break;
+    }
+  } finally {
+    messages.stop();
+  }
+  return entries;
+}

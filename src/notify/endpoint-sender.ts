@@ -1,0 +1,208 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { EndpointConfig } from "../config/index.ts";
+import type { DeliveredAlertEntry } from "../protocol/index.ts";
+import type { Logger } from "../lib/index.ts";
+import type { PlannedAlert } from "./alert-parts.ts";
+import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodies.ts";
+import { openDeliveredStore } from "./delivered-store.ts";
+import { endpointId } from "./delivery-log.ts";
+import { readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
+import { endpointWants } from "./patterns.ts";
+import { planDelivery } from "./plan-delivery.ts";
+import { deliver, type RecordAttempt } from "./send.ts";
+
+/** At most this many outbox entries go into one delivery. */
+const MAX_BATCH = 1000;
+/** How long a batch waits for the rest of an epoch's entries once the consumer says more are pending. */
+const LINGER_MS = 50;
+
+export interface SenderTiming {
+  /** First wait before a failed delivery is tried again; it doubles up to `retryMaxMs` (spec: Limits). */
+  readonly retryFirstMs: number;
+  readonly retryMaxMs: number;
+  /** Alertmanager endpoints get every active alert this often, and once at start (spec: Limits). */
+  readonly resendEveryMs: number;
+  /** Waits between the attempts of one delivery. */
+  readonly attemptWaitsMs?: readonly number[];
+  readonly attemptTimeoutMs?: number;
+}
+
+export const DEFAULT_SENDER_TIMING: SenderTiming = {
+  retryFirstMs: 2_000,
+  retryMaxMs: 60_000,
+  resendEveryMs: 60_000,
+};
+
+/**
+ * ⑥ One endpoint's sender: reads its durable consumer of the outbox, keeps what the endpoint
+ * wants, compares with what its receiver knows, and delivers the difference. A failed delivery
+ * is retried (whole batch, newer changes merged in behind it, only each finding's latest
+ * state) from 2 s growing to once a minute until it succeeds; only then are the entries acked
+ * and the receiver's known state saved. Each endpoint has its own sender, so a slow one holds
+ * up no other, and nothing here ever waits on collection.
+ */
+export async function startEndpointSender(options: {
+  nc: NatsConnection;
+  nodeId: string;
+  endpoint: EndpointConfig;
+  body: BodyContext;
+  record: RecordAttempt;
+  userAgent: string;
+  log: Logger;
+  timing?: SenderTiming;
+}): Promise<AsyncDisposable> {
+  const { endpoint, body } = options;
+  const timing = options.timing ?? DEFAULT_SENDER_TIMING;
+  const id = endpointId(endpoint.name);
+  const log = options.log.child({ endpoint: endpoint.name, endpoint_type: endpoint.type });
+  const store = await openDeliveredStore(options.nc, options.nodeId, id);
+  const known = await store.load();
+  const reader = await readOutbox(options.nc, options.nodeId, id, (subject) =>
+    log.warn({ subject }, "outbox entry is not readable; dropped"),
+  );
+  const stop = new AbortController();
+  const signal = stop.signal;
+
+  // The pump moves entries from the consumer into `queue`; the loop takes batches from it.
+  const queue: HeldEntry[] = [];
+  let lastPending = 0;
+  let wake: () => void = () => {};
+  const pump = (async () => {
+    for await (const entry of reader.entries) {
+      queue.push(entry);
+      lastPending = entry.pending;
+      wake();
+    }
+  })().catch((err: unknown) => log.error({ err }, "outbox reader stopped"));
+  const arrival = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        wake = () => {};
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      wake = done;
+      signal.addEventListener("abort", done, { once: true });
+    });
+
+  // One request at a time per endpoint: a minute's resend never overtakes a change.
+  let lock: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = lock.then(work);
+    lock = run.catch(() => undefined);
+    return run;
+  };
+  const send = async (requests: readonly DeliveryRequest[], kind: "change" | "resend") => {
+    for (const request of requests) {
+      const result = await deliver(endpoint, request, {
+        kind,
+        record: options.record,
+        userAgent: options.userAgent,
+        signal,
+        ...(timing.attemptWaitsMs ? { waitsMs: timing.attemptWaitsMs } : {}),
+        ...(timing.attemptTimeoutMs ? { timeoutMs: timing.attemptTimeoutMs } : {}),
+      });
+      if (!result.ok) {
+        const last = result.last;
+        return `${"error" in last ? last.error : "failed"} (${result.attempts} attempt(s))`;
+      }
+    }
+    return undefined;
+  };
+
+  // Held messages say `working` so the server does not hand them out again while they wait.
+  let batch: HeldEntry[] = [];
+  const keepAlive = setInterval(() => {
+    for (const e of batch) e.working();
+    for (const e of queue) e.working();
+  }, OUTBOX_ACK_WAIT_MS / 3);
+
+  /** Adds queued entries to the batch; a newer entry of a finding replaces (and acks) the older. */
+  const merge = () => {
+    const byKey = new Map(batch.map((e) => [e.key, e]));
+    while (queue.length > 0 && byKey.size < MAX_BATCH) {
+      const next = queue.shift()!;
+      if (!endpointWants(endpoint, next.entry.system, next.entry.transition.code)) {
+        next.ack();
+        continue;
+      }
+      const older = byKey.get(next.key);
+      if (older) {
+        byKey.delete(next.key);
+        older.ack();
+      }
+      byKey.set(next.key, next);
+    }
+    batch = [...byKey.values()].sort((a, b) => a.seq - b.seq);
+  };
+
+  const loop = (async () => {
+    while (!signal.aborted) {
+      if (queue.length === 0) await arrival();
+      // The rest of an epoch is usually a few milliseconds behind its first entry.
+      while (!signal.aborted && lastPending > 0 && queue.length < MAX_BATCH) {
+        const before = queue.length;
+        await arrival(LINGER_MS);
+        if (queue.length === before) break;
+      }
+      if (signal.aborted) break;
+      merge();
+      let retryMs = timing.retryFirstMs;
+      while (batch.length > 0 && !signal.aborted) {
+        const plan = planDelivery(batch, known, endpoint.type);
+        const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
+        const failure = requests.length === 0 ? undefined : await exclusive(() => send(requests, "change"));
+        if (failure === undefined) {
+          await store.apply(plan.put, plan.remove);
+          for (const [key, value] of plan.put) known.set(key, value);
+          for (const key of plan.remove) known.delete(key);
+          for (const e of batch) e.ack();
+          if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
+          batch = [];
+          break;
+        }
+        log.warn({ error: failure, retry_in_ms: retryMs }, "notification delivery failed; retrying");
+        await sleep(retryMs, undefined, { signal }).catch(() => undefined);
+        retryMs = Math.min(retryMs * 2, timing.retryMaxMs);
+        merge();
+      }
+    }
+  })().catch((err: unknown) => log.error({ err }, "notification sender stopped"));
+
+  // Alertmanager endpoints: every active alert at start and each minute, ending 4 minutes ahead.
+  const resend = () =>
+    exclusive(async () => {
+      const active: PlannedAlert[] = [...known.values()]
+        .filter((a: DeliveredAlertEntry) => endpointWants(endpoint, a.system, a.code))
+        .map((alert) => ({ status: "firing", alert }));
+      const requests = deliveryRequests(endpoint.type, endpoint.name, active, body, new Date());
+      const failure = await send(requests, "resend");
+      if (failure)
+        log.warn({ error: failure }, "active alerts could not be sent again; next try in a minute");
+    }).catch((err: unknown) => log.error({ err }, "resend failed"));
+  let resendTimer: NodeJS.Timeout | undefined;
+  let resending: Promise<unknown> = Promise.resolve();
+  if (endpoint.type === "alertmanager") {
+    resending = resend();
+    resendTimer = setInterval(() => {
+      resending = resend();
+    }, timing.resendEveryMs);
+  }
+
+  log.info({ known: known.size }, "notification endpoint ready");
+  return {
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      clearInterval(keepAlive);
+      clearInterval(resendTimer);
+      await reader.stop();
+      await pump;
+      await loop;
+      await resending;
+      await lock;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * ⑥ Notifications: in, each epoch's finding transitions (into the node's outbox stream); out,
+ * Alertmanager webhook bodies and v2 alert lists POSTed to the configured endpoints, each by
+ * its own sender from its own durable consumer, with every attempt on the delivery log. State:
+ * what each endpoint's receiver already knows (a KV bucket), so only differences are sent.
+ */
+export { startNotifier } from "./notifier.ts";
+export type { Notifier } from "./notifier.ts";
+export { DEFAULT_SENDER_TIMING } from "./endpoint-sender.ts";
+export type { SenderTiming } from "./endpoint-sender.ts";
+export { matchesPattern, endpointWants } from "./patterns.ts";
+export { planDelivery } from "./plan-delivery.ts";
+export type { DeliveryPlan, KeyedEntry } from "./plan-delivery.ts";
+export { alertLabels, alertAnnotations, generatorUrl, ALERT_SOURCE } from "./alert-parts.ts";
+export type { CheckDescription, DescribeCheck, PlannedAlert } from "./alert-parts.ts";
+export { alertFingerprint } from "./fingerprint.ts";
+export { goJson, goTime, GO_ZERO_TIME } from "./go-json.ts";
+export { deliveryRequests, webhookMessage, postableAlerts, ALERTMANAGER_ENDS_AFTER_MS } from "./bodies.ts";
+export type { BodyContext, DeliveryRequest } from "./bodies.ts";
+export {
+  deliver,
+  postOnce,
+  requestHeaders,
+  targetUrl,
+  ATTEMPT_TIMEOUT_MS,
+  ATTEMPT_WAITS_MS,
+} from "./send.ts";
+export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
+export { endpointId, deliveryLogWriter, readDeliveryLog } from "./delivery-log.ts";

@@ -1,0 +1,93 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { ensureStream, notifyAssetConfigs } from "../bus/index.ts";
+import type { EndpointConfig } from "../config/index.ts";
+import type { Transition } from "../domain/index.ts";
+import type { Logger } from "../lib/index.ts";
+import type { BodyContext } from "./bodies.ts";
+import { deliveryLogWriter } from "./delivery-log.ts";
+import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
+import { writeOutbox } from "./outbox.ts";
+import type { RecordAttempt } from "./send.ts";
+
+/** The node's notification pipeline, as the catalog sides see it. */
+export interface Notifier extends AsyncDisposable {
+  /**
+   * Queues an epoch's transitions for every endpoint; resolves once they are stored in the
+   * outbox, so the caller may then save its baseline and ack the epoch.
+   */
+  enqueue(systemId: string, epoch: Date, transitions: readonly Transition[]): Promise<void>;
+}
+
+/**
+ * ⑥ Starts the node's notification pipeline (architecture §2, §6): with at least one endpoint
+ * configured, the outbox stream, the delivered-state bucket and the delivery log exist, and
+ * every enabled endpoint has its own sender. Without endpoints nothing is created and
+ * enqueueing does nothing. A delivery log that cannot be created (a sink user without rights
+ * to it) leaves alerts flowing with no log kept.
+ */
+export async function startNotifier(options: {
+  nc: NatsConnection;
+  nodeId: string;
+  replicas: number;
+  endpoints: readonly EndpointConfig[];
+  body: BodyContext;
+  userAgent: string;
+  log: Logger;
+  timing?: SenderTiming;
+}): Promise<Notifier> {
+  const { nc, nodeId } = options;
+  const log = options.log.child({ component: "notify" });
+  if (options.endpoints.length === 0) {
+    return { enqueue: async () => {}, [Symbol.asyncDispose]: async () => {} };
+  }
+  const jsm = await jetstreamManager(nc);
+  const assets = await notifyAssetConfigs(nodeId, options.replicas);
+  await ensureStream(jsm, assets.outbox);
+  await ensureStream(jsm, assets.delivered);
+  let record: RecordAttempt = () => {};
+  try {
+    await ensureStream(jsm, assets.deliveryLog);
+    record = deliveryLogWriter(nc, nodeId, log);
+  } catch (err) {
+    log.warn(
+      { err, stream: assets.deliveryLog.name },
+      "the delivery log stream cannot be created; alerts are sent but no log is kept (grant JetStream API access to it)",
+    );
+  }
+
+  const enabled = options.endpoints.filter((e) => e.enabled);
+  const senders: AsyncDisposable[] = [];
+  try {
+    for (const endpoint of enabled) {
+      senders.push(
+        await startEndpointSender({
+          nc,
+          nodeId,
+          endpoint,
+          body: options.body,
+          record,
+          userAgent: options.userAgent,
+          log,
+          ...(options.timing ? { timing: options.timing } : {}),
+        }),
+      );
+    }
+  } catch (err) {
+    for (const s of senders) await s[Symbol.asyncDispose]();
+    throw err;
+  }
+  log.info(
+    { endpoints: enabled.map((e) => e.name), disabled: options.endpoints.length - enabled.length },
+    "notification endpoints started",
+  );
+  return {
+    enqueue: async (systemId, epoch, transitions) => {
+      if (enabled.length === 0 || transitions.length === 0) return;
+      await writeOutbox(nc, nodeId, systemId, epoch, transitions);
+    },
+    async [Symbol.asyncDispose]() {
+      for (const s of senders) await s[Symbol.asyncDispose]();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { EndpointConfig } from "../config/index.ts";
+
+/**
+ * Pattern rule 1: an exact code, a prefix ending in `*`, or `*` alone (every check).
+ * Validation (`*` only last, no old-style codes, matches some check) happens at start-up.
+ */
+export function matchesPattern(pattern: string, code: string): boolean {
+  if (pattern === "*") return true;
+  return pattern.endsWith("*") ? code.startsWith(pattern.slice(0, -1)) : code === pattern;
+}
+
+/**
+ * Whether an endpoint receives changes of `code` in `system` (spec: Notification deliveries):
+ * enabled, subscribed (an empty list sends nothing, rule 3), not ignored (applied after the
+ * subscriptions, rule 2), and the system listed (an empty list means every system, rule 5).
+ */
+export function endpointWants(
+  endpoint: Pick<EndpointConfig, "enabled" | "subscriptions" | "ignore" | "systems">,
+  system: string,
+  code: string,
+): boolean {
+  if (!endpoint.enabled) return false;
+  if (endpoint.systems.length > 0 && !endpoint.systems.includes(system)) return false;
+  if (!endpoint.subscriptions.some((p) => matchesPattern(p, code))) return false;
+  return !endpoint.ignore.some((p) => matchesPattern(p, code));
+}

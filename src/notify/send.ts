@@ -1,0 +1,165 @@
+import { createHash, createHmac, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { EndpointConfig } from "../config/index.ts";
+import type { DeliveryKind, DeliveryLogEntry } from "../protocol/index.ts";
+import type { DeliveryRequest } from "./bodies.ts";
+
+/** Spec: Limits. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Waits before the second and third attempt of a delivery ("increasing waits"). */
+export const ATTEMPT_WAITS_MS: readonly number[] = [1_000, 2_000];
+/** A body up to this size is kept in the delivery log, so it can be replayed. */
+const LOGGED_BODY_MAX = 512 * 1024;
+/** How much of an error body the log keeps. */
+const ERROR_TEXT_MAX = 300;
+
+/** The outcome of one HTTP attempt: a value, never an exception. */
+export type AttemptResult =
+  | { readonly outcome: "ok"; readonly status: number; readonly ms: number }
+  | { readonly outcome: "retry"; readonly status?: number; readonly error: string; readonly ms: number }
+  | { readonly outcome: "rejected"; readonly status: number; readonly error: string; readonly ms: number };
+
+/** The outcome of a delivery: its last attempt, and how many were made. */
+export interface DeliveryResult {
+  readonly ok: boolean;
+  readonly attempts: number;
+  readonly last: AttemptResult;
+}
+
+/** Where attempts are recorded (the delivery log), or nowhere without JetStream. */
+export type RecordAttempt = (entry: DeliveryLogEntry) => void;
+
+/** An `alertmanager` endpoint's URL is its base; natsmon posts to its v2 alerts API. */
+export function targetUrl(endpoint: Pick<EndpointConfig, "type" | "url">): string {
+  if (endpoint.type !== "alertmanager") return endpoint.url;
+  const url = new URL(endpoint.url);
+  if (!url.pathname.endsWith("/api/v2/alerts")) {
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/api/v2/alerts`;
+  }
+  return url.toString();
+}
+
+/** Request headers, with the endpoint's authentication (spec: Authentication, item 3). */
+export function requestHeaders(
+  endpoint: Pick<EndpointConfig, "authType" | "authUser" | "authToken">,
+  body: string,
+  userAgent: string,
+): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json", "user-agent": userAgent };
+  const token = endpoint.authToken ?? "";
+  switch (endpoint.authType) {
+    case "basic":
+      headers.authorization = `Basic ${Buffer.from(`${endpoint.authUser ?? ""}:${token}`).toString("base64")}`;
+      break;
+    case "bearer":
+      headers.authorization = `Bearer ${token}`;
+      break;
+    case "hmac":
+      headers["x-hub-signature-256"] =
+        `sha256=${createHmac("sha256", token).update(body, "utf8").digest("hex")}`;
+      break;
+    case undefined:
+      break;
+  }
+  return headers;
+}
+
+/**
+ * One POST, bounded by the attempt timeout. 2xx is success; a 4xx other than 429 is a
+ * rejection that ends the delivery's attempts at once; anything else is retried.
+ */
+export async function postOnce(
+  endpoint: EndpointConfig,
+  body: string,
+  options: { userAgent: string; timeoutMs?: number; signal?: AbortSignal },
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  try {
+    const response = await fetch(targetUrl(endpoint), {
+      method: "POST",
+      headers: requestHeaders(endpoint, body, options.userAgent),
+      body,
+      signal,
+    });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    const status = response.status;
+    if (status >= 200 && status < 300) return { outcome: "ok", status, ms };
+    const error = `HTTP ${status}${text ? `: ${text.slice(0, ERROR_TEXT_MAX).trim()}` : ""}`;
+    if (status >= 400 && status < 500 && status !== 429) return { outcome: "rejected", status, error, ms };
+    return { outcome: "retry", status, error, ms };
+  } catch (err) {
+    const ms = performance.now() - started;
+    const error = timeout.aborted
+      ? `no answer within ${options.timeoutMs ?? ATTEMPT_TIMEOUT_MS} ms`
+      : describeError(err);
+    return { outcome: "retry", error, ms };
+  }
+}
+
+/**
+ * One delivery: up to three attempts with increasing waits, stopping at the first success or
+ * rejection (spec: Limits; Errors, delivery responses). Every attempt is recorded.
+ */
+export async function deliver(
+  endpoint: EndpointConfig,
+  request: DeliveryRequest,
+  options: {
+    kind: DeliveryKind;
+    record: RecordAttempt;
+    userAgent: string;
+    signal?: AbortSignal;
+    waitsMs?: readonly number[];
+    timeoutMs?: number;
+  },
+): Promise<DeliveryResult> {
+  const deliveryId = randomUUID();
+  const waits = options.waitsMs ?? ATTEMPT_WAITS_MS;
+  const bodyBytes = Buffer.byteLength(request.body, "utf8");
+  const digest = `sha256:${createHash("sha256").update(request.body, "utf8").digest("hex")}`;
+  let attempt = 0;
+  for (;;) {
+    attempt += 1;
+    const time = new Date();
+    const result = await postOnce(endpoint, request.body, {
+      userAgent: options.userAgent,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    options.record({
+      time: time.toISOString(),
+      endpoint: endpoint.name,
+      endpoint_type: endpoint.type,
+      kind: options.kind,
+      delivery_id: deliveryId,
+      attempt,
+      outcome: result.outcome,
+      ...("status" in result && result.status !== undefined ? { status_code: result.status } : {}),
+      ...(result.outcome === "ok" ? {} : { error: result.error }),
+      duration_ms: Math.round(result.ms * 10) / 10,
+      alert_count: request.alertCount,
+      systems: [...request.systems],
+      body_digest: digest,
+      body_bytes: bodyBytes,
+      ...(bodyBytes <= LOGGED_BODY_MAX ? { body: request.body } : {}),
+    });
+    const wait = waits[attempt - 1];
+    if (result.outcome !== "retry" || wait === undefined || options.signal?.aborted) {
+      return { ok: result.outcome === "ok", attempts: attempt, last: result };
+    }
+    try {
+      await sleep(wait, undefined, options.signal ? { signal: options.signal } : {});
+    } catch {
+      return { ok: false, attempts: attempt, last: result };
+    }
+  }
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // fetch wraps the socket error ("fetch failed"); its cause says what happened.
+  const cause = (err as Error & { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+}
