@@ -58,6 +58,14 @@ export async function startEndpointSender(options: {
   const log = options.log.child({ endpoint: endpoint.name, endpoint_type: endpoint.type });
   const store = await openDeliveredStore(options.nc, options.nodeId, id);
   const known = await store.load();
+  // Alerts the endpoint no longer wants (its patterns or systems changed) are forgotten: no
+  // resolve will follow them, and an Alertmanager lets them expire.
+  const unwanted = [...known].filter(([, a]) => !endpointWants(endpoint, a.system, a.code)).map(([k]) => k);
+  if (unwanted.length > 0) {
+    await store.apply(new Map(), new Set(unwanted));
+    for (const key of unwanted) known.delete(key);
+    log.info({ forgotten: unwanted.length }, "alerts the endpoint no longer subscribes to are forgotten");
+  }
   const reader = await readOutbox(options.nc, options.nodeId, id, (subject) =>
     log.warn({ subject }, "outbox entry is not readable; dropped"),
   );
@@ -139,6 +147,22 @@ export async function startEndpointSender(options: {
     batch = [...byKey.values()].sort((a, b) => a.seq - b.seq);
   };
 
+  /** Sends what the batch changes for the receiver; on success records it and acks the batch. */
+  const deliverBatch = async (): Promise<string | undefined> => {
+    const plan = planDelivery(batch, known, endpoint.type);
+    const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
+    const failure = requests.length === 0 ? undefined : await exclusive(() => send(requests, "change"));
+    if (failure !== undefined) return failure;
+    // Known state first: a crash before the acks resends the batch, which finds nothing new.
+    await store.apply(plan.put, plan.remove);
+    for (const [key, value] of plan.put) known.set(key, value);
+    for (const key of plan.remove) known.delete(key);
+    for (const e of batch) e.ack();
+    if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
+    batch = [];
+    return undefined;
+  };
+
   const loop = (async () => {
     while (!signal.aborted) {
       if (queue.length === 0) await arrival();
@@ -152,18 +176,8 @@ export async function startEndpointSender(options: {
       merge();
       let retryMs = timing.retryFirstMs;
       while (batch.length > 0 && !signal.aborted) {
-        const plan = planDelivery(batch, known, endpoint.type);
-        const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
-        const failure = requests.length === 0 ? undefined : await exclusive(() => send(requests, "change"));
-        if (failure === undefined) {
-          await store.apply(plan.put, plan.remove);
-          for (const [key, value] of plan.put) known.set(key, value);
-          for (const key of plan.remove) known.delete(key);
-          for (const e of batch) e.ack();
-          if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
-          batch = [];
-          break;
-        }
+        const failure = await deliverBatch().catch((err: unknown) => describe(err));
+        if (failure === undefined) break;
         log.warn({ error: failure, retry_in_ms: retryMs }, "notification delivery failed; retrying");
         await sleep(retryMs, undefined, { signal }).catch(() => undefined);
         retryMs = Math.min(retryMs * 2, timing.retryMaxMs);
@@ -201,8 +215,14 @@ export async function startEndpointSender(options: {
       await reader.stop();
       await pump;
       await loop;
+      // Unsent entries go back now, so the next start does not wait out the ack timeout.
+      for (const e of [...batch, ...queue]) e.release();
       await resending;
       await lock;
     },
   };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -50,6 +50,8 @@ export interface HeldEntry extends KeyedEntry {
   readonly seq: number;
   ack(): void;
   working(): void;
+  /** Hands the message back for redelivery now (a sender stopping with it unsent). */
+  release(): void;
 }
 
 /** An endpoint's durable reading of the outbox. JsMsg stays in here. */
@@ -107,6 +109,7 @@ export async function readOutbox(
         pending: m.info.pending,
         ack: () => m.ack(),
         working: () => m.working(),
+        release: () => m.nak(),
       };
     }
   }
