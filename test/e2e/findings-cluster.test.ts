@@ -3,7 +3,8 @@
  * through the whole pipeline (scrape → stream → fold → checks → diff → feed) to a
  * subscriber of `feed.finding.>` on the sink bus. The sink is a server of its own, so the
  * subscriber and the KV baseline outlive natsmon restarts. A threshold of 0 makes server-011
- * fire on every server from the first epoch on: a finding that stays up throughout.
+ * fire on every server from the first epoch on: a finding that stays up throughout. A webhook
+ * endpoint on a real HTTP receiver gets the same faults as alerts.
  */
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -26,6 +27,8 @@ import {
 } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
+import type { WebhookMessage } from "../../src/protocol/index.ts";
 
 describe("finding transitions of real faults on a 3-node JetStream cluster", () => {
   let cluster: TestCluster;
@@ -35,6 +38,14 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
   let bus: NatsConnection;
   let feed: FindingFeed;
   let node: NatsmonProcess | undefined;
+  let hook: HttpReceiver;
+
+  /** Webhook alerts received since request `from`, as `<status> <alertname> <entity_name>`. */
+  const webhookAlerts = (from = 0) =>
+    hook.requests
+      .slice(from)
+      .flatMap((r) => (r.json() as WebhookMessage).alerts)
+      .map((a) => `${a.status} ${a.labels.alertname} ${a.annotations.entity_name}`);
 
   const nodeByName = (name: string) => cluster.nodes.find((n) => n.name === name)!;
 
@@ -49,6 +60,8 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
         `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
         ...(thresholds ? ["  check-thresholds: {server-011: {p_warn_percent: 0}}"] : []),
         "scraper: {interval: 1s}",
+        "notifications:",
+        `  webhook: [{name: ops, url: ${JSON.stringify(`${hook.url}/natsmon`)}, subscriptions: ["scrape-*"]}]`,
       ].join("\n"),
     );
     return file;
@@ -81,6 +94,7 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
     cluster = await startTestCluster({ size: 3 });
     sink = await startTestServer("sink");
     dir = await tempDir();
+    hook = await startHttpReceiver();
     app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
     const jsm = await jetstreamManager(app);
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
@@ -100,6 +114,7 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
     await app?.close();
     await cluster?.[Symbol.asyncDispose]();
     await sink?.[Symbol.asyncDispose]();
+    await hook?.[Symbol.asyncDispose]();
     await dir?.[Symbol.asyncDispose]();
   });
 
@@ -149,6 +164,24 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
       .slice(from)
       .filter((r) => r.transition.code === "server-011" && r.transition.entity_name === "n3");
     assert.deepEqual(lost, [], "a finding of a server that did not answer is kept, not resolved");
+  });
+
+  test("the webhook endpoint received the stopped server as a firing alert, then its resolve", async () => {
+    await waitFor(() => webhookAlerts().includes("resolved scrape-001 n3"), {
+      message: "the webhook resolve of scrape-001 for n3",
+    });
+    const n3 = webhookAlerts().filter((a) => a.endsWith(" scrape-001 n3"));
+    assert.deepEqual(n3, ["firing scrape-001 n3", "resolved scrape-001 n3"]);
+    const firing = hook.requests
+      .map((r) => r.json() as WebhookMessage)
+      .find((m) => m.alerts.some((a) => a.annotations.entity_name === "n3"))!;
+    assert.equal(firing.status, "firing");
+    assert.deepEqual(firing.groupLabels, { system: "east" });
+    assert.equal(firing.commonLabels.source, "natsmon");
+    assert.ok(
+      webhookAlerts().every((a) => a.split(" ")[1]!.startsWith("scrape-")),
+      "only the subscribed checks are sent",
+    );
   });
 
   test("an R3 stream losing quorum fires jetstream-008, and resolves once it regains it", async () => {

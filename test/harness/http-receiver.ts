@@ -17,6 +17,8 @@ export interface ReceivedRequest {
   text(): string;
   /** The body parsed as JSON; throws when it is not JSON. */
   json(): unknown;
+  /** The status the receiver chose to answer with (set as soon as it is chosen). */
+  readonly status: number | undefined;
 }
 
 /** How to answer one request. */
@@ -77,6 +79,7 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
     } catch (err) {
       reply = { status: 500, body: err instanceof Error ? err.message : String(err) };
     }
+    received.status = reply.status;
     if (!reply.delayMs) return answer(res, reply);
     // A timer per request, not an awaited sleep, so a slow answer never holds up the next one.
     const timer = setTimeout(() => {
@@ -132,7 +135,7 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
   };
 }
 
-function record(req: IncomingMessage, body: Buffer): ReceivedRequest {
+function record(req: IncomingMessage, body: Buffer): ReceivedRequest & { status: number | undefined } {
   const headers: Record<string, string> = {};
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -147,5 +150,6 @@ function record(req: IncomingMessage, body: Buffer): ReceivedRequest {
     body,
     text: () => body.toString("utf8"),
     json: () => JSON.parse(body.toString("utf8")) as unknown,
+    status: undefined,
   };
 }

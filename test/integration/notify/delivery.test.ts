@@ -1,0 +1,155 @@
+/**
+ * Delivery semantics against a real HTTP receiver, through the real outbox, durable consumers,
+ * delivered-state KV and delivery log on a real nats-server (spec: Finding status rule 4,
+ * Notification deliveries, Errors "Delivery responses", Limits).
+ */
+import assert from "node:assert/strict";
+import { createHash, createHmac } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import type { WebhookMessage } from "../../../src/protocol/index.ts";
+import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../../harness/http-receiver.ts";
+import { waitFor } from "../../harness/wait-for.ts";
+import { change, endpoint, finding, fire, resolve, startNotifyLab, type NotifyLab } from "./notify-lab.ts";
+
+/** The alerts of a webhook body as `<status> <entity> <severity>`. */
+function alertsOf(req: ReceivedRequest): string[] {
+  const body = req.json() as WebhookMessage;
+  return body.alerts.map((a) => `${a.status} ${a.labels.entity_pk} ${a.labels.severity}`);
+}
+
+describe("webhook deliveries against a real HTTP receiver", () => {
+  let lab: NotifyLab;
+  let receiver: HttpReceiver;
+
+  before(async () => {
+    lab = await startNotifyLab("deliveries");
+    receiver = await startHttpReceiver();
+  });
+  after(async () => {
+    await lab?.[Symbol.asyncDispose]();
+    await receiver?.[Symbol.asyncDispose]();
+  });
+
+  test("an endpoint down for a while receives every change after recovery, in order, latest state only", async () => {
+    await lab.start([
+      endpoint({ name: "down", url: `${receiver.url}/down`, authType: "hmac", authToken: "s3cret" }),
+    ]);
+    receiver.setStatus(503);
+    const from = receiver.requests.length;
+    await lab.epoch([fire(finding(1)), fire(finding(2))]);
+    await lab.epoch([change(finding(1, "critical"), "warning"), fire(finding(3))]);
+    // A fire and resolve while down: never sent as a lone resolve.
+    await lab.epoch([fire(finding(4))]);
+    await lab.epoch([resolve(finding(4), new Date())]);
+    await waitFor(() => receiver.requests.length >= from + 4, { message: "retried attempts while down" });
+    receiver.setStatus(200);
+    const delivered = await waitFor(() => receiver.requests.slice(from).find((r) => r.status === 200), {
+      message: "a delivery after recovery",
+    });
+    assert.deepEqual(alertsOf(delivered), ["firing 2 warning", "firing 1 critical", "firing 3 warning"]);
+    // The signature covers the exact bytes received.
+    const expected = `sha256=${createHmac("sha256", "s3cret").update(delivered.body).digest("hex")}`;
+    assert.equal(delivered.headers["x-hub-signature-256"], expected);
+    const afterRecovery = receiver.requests.slice(receiver.requests.indexOf(delivered) + 1);
+    assert.deepEqual(afterRecovery, [], "nothing else is sent: entity 4 fired and resolved while down");
+    for (const attempt of receiver.requests.slice(from)) {
+      assert.ok(!alertsOf(attempt).some((a) => a.startsWith("resolved 4")), "no lone resolve of entity 4");
+    }
+  });
+
+  test("every attempt is in the delivery log with its status, duration, alert count and body digest", async () => {
+    const sent = receiver.requests.filter((r) => r.path === "/down");
+    // Log writes do not hold up sending; they land a moment after each attempt.
+    const entries = await waitFor(async () => {
+      const logged = await lab.log("down");
+      return logged.length === sent.length && logged;
+    });
+    assert.equal(entries.length, sent.length, "one log entry per request the receiver saw");
+    for (const [i, entry] of entries.entries()) {
+      const req = sent[i]!;
+      assert.equal(entry.endpoint, "down");
+      assert.equal(entry.endpoint_type, "webhook");
+      assert.equal(entry.kind, "change");
+      assert.equal(entry.status_code, req.status);
+      assert.equal(entry.outcome, req.status === 200 ? "ok" : "retry");
+      assert.equal(entry.body_digest, `sha256:${createHash("sha256").update(req.body).digest("hex")}`);
+      assert.equal(entry.alert_count, alertsOf(req).length);
+      assert.ok(entry.duration_ms >= 0);
+      assert.ok(entry.attempt >= 1 && entry.attempt <= 3);
+    }
+    assert.deepEqual(
+      entries.map((e) => e.attempt).slice(0, 3),
+      [1, 2, 3],
+      "a failing delivery makes three attempts before waiting",
+    );
+  });
+
+  test("a resolve reaches the receiver at the severity it knows, once", async () => {
+    const from = receiver.requests.length;
+    await lab.epoch([resolve(finding(1, "critical"), new Date())]);
+    const req = await waitFor(() => receiver.requests[from], { message: "the resolve" });
+    assert.deepEqual(alertsOf(req), ["resolved 1 critical"]);
+    const body = req.json() as WebhookMessage;
+    assert.equal(body.status, "resolved");
+    assert.notEqual(body.alerts[0]!.endsAt, "0001-01-01T00:00:00Z");
+  });
+
+  test("a 400 ends the attempts of a delivery at once, and the delivery is tried again later", async () => {
+    receiver.setStatus(400);
+    const from = receiver.requests.length;
+    const before = (await lab.log("down")).length;
+    await lab.epoch([fire(finding(5))]);
+    await waitFor(() => receiver.requests.length >= from + 2, { message: "the delivery tried again" });
+    receiver.setStatus(200);
+    await waitFor(() => receiver.requests.slice(from).some((r) => r.status === 200), {
+      message: "delivered once accepted",
+    });
+    const entries = (await lab.log("down")).slice(before);
+    const rejected = entries.filter((e) => e.outcome === "rejected");
+    assert.ok(rejected.length >= 2);
+    for (const e of rejected) {
+      assert.equal(e.attempt, 1, "a rejected delivery makes no second attempt");
+      assert.equal(e.status_code, 400);
+    }
+    assert.equal(new Set(rejected.map((e) => e.delivery_id)).size, rejected.length);
+  });
+
+  test("a restarted sender knows what its receiver was told: no change, nothing sent; a resolve still arrives", async () => {
+    await lab.start([
+      endpoint({ name: "down", url: `${receiver.url}/down`, authType: "hmac", authToken: "s3cret" }),
+    ]);
+    const from = receiver.requests.length;
+    await lab.epoch([fire(finding(2))]);
+    await lab.epoch([resolve(finding(3), new Date())]);
+    const req = await waitFor(() => receiver.requests[from], { message: "the resolve of entity 3" });
+    assert.deepEqual(alertsOf(req), ["resolved 3 warning"], "entity 2 was known firing: not sent again");
+  });
+
+  test("a slow endpoint does not delay a fast one", async () => {
+    const slow = await startHttpReceiver();
+    try {
+      // The slow endpoint answers only after this test is over.
+      slow.respondWith(() => ({ status: 200, delayMs: 60_000 }));
+      await lab.start([
+        endpoint({ name: "slow", url: slow.url }),
+        endpoint({ name: "fast", url: `${receiver.url}/fast` }),
+      ]);
+      const from = receiver.requests.length;
+      await lab.epoch([fire(finding(6))]);
+      await waitFor(() => slow.requests.length > 0, { message: "the slow endpoint's request" });
+      // A new endpoint first learns what is firing (2 and 5), then hears of 6.
+      await waitFor(
+        () =>
+          receiver.requests
+            .slice(from)
+            .some((r) => r.path === "/fast" && alertsOf(r).includes("firing 6 warning")),
+        { message: "the fast endpoint's delivery of entity 6" },
+      );
+      const fastLog = await waitFor(async () => (await lab.log("fast")).find((e) => e.outcome === "ok"));
+      assert.ok(fastLog, "the fast endpoint's delivery completed");
+      assert.deepEqual(await lab.log("slow"), [], "while the slow endpoint's first attempt is still waiting");
+    } finally {
+      await slow[Symbol.asyncDispose]();
+    }
+  });
+});
