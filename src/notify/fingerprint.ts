@@ -1,7 +1,6 @@
 import type { LabelSet } from "../protocol/index.ts";
 
 const SEPARATOR = 0xff;
-const ASCII = /^[\x00-\x7f]*$/;
 const encoder = new TextEncoder();
 
 /**
@@ -34,7 +33,8 @@ export function alertFingerprint(labels: LabelSet): string {
  */
 function feed(h: number[], text: string): void {
   let [h0, h1, h2, h3] = h as [number, number, number, number];
-  const bytes = ASCII.test(text) ? undefined : encoder.encode(text);
+  // UTF-8 and UTF-16 lengths agree only when every character is ASCII.
+  const bytes = Buffer.byteLength(text, "utf8") === text.length ? undefined : encoder.encode(text);
   const length = bytes ? bytes.length : text.length;
   for (let i = 0; i <= length; i++) {
     h0 ^= i === length ? SEPARATOR : bytes ? bytes[i]! : text.charCodeAt(i);
