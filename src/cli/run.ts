@@ -35,39 +35,49 @@ export function runCommand(program: Command): void {
     .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
     .option("--data-dir <dir>", "where DuckDB files and the embedded server's store live")
     .option("--sink <url>", "NATS URL of the sink bus (default: start an embedded nats-server)")
-    .action(async (options: { config?: string; dataDir?: string; sink?: string }) => {
-      const file = options.config ?? process.env.NATSMON_CONFIG;
-      const result = await loadConfig({
-        ...(file ? { file } : {}),
-        env: process.env,
-        checks: checkCatalogue(),
-        flags: { "node.data-dir": options.dataDir, "sink.url": options.sink },
-      });
-      if (!result.ok) {
-        fail(`invalid configuration:\n${formatConfigIssues(result.errors)}`, 2);
-        return;
-      }
-      const config = result.config;
-      const log = createLogger(config.log.level, { app: "natsmon" });
-      for (const warning of result.warnings) log.warn(warning);
-      const node = await startNode(config, { log, ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}) });
-      const system = config.systems[0]?.id;
-      const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;
-      process.stdout.write(
-        [
-          `natsmon ${node.nodeId} is running; its bus listens at ${node.url}${node.embedded ? " (embedded nats-server)" : ""}.`,
-          system
-            ? `Try, in another terminal:  npm run natsmon -- query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
-            : "",
-          "Stop with Ctrl-C.",
-          "",
-        ]
-          .filter((l) => l !== "")
-          .join("\n") + "\n",
-      );
-      await untilStopSignal(log, 15_000);
-      await node[Symbol.asyncDispose]();
-      // Libraries may keep handles open after a clean stop; the node is done, so is the process.
-      process.exit(0);
-    });
+    .option("--web.external-url <url>", "base URL of the web links in alerts (config web.external-url)")
+    .action(
+      async (options: { config?: string; dataDir?: string; sink?: string; "web.externalUrl"?: string }) => {
+        const file = options.config ?? process.env.NATSMON_CONFIG;
+        const result = await loadConfig({
+          ...(file ? { file } : {}),
+          env: process.env,
+          checks: checkCatalogue(),
+          flags: {
+            "node.data-dir": options.dataDir,
+            "sink.url": options.sink,
+            "web.external-url": options["web.externalUrl"],
+          },
+        });
+        if (!result.ok) {
+          fail(`invalid configuration:\n${formatConfigIssues(result.errors)}`, 2);
+          return;
+        }
+        const config = result.config;
+        const log = createLogger(config.log.level, { app: "natsmon" });
+        for (const warning of result.warnings) log.warn(warning);
+        const node = await startNode(config, {
+          log,
+          ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
+        });
+        const system = config.systems[0]?.id;
+        const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;
+        process.stdout.write(
+          [
+            `natsmon ${node.nodeId} is running; its bus listens at ${node.url}${node.embedded ? " (embedded nats-server)" : ""}.`,
+            system
+              ? `Try, in another terminal:  npm run natsmon -- query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
+              : "",
+            "Stop with Ctrl-C.",
+            "",
+          ]
+            .filter((l) => l !== "")
+            .join("\n") + "\n",
+        );
+        await untilStopSignal(log, 15_000);
+        await node[Symbol.asyncDispose]();
+        // Libraries may keep handles open after a clean stop; the node is done, so is the process.
+        process.exit(0);
+      },
+    );
 }
