@@ -22,7 +22,8 @@ export interface DeliveryPlan {
  *   endpoints (severity is a label there, so the old alert would otherwise stay active);
  * - resolved: a resolve at the severity the receiver knows; nothing if it never knew the
  *   finding (fired and resolved before delivery: never a lone resolve).
- * Entries are taken in order; a later entry of the same finding sees the earlier one's effect.
+ * Only each finding's latest entry in the batch counts (the outbox keeps only the latest state,
+ * and a batch may still hold an older one), taken in batch order.
  */
 export function planDelivery(
   batch: readonly KeyedEntry[],
@@ -32,7 +33,12 @@ export function planDelivery(
   const alerts: PlannedAlert[] = [];
   const known = new Map<string, DeliveredAlertEntry | undefined>();
   const knownOf = (key: string) => (known.has(key) ? known.get(key) : delivered.get(key));
-  for (const { key, entry } of batch) {
+  const latest = new Map<string, KeyedEntry>();
+  for (const e of batch) {
+    latest.delete(e.key);
+    latest.set(e.key, e);
+  }
+  for (const { key, entry } of latest.values()) {
     const t = entry.transition;
     const before = knownOf(key);
     if (t.status === "resolved") {

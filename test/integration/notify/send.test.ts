@@ -1,0 +1,103 @@
+/**
+ * One delivery's attempts against a real HTTP receiver (spec: Limits "Delivery attempt
+ * timeout", "Attempts per delivery"; Errors "Delivery responses").
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { deliver, type DeliveryRequest } from "../../../src/notify/index.ts";
+import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
+import { startHttpReceiver } from "../../harness/http-receiver.ts";
+import { endpoint } from "./notify-lab.ts";
+
+const REQUEST: DeliveryRequest = { body: '{"alerts":[]}\n', alertCount: 0, systems: ["east"] };
+
+async function attempts(url: string, options: { timeoutMs?: number } = {}) {
+  const log: DeliveryLogEntry[] = [];
+  const result = await deliver(endpoint({ name: "e", url }), REQUEST, {
+    kind: "change",
+    record: (e) => log.push(e),
+    userAgent: "natsmon-test",
+    waitsMs: [10, 20],
+    ...options,
+  });
+  return { result, log };
+}
+
+describe("the attempts of one delivery", () => {
+  const rows: { name: string; statuses: number[]; then: { ok: boolean; outcomes: string[] } }[] = [
+    { name: "200 succeeds at once", statuses: [200], then: { ok: true, outcomes: ["ok"] } },
+    {
+      name: "503 then 200 succeeds on the second attempt",
+      statuses: [503, 200],
+      then: { ok: true, outcomes: ["retry", "ok"] },
+    },
+    {
+      name: "503 three times fails after three attempts",
+      statuses: [503, 503, 503, 200],
+      then: { ok: false, outcomes: ["retry", "retry", "retry"] },
+    },
+    {
+      name: "429 is retried like a 5xx",
+      statuses: [429, 200],
+      then: { ok: true, outcomes: ["retry", "ok"] },
+    },
+    {
+      name: "400 ends the attempts at once",
+      statuses: [400, 200],
+      then: { ok: false, outcomes: ["rejected"] },
+    },
+    {
+      name: "422 ends the attempts at once",
+      statuses: [422, 200],
+      then: { ok: false, outcomes: ["rejected"] },
+    },
+  ];
+  for (const r of rows) {
+    test(r.name, async () => {
+      await using receiver = await startHttpReceiver();
+      receiver.respondWith((_, n) => ({ status: r.statuses[n] ?? 200, body: "why" }));
+      const { result, log } = await attempts(receiver.url);
+      assert.equal(result.ok, r.then.ok);
+      assert.deepEqual(
+        log.map((e) => e.outcome),
+        r.then.outcomes,
+      );
+      assert.deepEqual(
+        log.map((e) => e.attempt),
+        r.then.outcomes.map((_, i) => i + 1),
+      );
+      assert.deepEqual(
+        log.map((e) => e.status_code),
+        r.statuses.slice(0, log.length),
+      );
+      assert.equal(receiver.requests.length, log.length);
+      assert.equal(new Set(log.map((e) => e.delivery_id)).size, 1, "one delivery id for its attempts");
+      for (const e of log.filter((x) => x.outcome !== "ok")) assert.match(e.error ?? "", /^HTTP \d{3}: why$/);
+    });
+  }
+
+  test("a receiver that does not answer in time is a failed attempt, retried", async () => {
+    await using receiver = await startHttpReceiver();
+    receiver.respondWith(() => ({ status: 200, delayMs: 5_000 }));
+    const { result, log } = await attempts(receiver.url, { timeoutMs: 100 });
+    assert.equal(result.ok, false);
+    assert.deepEqual(
+      log.map((e) => e.outcome),
+      ["retry", "retry", "retry"],
+    );
+    for (const e of log) {
+      assert.equal(e.status_code, undefined);
+      assert.match(e.error ?? "", /no answer within 100 ms/);
+    }
+  });
+
+  test("a refused connection is a failed attempt with the reason", async () => {
+    const receiver = await startHttpReceiver();
+    const url = receiver.url;
+    await receiver[Symbol.asyncDispose]();
+    const { result, log } = await attempts(url);
+    assert.equal(result.ok, false);
+    assert.equal(log.length, 3);
+    assert.match(log[0]!.error ?? "", /ECONNREFUSED/);
+  });
+});
