@@ -6,7 +6,9 @@ import {
   backupCommand,
   configCommand,
   dbCommand,
+  deliveriesCommand,
   gatewayCommand,
+  notifyCommand,
   queryCommand,
   runCommand,
   simulateCommand,
@@ -26,6 +28,8 @@ dbCommand(program);
 gatewayCommand(program);
 backupCommand(program);
 simulateCommand(program);
+notifyCommand(program);
+deliveriesCommand(program);
 
 try {
   await program.parseAsync(process.argv);

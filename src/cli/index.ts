@@ -12,3 +12,5 @@ export { gatewayCommand } from "./gateway.ts";
 export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
 export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
 export { backupCommand } from "./backup.ts";
+export { notifyCommand } from "./notify.ts";
+export { deliveriesCommand } from "./deliveries.ts";

@@ -1,0 +1,145 @@
+import type { Command } from "commander";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { discoverNodes } from "../bus/index.ts";
+import { VERSION } from "../node/index.ts";
+import { deliver, deliveryLogWriter, readDeliveryLog } from "../notify/index.ts";
+import type { DeliveryLogEntry } from "../protocol/index.ts";
+import { createLogger } from "../lib/index.ts";
+import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import { findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";
+import { renderTable } from "./table.ts";
+
+/** `natsmon deliveries log|replay`: read the delivery log, re-send what it holds. */
+export function deliveriesCommand(program: Command): void {
+  const deliveries = program.command("deliveries").description("the notification delivery log");
+
+  withClientOptions(
+    deliveries
+      .command("log")
+      .description("show notification attempts from a node's delivery log, oldest first")
+      .option("--endpoint <name>", "only this endpoint")
+      .option("--node <id>", "the node whose log to read (default: the only node on the bus)")
+      .option("--since <time>", "from this RFC 3339 time, or this long ago (1h, 30m, 7d)")
+      .option("--json", "one JSON object per attempt, as logged"),
+  ).action(
+    async (options: ClientOptions & { endpoint?: string; node?: string; since?: string; json?: boolean }) => {
+      const since = options.since ? parseSince(options.since) : undefined;
+      const nc = await connectClient(options);
+      try {
+        const node = options.node ?? (await onlyNode(nc));
+        const entries = await readDeliveryLog(nc, node, {
+          ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+          ...(since ? { since } : {}),
+        });
+        if (options.json) {
+          for (const e of entries) process.stdout.write(`${JSON.stringify(e)}\n`);
+          return;
+        }
+        process.stdout.write(renderTable(entries.map(row)));
+      } finally {
+        await nc.close();
+      }
+    },
+  );
+
+  withClientOptions(
+    deliveries
+      .command("replay")
+      .description("re-send the logged bodies of one endpoint's deliveries to it, oldest first")
+      .requiredOption("--endpoint <name>", "the endpoint, as configured")
+      .option("--since <time>", "from this RFC 3339 time, or this long ago (1h, 30m, 7d)")
+      .option(
+        "-c, --config <file>",
+        "YAML configuration file (env NATSMON_CONFIG): the endpoint's URL and auth",
+      ),
+  ).action(async (options: ClientOptions & { endpoint: string; since?: string; config?: string }) => {
+    const config = await loadNodeConfig(options.config);
+    const endpoint = findEndpoint(config, options.endpoint);
+    const since = options.since ? parseSince(options.since) : undefined;
+    // The node's own sink, as configured, unless the flags name another.
+    const sink = config.sink;
+    const nc = await connectClient({
+      ...(sink.url ? { server: sink.url } : {}),
+      ...(sink.creds ? { creds: sink.creds } : {}),
+      ...(sink.user ? { user: sink.user } : {}),
+      ...(sink.password ? { password: sink.password } : {}),
+      ...(sink.token ? { token: sink.token } : {}),
+      ...definedOnly(options),
+    });
+    try {
+      const node = config.node.id;
+      const entries = await readDeliveryLog(nc, node, {
+        endpoint: endpoint.name,
+        ...(since ? { since } : {}),
+      });
+      const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
+      // One body per logged delivery (its attempts share the id and the body), oldest first.
+      const byDelivery = new Map<string, DeliveryLogEntry>();
+      for (const e of entries) if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
+      let sent = 0;
+      let failed = 0;
+      let skipped = 0;
+      for (const e of byDelivery.values()) {
+        if (e.body === undefined) {
+          skipped += 1;
+          process.stdout.write(
+            `${e.time} ${e.kind} ${e.body_digest}: body too large to be logged; skipped\n`,
+          );
+          continue;
+        }
+        const result = await deliver(
+          endpoint,
+          { body: e.body, alertCount: e.alert_count, systems: e.systems },
+          { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
+        );
+        const status =
+          "status" in result.last && result.last.status !== undefined
+            ? `HTTP ${result.last.status}`
+            : "no answer";
+        process.stdout.write(
+          `${e.time} ${e.kind} ${e.alert_count} alert(s) ${e.body_digest.slice(0, 19)}: ${status}` +
+            `${result.ok ? "" : ` (${"error" in result.last ? result.last.error : "failed"})`}\n`,
+        );
+        if (result.ok) sent += 1;
+        else failed += 1;
+      }
+      await nc.flush();
+      const summary =
+        `replayed ${sent} of ${byDelivery.size} logged deliveries to ${endpoint.name}` +
+        `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+      if (failed > 0) fail(summary);
+      else process.stdout.write(`${summary}\n`);
+    } finally {
+      await nc.close();
+    }
+  });
+}
+
+/** The node to read, when the bus has exactly one; otherwise say which there are. */
+async function onlyNode(nc: NatsConnection): Promise<string> {
+  const nodes = await discoverNodes(nc);
+  if (nodes.length === 1) return nodes[0]!.node_id;
+  throw new Error(
+    nodes.length === 0
+      ? "no natsmon node answered on this bus; name one with --node"
+      : `several nodes answer (${nodes.map((n) => n.node_id).join(", ")}); name one with --node`,
+  );
+}
+
+function row(e: DeliveryLogEntry): Record<string, unknown> {
+  return {
+    time: e.time,
+    endpoint: e.endpoint,
+    kind: e.kind,
+    attempt: e.attempt,
+    outcome: e.outcome,
+    answer: e.status_code ?? e.error ?? "",
+    ms: Math.round(e.duration_ms),
+    alerts: e.alert_count,
+    digest: e.body_digest.slice(0, 19),
+  };
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

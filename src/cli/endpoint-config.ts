@@ -1,0 +1,51 @@
+import { checkCatalogue } from "../checks/index.ts";
+import { loadConfig, formatConfigIssues, type Config, type EndpointConfig } from "../config/index.ts";
+
+/**
+ * Loads the configuration exactly as `natsmon run` does (file, environment, the same
+ * validation), for the commands that act on a configured notification endpoint. Throws with
+ * every problem named by its path.
+ */
+export async function loadNodeConfig(file: string | undefined): Promise<Config> {
+  const path = file ?? process.env.NATSMON_CONFIG;
+  const result = await loadConfig({
+    ...(path ? { file: path } : {}),
+    env: process.env,
+    checks: checkCatalogue(),
+  });
+  if (!result.ok) throw new Error(`invalid configuration:\n${formatConfigIssues(result.errors)}`);
+  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  return result.config;
+}
+
+/** The configured endpoint of that name, or an error listing the names there are. */
+export function findEndpoint(config: Config, name: string): EndpointConfig {
+  const endpoint = config.notifications.endpoints.find((e) => e.name === name);
+  if (endpoint) return endpoint;
+  const names = config.notifications.endpoints.map((e) => e.name);
+  throw new Error(
+    `no notification endpoint named "${name}"; ` +
+      (names.length > 0
+        ? `configured: ${names.join(", ")}`
+        : "the configuration has none (notifications.webhook / notifications.alertmanager)"),
+  );
+}
+
+/** Parses `--since`: an RFC 3339 time, or a duration back from now (`90m`, `24h`). */
+export function parseSince(text: string, now = new Date()): Date {
+  const ms = parseDurationText(text);
+  if (ms !== undefined) return new Date(now.getTime() - ms);
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()))
+    throw new Error(`--since "${text}" is neither an RFC 3339 time nor a duration like 1h`);
+  return date;
+}
+
+function parseDurationText(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
+    match[2] as "ms" | "s" | "m" | "h" | "d"
+  ];
+  return Number(match[1]) * unit;
+}

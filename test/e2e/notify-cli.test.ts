@@ -1,0 +1,177 @@
+/**
+ * The notification commands against a real node: a real server stops requiring
+ * authentication (a config reload), server-007 fires, the node delivers it to a real HTTP
+ * receiver; `natsmon deliveries log` shows the attempt, `natsmon deliveries replay` re-sends
+ * the same bytes, and `natsmon notify test` reaches the endpoint or says why not.
+ */
+import assert from "node:assert/strict";
+import { createHash, createHmac } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
+import type { DeliveryLogEntry, WebhookMessage } from "../../src/protocol/index.ts";
+import { sqlQuery } from "../harness/api-client.ts";
+import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../harness/http-receiver.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { portOf } from "../harness/start-nats-server.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const SECRET = "s3cret";
+
+function serverConfig(workDir: string, port: number, auth: boolean): string {
+  return [
+    "server_name: open1",
+    "host: 127.0.0.1",
+    `port: ${port}`,
+    `ports_file_dir: ${JSON.stringify(workDir)}`,
+    'system_account: "$G"',
+    ...(auth ? ["authorization { user: mon, password: mon-secret }"] : []),
+    "",
+  ].join("\n");
+}
+
+const signed = (req: ReceivedRequest) =>
+  req.headers["x-hub-signature-256"] ===
+  `sha256=${createHmac("sha256", SECRET).update(req.body).digest("hex")}`;
+
+describe("natsmon notify and deliveries commands", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let server: NatsServerProcess;
+  let node: NatsmonProcess;
+  let nc: NatsConnection;
+  let receiver: HttpReceiver;
+  let config: string;
+  let url: string;
+  let delivered: ReceivedRequest;
+
+  before(async () => {
+    dir = await tempDir();
+    receiver = await startHttpReceiver();
+    receiver.respondWith((req) => ({ status: req.path === "/broken" ? 500 : 200, body: "nope" }));
+    const workDir = join(dir.path, "open1");
+    server = await startNatsServer({ workDir, configText: serverConfig(workDir, -1, true) });
+    config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: mon, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        "sink: {embedded: {port: -1}}",
+        "system:",
+        "  id: open",
+        `  nats: {url: ${JSON.stringify(server.clientUrl)}, user: mon, password: mon-secret}`,
+        "scraper: {interval: 1s}",
+        "notifications:",
+        "  webhook:",
+        `    - {name: hook, url: ${JSON.stringify(`${receiver.url}/hook`)}, auth-type: hmac, auth-token: ${SECRET}, subscriptions: ["server-*"]}`,
+        `    - {name: broken, enabled: false, url: ${JSON.stringify(`${receiver.url}/broken`)}, subscriptions: ["*"]}`,
+      ].join("\n"),
+    );
+    node = spawnNatsmon(["run", "--config", config]);
+    url = await node.waitForUrl();
+    nc = await connect({ servers: url });
+    await waitFor(
+      async () =>
+        (await sqlQuery<{ n: number }>(nc, "open", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >= 2,
+      { timeoutMs: 30_000, message: "two checked epochs" },
+    );
+    await writeFile(
+      join(workDir, "nats-server.conf"),
+      serverConfig(workDir, portOf(server.clientUrl), false),
+    );
+    server.kill("SIGHUP");
+    delivered = await waitFor(
+      () =>
+        receiver.requests.find(
+          (r) =>
+            r.path === "/hook" &&
+            (r.json() as WebhookMessage).alerts.some((a) => a.labels.alertname === "server-007"),
+        ),
+      { timeoutMs: 30_000, message: "server-007 delivered to the webhook" },
+    );
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    server?.kill("SIGTERM");
+    await receiver?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("the node signed the delivery of a real fault", () => {
+    assert.ok(signed(delivered));
+  });
+
+  test("deliveries log shows the attempt, as a table and as JSON", async () => {
+    const table = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "hook"]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /hook\s+change\s+1\s+ok\s+200/);
+    const json = await runNatsmon(["deliveries", "log", "--server", url, "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    const entries = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as DeliveryLogEntry);
+    const digest = `sha256:${createHash("sha256").update(delivered.body).digest("hex")}`;
+    const entry = entries.find((e) => e.body_digest === digest);
+    assert.ok(entry, "the delivery the receiver got is logged with its digest");
+    assert.equal(entry.status_code, 200);
+    assert.equal(entry.body, delivered.body.toString("utf8"));
+  });
+
+  test("deliveries replay re-sends the logged bytes, signed again", async () => {
+    const from = receiver.requests.length;
+    const replay = await runNatsmon([
+      "deliveries",
+      "replay",
+      "--endpoint",
+      "hook",
+      "--config",
+      config,
+      "--server",
+      url,
+    ]);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /replayed \d+ of \d+ logged deliveries to hook/);
+    const again = receiver.requests.slice(from).find((r) => r.body.equals(delivered.body));
+    assert.ok(again, "the same body bytes arrived again");
+    assert.ok(signed(again));
+    const log = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "hook", "--json"]);
+    assert.ok(
+      log.stdout.split("\n").some((l) => l.includes('"kind":"replay"')),
+      "the replay is logged too",
+    );
+  });
+
+  test("notify test reaches the endpoint with a signed test alert", async () => {
+    const from = receiver.requests.length;
+    const result = await runNatsmon(["notify", "test", "hook", "--config", config]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /webhook endpoint hook at .*\/hook: HTTP 200 in \d+ ms: test alert delivered/,
+    );
+    const req = receiver.requests.slice(from).find((r) => r.path === "/hook");
+    assert.ok(req && signed(req));
+    const body = req.json() as WebhookMessage;
+    assert.equal(body.alerts[0]!.labels.alertname, "natsmon-test");
+    assert.equal(body.alerts[0]!.labels.system, "open");
+  });
+
+  test("notify test says why an endpoint failed, and exits 1", async () => {
+    const result = await runNatsmon(["notify", "test", "broken", "--config", config]);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /endpoint broken is disabled; testing it anyway/);
+    assert.match(result.stderr, /HTTP 500: nope/);
+  });
+
+  test("notify test of a name that is not configured lists the names", async () => {
+    const result = await runNatsmon(["notify", "test", "nope", "--config", config]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no notification endpoint named "nope"; configured: hook, broken/);
+  });
+});
