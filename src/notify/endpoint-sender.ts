@@ -126,6 +126,7 @@ export async function startEndpointSender(options: {
   const keepAlive = setInterval(() => {
     for (const e of batch) e.working();
     for (const e of queue) e.working();
+    for (const e of persisting) e.working();
   }, OUTBOX_ACK_WAIT_MS / 3);
 
   /** Adds queued entries to the batch; a newer entry of a finding replaces (and acks) the older. */
@@ -153,14 +154,41 @@ export async function startEndpointSender(options: {
     const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
     const failure = requests.length === 0 ? undefined : await exclusive(() => send(requests, "change"));
     if (failure !== undefined) return failure;
-    // Known state first: a crash before the acks resends the batch, which finds nothing new.
-    await store.apply(plan.put, plan.remove);
     for (const [key, value] of plan.put) known.set(key, value);
     for (const key of plan.remove) known.delete(key);
-    for (const e of batch) e.ack();
     if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
+    persist(plan, batch);
     batch = [];
     return undefined;
+  };
+
+  /**
+   * Saves what the receiver now knows, then acks the batch, in delivery order, while the next
+   * batch is already being sent (the next plan reads the in-memory state). A crash before the
+   * acks redelivers the entries; against the saved state they are sent again (at least once),
+   * never lost. A failed save is retried; its entries stay unacked and say `working`.
+   */
+  const persisting = new Set<HeldEntry>();
+  let saved: Promise<void> = Promise.resolve();
+  const persist = (plan: ReturnType<typeof planDelivery>, entries: readonly HeldEntry[]) => {
+    for (const e of entries) persisting.add(e);
+    saved = saved.then(async () => {
+      for (let wait = timing.retryFirstMs; ; wait = Math.min(wait * 2, timing.retryMaxMs)) {
+        try {
+          await store.apply(plan.put, plan.remove);
+          break;
+        } catch (err) {
+          // Stopping leaves the entries unacked: the next start sends them again.
+          if (signal.aborted) return;
+          log.warn({ err, retry_in_ms: wait }, "saving what the receiver knows failed; retrying");
+          await sleep(wait, undefined, { signal }).catch(() => undefined);
+        }
+      }
+      for (const e of entries) {
+        e.ack();
+        persisting.delete(e);
+      }
+    });
   };
 
   const loop = (async () => {
@@ -215,6 +243,7 @@ export async function startEndpointSender(options: {
       await reader.stop();
       await pump;
       await loop;
+      await saved;
       // Unsent entries go back now, so the next start does not wait out the ack timeout.
       for (const e of [...batch, ...queue]) e.release();
       await resending;
