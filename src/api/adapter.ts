@@ -15,6 +15,8 @@ export interface ApiRequest {
 export interface ApiReply {
   readonly body: string | Uint8Array;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A publish-only endpoint (usage.record): nothing is sent back. */
+  readonly noReply?: boolean;
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiReply>;
@@ -61,6 +63,7 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
     checkVersion(msg);
     const request = requestOf(msg);
     const reply = await handler(request);
+    if (reply.noReply) return;
     if (reply.headers) {
       const headers = natsHeaders();
       for (const [k, v] of Object.entries(reply.headers)) headers.set(k, v);

@@ -16,7 +16,15 @@ export type { QueryStreamPort, StreamContext, StreamHandler, StreamLimits } from
 export { serveArrowStream, sendStreamError } from "./stream-sender.ts";
 export type { ArrowBatchSource, ArrowStreamOptions, StreamOutcome } from "./stream-sender.ts";
 export type { QueryPort, QueryFormat } from "./db-handlers.ts";
-export { opsInfoHandler } from "./ops-handlers.ts";
+export {
+  opsInfoHandler,
+  opsSizingHandler,
+  opsMemoryHandler,
+  opsStorageHandler,
+  usageRecordHandler,
+  parseUsageRecord,
+} from "./ops-handlers.ts";
+export type { OpsPort } from "./ops-handlers.ts";
 export {
   scraperStatusHandler,
   scraperToggleHandler,

@@ -31,3 +31,5 @@ export { installCheckMacros, runEpochChecks, latestEpochFindings, firingSince } 
 export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-runs.ts";
 export { queryFindingsPage } from "./check-findings.ts";
 export type { FindingsPageRequest, FindingsPage } from "./check-findings.ts";
+export { catalogSizing, catalogMemory, catalogStorage, recordPageView } from "./ops-figures.ts";
+export type { CatalogSizing, MemoryComponent, CatalogStorage, PageView } from "./ops-figures.ts";

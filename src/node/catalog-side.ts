@@ -34,7 +34,9 @@ import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
+import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
 import type {
+  OpsPort,
   BackupStreamPort,
   ChecksPort,
   DiscoveryPort,
@@ -48,6 +50,8 @@ export interface CatalogSide extends AsyncDisposable {
   readonly backupStream: BackupStreamPort;
   readonly discovery: DiscoveryPort;
   readonly checks: ChecksPort;
+  /** ops.sizing, ops.memory, ops.storage and usage.record. */
+  readonly ops: OpsPort;
   /** The reason the database would not open, while it is not open. */
   readonly error: string | undefined;
   /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
@@ -203,17 +207,22 @@ export async function startCatalogSide(options: {
       }),
   };
 
+  const ops = catalogOpsPort(system, nodeId, opened);
+  const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
+
   return {
     query,
     queryStream,
     backupStream,
     discovery,
     checks,
+    ops,
     get error() {
       return error;
     },
     foldedThrough: () => lastSeq,
     async [Symbol.asyncDispose]() {
+      await memoryFeed[Symbol.asyncDispose]();
       await stopConsumer();
       await loop;
       await catalog?.[Symbol.asyncDispose]();

@@ -91,3 +91,4 @@ export type {
   WebhookMessage,
   PostableAlert,
 } from "./notify-payloads.ts";
+export type { OpsSizingReply, OpsMemoryReply, OpsStorageReply, UsageRecord } from "./ops-payloads.ts";

@@ -149,7 +149,8 @@ describe("catalog discovery on a node on the embedded default", () => {
     ]);
     assert.equal(tables.code, 0, tables.stderr);
     assert.match(tables.stdout, /\nmain\.ips\s+table\s+7\s/);
-    assert.match(tables.stdout, /\(1 row\)\n$/);
+    assert.match(tables.stdout, /\nmain\.page_views\s+table\s+6\s/);
+    assert.match(tables.stdout, /\(2 rows\)\n$/);
 
     const columns = await runNatsmon(["db", "columns", "--server", url, "--system", "local", "hx.epochs"]);
     assert.equal(columns.code, 0, columns.stderr);

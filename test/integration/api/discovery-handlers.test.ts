@@ -95,7 +95,7 @@ describe("the discovery handlers against a real catalog file", () => {
       {
         name: "main",
         description: "",
-        tables: 1,
+        tables: 2,
         views: 0,
         macros: 0,
       },
@@ -122,7 +122,7 @@ describe("the discovery handlers against a real catalog file", () => {
     const main = await call<TablesReply>(dbTablesHandler(port), { schema: "main" });
     assert.deepEqual(
       main.tables.map((x) => `${x.schema}.${x.name}`),
-      ["main.ips"],
+      ["main.ips", "main.page_views"],
     );
   });
 
