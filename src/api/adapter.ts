@@ -29,13 +29,17 @@ const SUPPORTED_API_VERSIONS = new Set(["1"]);
  * else is logged with its cause and masked as `500 internal server error` (spec: Errors).
  * The services library does not catch async failures, so every handler goes through here.
  */
-export function adapt(handler: ApiHandler, log: Logger): ServiceHandler {
+export function adapt(
+  handler: ApiHandler,
+  log: Logger,
+  onOutcome: (outcome: string) => void = () => {},
+): ServiceHandler {
   return (err, msg) => {
     if (err) {
       log.error({ err }, "service endpoint failed");
       return;
     }
-    void answer(handler, msg, log);
+    void answer(handler, msg, log).then(onOutcome);
   };
 }
 
@@ -58,12 +62,13 @@ export function requestOf(msg: ServiceMsg): ApiRequest {
   };
 }
 
-async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promise<void> {
+/** Answers one request; resolves with its outcome: `ok` or the error code sent. */
+async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promise<string> {
   try {
     checkVersion(msg);
     const request = requestOf(msg);
     const reply = await handler(request);
-    if (reply.noReply) return;
+    if (reply.noReply) return "ok";
     if (reply.headers) {
       const headers = natsHeaders();
       for (const [k, v] of Object.entries(reply.headers)) headers.set(k, v);
@@ -71,10 +76,11 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
     } else {
       msg.respond(reply.body);
     }
+    return "ok";
   } catch (error) {
     if (error instanceof MonError) {
       respondError(msg, error.code, error.message, log);
-      return;
+      return String(error.code);
     }
     if (error instanceof Error && /max_payload|payload exceeds/i.test(error.message)) {
       // The reply itself is larger than the bus accepts in one message.
@@ -84,10 +90,11 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
         "the reply is larger than the bus's max_payload; add a LIMIT or use db.query.stream",
         log,
       );
-      return;
+      return "413";
     }
     log.error({ err: error, subject: msg.subject }, "request failed with an internal error");
     respondError(msg, 500, "internal server error", log);
+    return "500";
   }
 }
 

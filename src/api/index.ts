@@ -26,6 +26,15 @@ export {
 } from "./ops-handlers.ts";
 export type { OpsPort } from "./ops-handlers.ts";
 export {
+  opsVersionHandler,
+  opsVersionCheckHandler,
+  opsNatsInfoHandler,
+  opsMetricsHandler,
+  opsPprofHandler,
+  MAX_PPROF_MS,
+} from "./node-handlers.ts";
+export type { NodeOpsPort } from "./node-handlers.ts";
+export {
   scraperStatusHandler,
   scraperToggleHandler,
   scraperTriggerHandler,

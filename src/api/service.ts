@@ -4,10 +4,11 @@ import {
   SERVICE_NAME,
   SERVICE_VERSION,
   endpointName,
+  nodeSubject,
   systemSubject,
   type DiscoveryReply,
 } from "../protocol/index.ts";
-import type { Logger } from "../lib/index.ts";
+import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { adapt, type ApiHandler } from "./adapter.ts";
 import { adaptStream, type StreamHandler } from "./stream-handlers.ts";
 import { answerPing } from "./ping.ts";
@@ -18,6 +19,8 @@ export interface Api extends AsyncDisposable {
     systemId: string,
     handlers: Readonly<Record<string, ApiHandler | StreamHandler>>,
   ): Promise<void>;
+  /** Registers each handler on its node-space subject (`$MON.node.<node_id>.<action>`). */
+  addNodeEndpoints(handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface Api extends AsyncDisposable {
  */
 export async function startApi(
   nc: NatsConnection,
-  options: { nodeId: string; discovery: () => DiscoveryReply; log: Logger },
+  options: { nodeId: string; discovery: () => DiscoveryReply; log: Logger; metrics?: NodeMetrics },
 ): Promise<Api> {
   const { log } = options;
   const service: Service = await new Svcm(nc).add({
@@ -45,9 +48,23 @@ export async function startApi(
           subject: systemSubject(systemId, action),
           handler:
             typeof handler === "function"
-              ? adapt(handler, log.child({ system: systemId, endpoint: action }))
+              ? adapt(handler, log.child({ system: systemId, endpoint: action }), (outcome) =>
+                  options.metrics?.request(action, outcome),
+                )
               : adaptStream(nc, handler, log.child({ system: systemId, endpoint: action })),
           metadata: { system_id: systemId },
+        });
+      }
+      await nc.flush();
+    },
+    async addNodeEndpoints(handlers) {
+      for (const [action, handler] of Object.entries(handlers)) {
+        service.addEndpoint(endpointName(options.nodeId, `node.${action}`), {
+          subject: nodeSubject(options.nodeId, action),
+          handler: adapt(handler, log.child({ endpoint: action }), (outcome) =>
+            options.metrics?.request(action, outcome),
+          ),
+          metadata: { node_id: options.nodeId },
         });
       }
       await nc.flush();

@@ -56,9 +56,12 @@ export function runCommand(program: Command): void {
         const config = result.config;
         const log = createLogger(config.log.level, { app: "natsmon" });
         for (const warning of result.warnings) log.warn(warning);
+        // Where ops.version.check looks for releases (npm's registry unless a mirror is named).
+        const registry = process.env.NATSMON_UPDATE_REGISTRY;
         const node = await startNode(config, {
           log,
           ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
+          ...(registry ? { updateRegistry: registry } : {}),
         });
         const system = config.systems[0]?.id;
         const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;

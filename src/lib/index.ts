@@ -9,3 +9,5 @@ export { registerArrowCodecs } from "./arrow-codecs.ts";
 export { IpcMessageEncoder, END_OF_STREAM } from "./arrow-ipc.ts";
 export type { IpcCompression } from "./arrow-ipc.ts";
 export { uniqueNames } from "./unique-names.ts";
+export { createMetrics, noMetrics } from "./metrics.ts";
+export type { NodeMetrics, LagReader } from "./metrics.ts";

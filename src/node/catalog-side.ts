@@ -32,7 +32,9 @@ import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
 import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
-import { parseJsonExact, type Logger } from "../lib/index.ts";
+import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
 import type {
@@ -80,6 +82,7 @@ export async function startCatalogSide(options: {
   nodeId: string;
   dataDir: string;
   notifier: Notifier;
+  metrics: NodeMetrics;
   log: Logger;
   faults?: { afterFold?: () => void };
 }): Promise<CatalogSide> {
@@ -130,6 +133,16 @@ export async function startCatalogSide(options: {
     });
     log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
     const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
+    // Scrape stream lag: commit markers not yet consumed.
+    const assets = systemAssets(system.id);
+    options.metrics.addCommitLag(async () => [
+      {
+        labels: { system: system.id },
+        value: (
+          await (await jetstreamManager(sink)).consumers.info(assets.scrapeStream, assets.catalogConsumer)
+        ).num_pending,
+      },
+    ]);
     stopConsumer = () => consumer.stop();
     loop = (async () => {
       for await (const delivery of consumer.commits) {
@@ -137,6 +150,7 @@ export async function startCatalogSide(options: {
           sink,
           tracker,
           notifier: options.notifier,
+          metrics: options.metrics,
           system,
           systemId: system.id,
           nodeId,
@@ -237,6 +251,7 @@ async function handleCommit(
     sink: NatsConnection;
     tracker: FindingsTracker;
     notifier: Notifier;
+    metrics: NodeMetrics;
     system: SystemConfig;
     systemId: string;
     nodeId: string;
@@ -264,6 +279,7 @@ async function handleCommit(
     ctx.faults?.afterFold?.();
     if (result.status === "folded") {
       log.info({ rows: result.rows, ms: Math.round(result.ms) }, "epoch folded");
+      ctx.metrics.epochFolded(ctx.systemId, result.ms / 1000, result.rows);
       publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
     } else {
       log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
@@ -278,7 +294,10 @@ async function handleCommit(
       return;
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
-    if (checked?.ran) logChecks(log, checked);
+    if (checked?.ran) {
+      logChecks(log, checked);
+      ctx.metrics.checksRan(ctx.systemId, checked.ms / 1000, checked.failed.length);
+    }
     // ⑤ Transitions since the baseline, stored in the notification outbox and then saved to
     // KV before they are published: a crash before the save redelivers the marker and writes
     // the same outbox entries again (deduplicated); a crash after it finds nothing new.
@@ -288,6 +307,8 @@ async function handleCommit(
         ctx.notifier.enqueue(ctx.systemId, epoch, found),
       );
       publishTransitions(ctx.sink, ctx.systemId, transitions);
+      for (const status of ["firing", "resolved", "changed"] as const)
+        ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
       if (transitions.length > 0)
         log.info({ transitions: transitions.length }, "finding transitions published");
     }

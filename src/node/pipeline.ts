@@ -36,7 +36,7 @@ import {
 import type { SystemConfig } from "../config/index.ts";
 import { Role } from "../domain/index.ts";
 import type { OpsInfoReply } from "../protocol/index.ts";
-import type { Logger } from "../lib/index.ts";
+import type { Logger, NodeMetrics } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { startCatalogSide, type CatalogSide } from "./catalog-side.ts";
@@ -68,6 +68,7 @@ export async function startSystemPipeline(options: {
   dataDir: string;
   api: Api;
   notifier: Notifier;
+  metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
 }): Promise<SystemPipeline> {

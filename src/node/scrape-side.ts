@@ -9,7 +9,7 @@ import {
 } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { publishDisconnectBucket } from "../feed/index.ts";
-import type { Logger } from "../lib/index.ts";
+import type { Logger, NodeMetrics } from "../lib/index.ts";
 import type { ScraperStatusReply } from "../protocol/index.ts";
 import {
   requestDiagnostic,
@@ -65,6 +65,7 @@ export async function startScrapeSide(options: {
   sinkSystem: ConnectTarget | undefined;
   system: SystemConfig;
   nodeId: string;
+  metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
 }): Promise<ScrapeSide> {
@@ -87,6 +88,9 @@ export async function startScrapeSide(options: {
     sink: new ScrapePublisher(options.sink, system.id),
     config: system.scraper,
     log,
+    onEpoch: (summary) => {
+      for (const s of summary.sources) options.metrics.scrapeBytes(system.id, s.source, s.bytes);
+    },
     ...(options.faults ? { faults: options.faults } : {}),
   });
   const disconnects = startDisconnectTracker({

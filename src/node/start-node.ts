@@ -1,10 +1,18 @@
 import type { Config } from "../config/index.ts";
-import { startApi } from "../api/index.ts";
+import {
+  startApi,
+  opsMetricsHandler,
+  opsNatsInfoHandler,
+  opsPprofHandler,
+  opsVersionCheckHandler,
+  opsVersionHandler,
+} from "../api/index.ts";
+import { nodeOpsPort } from "./node-ops.ts";
 import { checkDescription } from "../checks/index.ts";
 import { startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
 import { Role } from "../domain/index.ts";
 import type { DiscoveryReply } from "../protocol/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { createMetrics, type Logger } from "../lib/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
@@ -25,12 +33,19 @@ export interface RunningNode extends AsyncDisposable {
  */
 export async function startNode(
   config: Config,
-  options: { log: Logger; faults?: ScrapeFaults; notifyTiming?: SenderTiming },
+  options: {
+    log: Logger;
+    faults?: ScrapeFaults;
+    notifyTiming?: SenderTiming;
+    /** npm registry base URL for ops.version.check (default npm's). */
+    updateRegistry?: string;
+  },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
   const log = options.log.child({ node: nodeId });
   const sink = await startSink(config, nodeId);
   const systems: SystemPipeline[] = [];
+  const metrics = createMetrics(nodeId);
   const discovery = (): DiscoveryReply => {
     const firstCatalog = systems.find((s) => s.catalog && !s.catalog.error);
     return {
@@ -55,7 +70,20 @@ export async function startNode(
   let api;
   let notifier: Notifier | undefined;
   try {
-    api = await startApi(sink.nc, { nodeId, discovery, log });
+    api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
+    const nodeOps = nodeOpsPort({
+      nodeId,
+      sink,
+      metrics,
+      ...(options.updateRegistry ? { registry: options.updateRegistry } : {}),
+    });
+    await api.addNodeEndpoints({
+      "ops.version": opsVersionHandler(nodeOps),
+      "ops.version.check": opsVersionCheckHandler(nodeOps),
+      "ops.nats.info": opsNatsInfoHandler(nodeOps),
+      "ops.pprof": opsPprofHandler(nodeOps),
+      "ops.metrics": opsMetricsHandler(nodeOps),
+    });
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
       nc: sink.nc,
@@ -69,6 +97,7 @@ export async function startNode(
       },
       userAgent: `natsmon/${VERSION}`,
       log,
+      metrics,
       ...(options.notifyTiming ? { timing: options.notifyTiming } : {}),
     });
     for (const system of config.systems) {
@@ -82,6 +111,7 @@ export async function startNode(
           dataDir: config.node.dataDir,
           api,
           notifier,
+          metrics,
           log,
           ...(options.faults ? { faults: options.faults } : {}),
         }),

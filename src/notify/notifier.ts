@@ -3,7 +3,10 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, notifyAssetConfigs } from "../bus/index.ts";
 import type { EndpointConfig } from "../config/index.ts";
 import type { Transition } from "../domain/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { noMetrics, type Logger, type NodeMetrics } from "../lib/index.ts";
+
+import { nodeAssets } from "../protocol/index.ts";
+import { endpointId } from "./delivery-log.ts";
 import type { BodyContext } from "./bodies.ts";
 import { deliveryLogWriter } from "./delivery-log.ts";
 import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
@@ -34,8 +37,10 @@ export async function startNotifier(options: {
   body: BodyContext;
   userAgent: string;
   log: Logger;
+  metrics?: NodeMetrics;
   timing?: SenderTiming;
 }): Promise<Notifier> {
+  const metrics = options.metrics ?? noMetrics();
   const { nc, nodeId } = options;
   const log = options.log.child({ component: "notify" });
   if (options.endpoints.length === 0) {
@@ -45,10 +50,10 @@ export async function startNotifier(options: {
   const assets = await notifyAssetConfigs(nodeId, options.replicas);
   await ensureStream(jsm, assets.outbox);
   await ensureStream(jsm, assets.delivered);
-  let record: RecordAttempt = () => {};
+  let logAttempt: RecordAttempt = () => {};
   try {
     await ensureStream(jsm, assets.deliveryLog);
-    record = deliveryLogWriter(nc, nodeId, log);
+    logAttempt = deliveryLogWriter(nc, nodeId, log);
   } catch (err) {
     log.warn(
       { err, stream: assets.deliveryLog.name },
@@ -56,7 +61,23 @@ export async function startNotifier(options: {
     );
   }
 
+  const record: RecordAttempt = (entry) => {
+    metrics.delivery(entry.endpoint, entry.kind, entry.outcome);
+    logAttempt(entry);
+  };
+
   const enabled = options.endpoints.filter((e) => e.enabled);
+  // Notification lag: what each sender has yet to read from the outbox.
+  metrics.addOutboxLag(async () => {
+    const names = nodeAssets(nodeId);
+    return Promise.all(
+      enabled.map(async (e) => ({
+        labels: { endpoint: e.name },
+        value: (await jsm.consumers.info(names.outboxStream, names.endpointConsumer(endpointId(e.name))))
+          .num_pending,
+      })),
+    );
+  });
   const senders: AsyncDisposable[] = [];
   try {
     for (const endpoint of enabled) {

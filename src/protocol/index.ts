@@ -92,3 +92,10 @@ export type {
   PostableAlert,
 } from "./notify-payloads.ts";
 export type { OpsSizingReply, OpsMemoryReply, OpsStorageReply, UsageRecord } from "./ops-payloads.ts";
+export type {
+  VersionReply,
+  VersionCheckReply,
+  NatsInfoReply,
+  PprofRequest,
+  PprofReply,
+} from "./node-payloads.ts";

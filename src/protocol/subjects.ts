@@ -92,6 +92,11 @@ export function nodeSubjects(nodeId: string) {
     /** `webhook.delivery.<endpoint_id>`: the delivery log of one endpoint (spec: Delivery log). */
     webhookDelivery: (endpointId: string) => n(`webhook.delivery.${assertToken(endpointId, "endpoint id")}`),
     webhookDeliveryAll: n("webhook.delivery.>"),
+    opsPprof: n("ops.pprof"),
+    opsVersion: n("ops.version"),
+    opsVersionCheck: n("ops.version.check"),
+    opsNatsInfo: n("ops.nats.info"),
+    opsMetrics: n("ops.metrics"),
   } as const;
 }
 

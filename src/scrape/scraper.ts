@@ -63,6 +63,8 @@ export interface ScraperOptions {
   expected?: readonly string[];
   faults?: ScrapeFaults;
   now?: () => Date;
+  /** Told of each committed epoch (metrics). */
+  onEpoch?: (summary: EpochSummary) => void;
 }
 
 /**
@@ -236,6 +238,7 @@ export function startScraper(options: ScraperOptions): Scraper {
         (summary) => {
           lastEpoch = summary;
           lastError = undefined;
+          options.onEpoch?.(summary);
           return summary;
         },
         (err: unknown) => {

@@ -1,0 +1,159 @@
+/**
+ * The node's metrics (`ops.metrics`) in the Prometheus text format, with prom-client: one
+ * registry per node (never the global one, so two nodes in one process never mix). Stages are
+ * handed the recording functions they need; lag gauges are read when the metrics are asked for.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Lag figures read at collection time: consumer pending counts. */
+export type LagReader = () => Promise<
+  readonly { readonly labels: Record<string, string>; readonly value: number }[]
+>;
+
+export interface NodeMetrics {
+  epochFolded(system: string, seconds: number, rows: number): void;
+  checksRan(system: string, seconds: number, failed: number): void;
+  transitions(system: string, status: string, count: number): void;
+  scrapeBytes(system: string, source: string, bytes: number): void;
+  request(endpoint: string, outcome: string): void;
+  delivery(endpoint: string, kind: string, outcome: string): void;
+  /** Commit-marker consumer pending of a system. */
+  addCommitLag(read: LagReader): void;
+  /** Outbox consumer pending of each endpoint. */
+  addOutboxLag(read: LagReader): void;
+  /** The text exposition, and its content type. */
+  render(): Promise<{ text: string; contentType: string }>;
+}
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(nodeId: string): NodeMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ node_id: nodeId });
+  const epochs = new Counter({
+    name: "natsmon_epochs_folded_total",
+    help: "Epochs folded into the catalog.",
+    labelNames: ["system"],
+    registers: [registry],
+  });
+  const foldRows = new Counter({
+    name: "natsmon_fold_rows_total",
+    help: "Rows written by epoch folds.",
+    labelNames: ["system"],
+    registers: [registry],
+  });
+  const fold = new Histogram({
+    name: "natsmon_fold_duration_seconds",
+    help: "Time to fold one epoch into the catalog.",
+    labelNames: ["system"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const checks = new Histogram({
+    name: "natsmon_checks_duration_seconds",
+    help: "Time to run every check over one epoch.",
+    labelNames: ["system"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const checkFailures = new Counter({
+    name: "natsmon_check_failures_total",
+    help: "Checks that failed to run over an epoch.",
+    labelNames: ["system"],
+    registers: [registry],
+  });
+  const transitions = new Counter({
+    name: "natsmon_finding_transitions_total",
+    help: "Finding transitions published, by status.",
+    labelNames: ["system", "status"],
+    registers: [registry],
+  });
+  const scrapeBytes = new Counter({
+    name: "natsmon_scrape_bytes_total",
+    help: "Bytes of $SYS replies received by the scraper, by source.",
+    labelNames: ["system", "source"],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: "natsmon_api_requests_total",
+    help: "API requests answered, by endpoint and outcome (ok or the error code).",
+    labelNames: ["endpoint", "outcome"],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: "natsmon_notify_attempts_total",
+    help: "Notification delivery attempts, by endpoint, kind and outcome (ok, retry, rejected).",
+    labelNames: ["endpoint", "kind", "outcome"],
+    registers: [registry],
+  });
+  const commitLag: LagReader[] = [];
+  const outboxLag: LagReader[] = [];
+  const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const read of readers) {
+          for (const { labels, value } of await read().catch(() => [])) this.set(labels, value);
+        }
+      },
+    });
+  lagGauge(
+    "natsmon_commit_consumer_pending",
+    "Commit markers the catalog side has not consumed yet (scrape stream lag).",
+    ["system"],
+    commitLag,
+  );
+  lagGauge(
+    "natsmon_notify_outbox_pending",
+    "Outbox entries an endpoint's sender has not consumed yet (notification lag).",
+    ["endpoint"],
+    outboxLag,
+  );
+  return {
+    epochFolded(system, seconds, rows) {
+      epochs.inc({ system });
+      foldRows.inc({ system }, rows);
+      fold.observe({ system }, seconds);
+    },
+    checksRan(system, seconds, failed) {
+      checks.observe({ system }, seconds);
+      if (failed > 0) checkFailures.inc({ system }, failed);
+    },
+    transitions(system, status, count) {
+      if (count > 0) transitions.inc({ system, status }, count);
+    },
+    scrapeBytes(system, source, bytes) {
+      scrapeBytes.inc({ system, source }, bytes);
+    },
+    request(endpoint, outcome) {
+      requests.inc({ endpoint, outcome });
+    },
+    delivery(endpoint, kind, outcome) {
+      deliveries.inc({ endpoint, kind, outcome });
+    },
+    addCommitLag: (read) => commitLag.push(read),
+    addOutboxLag: (read) => outboxLag.push(read),
+    async render() {
+      return { text: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
+
+/** Metrics that record nothing, for code run outside a node (tools, benches, tests). */
+export function noMetrics(): NodeMetrics {
+  return {
+    epochFolded: () => {},
+    checksRan: () => {},
+    transitions: () => {},
+    scrapeBytes: () => {},
+    request: () => {},
+    delivery: () => {},
+    addCommitLag: () => {},
+    addOutboxLag: () => {},
+    render: () => Promise.resolve({ text: "", contentType: "text/plain" }),
+  };
+}

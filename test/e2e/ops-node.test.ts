@@ -1,0 +1,175 @@
+/**
+ * The node-space ops endpoints (spec: Subject table `ops.pprof`, `ops.version`,
+ * `ops.version.check`, `ops.nats.info`, `ops.metrics`; Versioning 3) on a real node with its
+ * embedded sink. The update check asks a local HTTP server standing in for the npm registry,
+ * then one that cannot be reached. `ops.metrics` must pass Prometheus's own `promtool`.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import {
+  API_VERSION_HEADER,
+  nodeSubjects,
+  type NatsInfoReply,
+  type PprofReply,
+  type VersionCheckReply,
+  type VersionReply,
+} from "../../src/protocol/index.ts";
+import { callApi, sqlQuery } from "../harness/api-client.ts";
+import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const subjects = nodeSubjects("local");
+
+/** The text of ops.metrics, and one sample's value. */
+async function metrics(nc: NatsConnection): Promise<string> {
+  return (await nc.request(subjects.opsMetrics, "", { timeout: 10_000 })).string();
+}
+function sample(text: string, name: string, labels: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line ? Number(line.split(" ").at(-1)) : 0;
+}
+
+describe("node ops endpoints", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let nc: NatsConnection;
+  let registry: HttpReceiver;
+
+  before(async () => {
+    dir = await tempDir();
+    registry = await startHttpReceiver();
+    registry.respondWith(() => ({
+      status: 200,
+      body: JSON.stringify({ name: "natsmon", version: "99.0.0" }),
+    }));
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        "sink: {embedded: {port: -1}}",
+        "scraper: {interval: 1s}",
+      ].join("\n"),
+    );
+    node = spawnNatsmon(["run", "--config", config], { NATSMON_UPDATE_REGISTRY: registry.url });
+    nc = await connect({ servers: await node.waitForUrl() });
+    await waitFor(
+      async () =>
+        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >= 1,
+      {
+        timeoutMs: 30_000,
+        message: "a checked epoch",
+      },
+    );
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    await registry?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("ops.version names the running version, runtime and uptime", async () => {
+    const r = await callApi<VersionReply>(nc, subjects.opsVersion);
+    assert.equal(r.node_id, "local");
+    assert.match(r.version, /^\d+\.\d+\.\d+/);
+    assert.match(r.node, /^v\d+/);
+    assert.ok(r.uptime_seconds >= 0);
+  });
+
+  test("ops.version.check asks the registry now and says an update exists", async () => {
+    const r = await callApi<VersionCheckReply>(nc, subjects.opsVersionCheck);
+    assert.equal(r.status, "update-available");
+    assert.equal(r.latest, "99.0.0");
+    assert.equal(registry.requests.at(-1)?.path, "/natsmon/latest");
+    assert.deepEqual((await callApi<VersionReply>(nc, subjects.opsVersion)).last_check, r);
+  });
+
+  test("ops.version.check says unknown, with the reason, when the registry cannot be reached", async () => {
+    await registry[Symbol.asyncDispose]();
+    const r = await callApi<VersionCheckReply>(nc, subjects.opsVersionCheck);
+    assert.equal(r.status, "unknown");
+    assert.match(r.reason ?? "", /could not be reached/);
+    assert.equal(r.latest, undefined);
+  });
+
+  test("ops.nats.info describes the embedded server", async () => {
+    const r = await callApi<NatsInfoReply>(nc, subjects.opsNatsInfo);
+    assert.equal(r.embedded, true);
+    assert.ok(r.pid > 0);
+    assert.equal(r.info.server_name, "natsmon-embedded");
+    assert.equal(r.info.jetstream, true);
+  });
+
+  test("ops.pprof returns a CPU profile for the duration asked, and a heap snapshot", async () => {
+    const cpu = await callApi<PprofReply>(nc, subjects.opsPprof, { type: "cpu", duration_ms: 200 });
+    assert.equal(cpu.format, ".cpuprofile");
+    const profile = JSON.parse(gunzipSync(Buffer.from(cpu.data, "base64")).toString()) as {
+      nodes: unknown[];
+      startTime: number;
+      endTime: number;
+    };
+    assert.ok(profile.nodes.length > 0);
+    assert.ok(profile.endTime > profile.startTime);
+    const heap = await callApi<PprofReply>(nc, subjects.opsPprof, { type: "heap" });
+    assert.equal(heap.format, ".heapsnapshot");
+    const snapshot = JSON.parse(gunzipSync(Buffer.from(heap.data, "base64")).toString()) as {
+      snapshot: { node_count: number };
+    };
+    assert.ok(snapshot.snapshot.node_count > 1000);
+    await assert.rejects(
+      callApi(nc, subjects.opsPprof, { type: "cpu", duration_ms: 600_000 }),
+      /^Error: 400 duration_ms/,
+    );
+    await assert.rejects(callApi(nc, subjects.opsPprof, { type: "thread" }), /^Error: 400 type/);
+  });
+
+  test("ops.metrics passes promtool check metrics, and its counters move as epochs fold", async () => {
+    const first = await metrics(nc);
+    const check = spawnSync("promtool", ["check", "metrics"], { input: first });
+    assert.equal(check.status, 0, check.stderr.toString());
+    assert.equal(check.stderr.toString(), "");
+    for (const name of [
+      "natsmon_epochs_folded_total",
+      "natsmon_fold_duration_seconds_bucket",
+      "natsmon_checks_duration_seconds_count",
+      "natsmon_scrape_bytes_total",
+      "natsmon_api_requests_total",
+      "natsmon_commit_consumer_pending",
+    ]) {
+      assert.match(first, new RegExp(`^${name}\\{`, "m"), name);
+    }
+    const before = sample(first, "natsmon_epochs_folded_total", 'system="local"');
+    assert.ok(before >= 1);
+    assert.ok(sample(first, "natsmon_scrape_bytes_total", 'source="varz"') > 0);
+    await waitFor(
+      async () => sample(await metrics(nc), "natsmon_epochs_folded_total", 'system="local"') > before,
+      {
+        message: "the epochs counter to grow",
+      },
+    );
+    const requests = sample(
+      await metrics(nc),
+      "natsmon_api_requests_total",
+      'endpoint="ops.version",outcome="ok"',
+    );
+    assert.ok(requests >= 2);
+  });
+
+  test("an unsupported Monitor-Api-Version is refused with 400 on node endpoints too", async () => {
+    const h = headers();
+    h.set(API_VERSION_HEADER, "9");
+    const reply = await nc.request(subjects.opsVersion, "", { timeout: 5_000, headers: h });
+    assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "400");
+    assert.match(reply.headers?.get("Nats-Service-Error") ?? "", /Monitor-Api-Version 9 is not supported/);
+  });
+});
