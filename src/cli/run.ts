@@ -58,10 +58,13 @@ export function runCommand(program: Command): void {
         for (const warning of result.warnings) log.warn(warning);
         // Where ops.version.check looks for releases (npm's registry unless a mirror is named).
         const registry = process.env.NATSMON_UPDATE_REGISTRY;
+        // Tests shorten the once-a-minute retry of a catalog that would not open.
+        const reopenMs = Number(process.env.NATSMON_CATALOG_REOPEN_MS) || undefined;
         const node = await startNode(config, {
           log,
           ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
           ...(registry ? { updateRegistry: registry } : {}),
+          ...(reopenMs ? { catalogReopenMs: reopenMs } : {}),
         });
         const system = config.systems[0]?.id;
         const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;

@@ -1,13 +1,11 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { consumeCommits, type CommitDelivery } from "../bus/index.ts";
+import { consumeCommits } from "../bus/index.ts";
 import {
   applyRetention,
   backupStatementFor,
   explainReadOnly,
-  foldEpoch,
   installCheckMacros,
   queryFindingsPage,
-  runEpochChecks,
   latestEpochFindings,
   firingSince,
   listColumns,
@@ -18,25 +16,23 @@ import {
   openCatalog,
   runReadOnlyQuery,
   type Catalog,
-  type EpochCheckResult,
 } from "../catalog/index.ts";
 import {
   checkInfo,
   checkListGroups,
-  epochCheckStatements,
   findCheck,
   findingsRowsSql,
   installStatements,
 } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
-import { CatalogUnavailableError, parseEpoch } from "../domain/index.ts";
-import { publishEpoch, publishTransitions } from "../feed/index.ts";
+import { CatalogUnavailableError } from "../domain/index.ts";
 import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
-import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
+import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
+import { ACK_WAIT_MS, handleCommit } from "./commit-handler.ts";
 import type {
   OpsPort,
   BackupStreamPort,
@@ -60,15 +56,10 @@ export interface CatalogSide extends AsyncDisposable {
   readonly foldedThrough: () => number;
 }
 
-/**
- * How long the server waits for an ack before redelivering a marker. A fold in progress
- * says `working` every third of it; a node that died holding a marker gets it back this soon.
- */
-const ACK_WAIT_MS = 15_000;
 /** How often retention may run. */
 const RETENTION_EVERY_MS = 60_000;
-/** Delay before a marker whose fold failed is tried again. */
-const RETRY_MS = 5_000;
+/** Spec (Limits): a failed database is tried again once a minute. */
+const REOPEN_MS = 60_000;
 
 /**
  * ③ The catalog side of one system: opens its DuckDB file, consumes commit markers in
@@ -85,21 +76,40 @@ export async function startCatalogSide(options: {
   metrics: NodeMetrics;
   log: Logger;
   faults?: { afterFold?: () => void };
+  /** How often a catalog that would not open is tried again (spec: once a minute). */
+  reopenMs?: number;
 }): Promise<CatalogSide> {
   const { sink, system, nodeId, log } = options;
   let catalog: Catalog | undefined;
   let error: string | undefined;
-  try {
-    catalog = await openCatalog({
-      path: `${options.dataDir}/${system.id}.duckdb`,
-      db: system.db,
-      logger: log,
-    });
-    // The check macros are (re)created at every start, so a new natsmon brings its own SQL.
-    await installCheckMacros(catalog, installStatements());
-  } catch (err) {
-    error = err instanceof Error ? err.message : String(err);
-    log.error({ err }, "catalog database would not open; queries answer 503 until it does");
+  const tryOpen = async (): Promise<Catalog | undefined> => {
+    let opened: Catalog | undefined;
+    try {
+      opened = await openCatalog({
+        path: `${options.dataDir}/${system.id}.duckdb`,
+        db: system.db,
+        logger: log,
+      });
+      // The check macros are (re)created at every start, so a new natsmon brings its own SQL.
+      await installCheckMacros(opened, installStatements());
+      return opened;
+    } catch (err) {
+      // Opened but unusable (its macros failed): close it, so the next try can open it again.
+      try {
+        await opened?.[Symbol.asyncDispose]();
+      } catch {
+        // Closing a database that failed half-way may fail too; the error above is the one to report.
+      }
+      error = err instanceof Error ? err.message : String(err);
+      return undefined;
+    }
+  };
+  catalog = await tryOpen();
+  if (!catalog) {
+    log.error(
+      { error, retry_in_ms: options.reopenMs ?? REOPEN_MS },
+      "catalog database would not open; queries answer 503 until it does, and it is tried again every minute",
+    );
   }
 
   let lastSeq = 0;
@@ -120,18 +130,8 @@ export async function startCatalogSide(options: {
 
   let loop: Promise<void> = Promise.resolve();
   let stopConsumer = async () => {};
-  if (catalog) {
-    const open = catalog;
-    // ⑤ The finding feed runs only where the catalog opened at start (spec: a catalog that
-    // opens later resumes indexing, and its feed after a restart).
-    const tracker = await startFindingsTracker({
-      store: await openFindingsBaseline(sink, system.id, log),
-      disabledChecks: system.disabledChecks,
-      latestFindings: () => latestEpochFindings(open),
-      firingSince: (epoch) => firingSince(open, epoch.toISOString()),
-      log,
-    });
-    log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
+  /** Consumes commit markers into the open catalog, from wherever the stream still reaches. */
+  const startIndexing = async (open: Catalog, tracker: FindingsTracker | undefined) => {
     const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
     // Scrape stream lag: commit markers not yet consumed.
     const assets = systemAssets(system.id);
@@ -161,6 +161,47 @@ export async function startCatalogSide(options: {
         await retention();
       }
     })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
+  };
+  let reopenTimer: NodeJS.Timeout | undefined;
+  let reopening: Promise<void> = Promise.resolve();
+  let stopped = false;
+  if (catalog) {
+    const open = catalog;
+    // ⑤ The finding feed runs only where the catalog opened at start (spec: a catalog that
+    // opens later resumes indexing, and its feed after a restart).
+    const tracker = await startFindingsTracker({
+      store: await openFindingsBaseline(sink, system.id, log),
+      disabledChecks: system.disabledChecks,
+      latestFindings: () => latestEpochFindings(open),
+      firingSince: (epoch) => firingSince(open, epoch.toISOString()),
+      log,
+    });
+    log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
+    await startIndexing(open, tracker);
+  } else {
+    // Spec (Catalog database): retried once a minute; once open, queries answer and indexing
+    // resumes without a restart. Checks run and are stored; transitions wait for a restart.
+    reopenTimer = setInterval(() => {
+      reopening = reopening.then(async () => {
+        if (catalog || stopped) return;
+        const open = await tryOpen();
+        if (!open) {
+          log.warn({ error }, "catalog database still will not open; trying again in a minute");
+          return;
+        }
+        if (stopped) {
+          await open[Symbol.asyncDispose]();
+          return;
+        }
+        clearInterval(reopenTimer);
+        catalog = open;
+        error = undefined;
+        log.info(
+          "catalog database opened: queries answer and indexing resumes; the finding feed resumes after a restart",
+        );
+        await startIndexing(open, undefined);
+      });
+    }, options.reopenMs ?? REOPEN_MS);
   }
 
   // Every db endpoint answers 503 with the reason while the database is not open.
@@ -236,118 +277,13 @@ export async function startCatalogSide(options: {
     },
     foldedThrough: () => lastSeq,
     async [Symbol.asyncDispose]() {
+      stopped = true;
+      clearInterval(reopenTimer);
+      await reopening;
       await memoryFeed[Symbol.asyncDispose]();
       await stopConsumer();
       await loop;
       await catalog?.[Symbol.asyncDispose]();
     },
   };
-}
-
-async function handleCommit(
-  catalog: Catalog,
-  delivery: CommitDelivery,
-  ctx: {
-    sink: NatsConnection;
-    tracker: FindingsTracker;
-    notifier: Notifier;
-    metrics: NodeMetrics;
-    system: SystemConfig;
-    systemId: string;
-    nodeId: string;
-    log: Logger;
-    faults: { afterFold?: () => void } | undefined;
-  },
-): Promise<void> {
-  const { marker, seq } = delivery;
-  const log = ctx.log.child({ epoch: marker.epoch, seq });
-  try {
-    const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
-    let result;
-    try {
-      const parts = await delivery.readParts();
-      const replies = parts.map((part) => ({
-        source: part.source,
-        server: part.server,
-        ...(part.page ? { page: part.page } : {}),
-        body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
-      }));
-      result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });
-    } finally {
-      clearInterval(keepAlive);
-    }
-    ctx.faults?.afterFold?.();
-    if (result.status === "folded") {
-      log.info({ rows: result.rows, ms: Math.round(result.ms) }, "epoch folded");
-      ctx.metrics.epochFolded(ctx.systemId, result.ms / 1000, result.rows);
-      publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
-    } else {
-      log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
-    }
-    // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
-    // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
-    // only folding keeps up: the checks run on the newest epoch, so findings stay current and
-    // the catalog does not fall further behind. Every epoch is still folded.
-    if (delivery.behind > 0) {
-      log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
-      await delivery.ack();
-      return;
-    }
-    const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
-    if (checked?.ran) {
-      logChecks(log, checked);
-      ctx.metrics.checksRan(ctx.systemId, checked.ms / 1000, checked.failed.length);
-    }
-    // ⑤ Transitions since the baseline, stored in the notification outbox and then saved to
-    // KV before they are published: a crash before the save redelivers the marker and writes
-    // the same outbox entries again (deduplicated); a crash after it finds nothing new.
-    if (checked) {
-      const epoch = parseEpoch(marker.epoch);
-      const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
-        ctx.notifier.enqueue(ctx.systemId, epoch, found),
-      );
-      publishTransitions(ctx.sink, ctx.systemId, transitions);
-      for (const status of ["firing", "resolved", "changed"] as const)
-        ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
-      if (transitions.length > 0)
-        log.info({ transitions: transitions.length }, "finding transitions published");
-    }
-    await delivery.ack();
-  } catch (err) {
-    // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
-    log.error({ err }, "epoch fold failed; retrying");
-    delivery.nak(RETRY_MS);
-  }
-}
-
-/** Per-check times at debug, a summary with the slowest at info, each failing check at error. */
-function logChecks(log: Logger, result: EpochCheckResult): void {
-  for (const t of result.timings) log.debug({ code: t.code, ms: round(t.ms), rows: t.rows }, "check ran");
-  for (const f of result.failed)
-    log.error({ code: f.code, error: f.error }, "check failed; skipped for this epoch");
-  const slowest = [...result.timings]
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, 3)
-    .map((t) => `${t.code} ${round(t.ms)} ms`);
-  log.info(
-    { ms: round(result.ms), checks: result.timings.length, findings: result.findings.length, slowest },
-    "checks ran",
-  );
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
-}
-
-/** A part that cannot be read becomes an error reply, which the fold records in hx.epochs.errors. */
-function errorEnvelope(description: string): unknown {
-  return { error: { code: 0, description } };
-}
-
-function parseBody(text: string): unknown {
-  try {
-    return parseJsonExact(text);
-  } catch {
-    return errorEnvelope("scrape part is not valid JSON");
-  }
 }

@@ -71,6 +71,7 @@ export async function startSystemPipeline(options: {
   metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
+  catalogReopenMs?: number;
 }): Promise<SystemPipeline> {
   const { system, api } = options;
   const log = options.log.child({ system: system.id });
@@ -91,7 +92,11 @@ export async function startSystemPipeline(options: {
 
   // ③ Catalog side first, so a scrape published right away is consumed by this node.
   const catalog = system.roles.includes(Role.Catalog)
-    ? await startCatalogSide({ ...options, log })
+    ? await startCatalogSide({
+        ...options,
+        log,
+        ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
+      })
     : undefined;
 
   const opsInfo = (): OpsInfoReply => ({

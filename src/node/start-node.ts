@@ -39,6 +39,8 @@ export async function startNode(
     notifyTiming?: SenderTiming;
     /** npm registry base URL for ops.version.check (default npm's). */
     updateRegistry?: string;
+    /** How often a catalog that would not open is tried again (default once a minute). */
+    catalogReopenMs?: number;
   },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
@@ -113,6 +115,7 @@ export async function startNode(
           notifier,
           metrics,
           log,
+          ...(options.catalogReopenMs ? { catalogReopenMs: options.catalogReopenMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
         }),
       );

@@ -1,0 +1,131 @@
+/**
+ * ③–⑥ One commit marker on the catalog side: fold the epoch, announce it, run the checks,
+ * hand the transitions to the notifier and the feed, then ack. Split from catalog-side.ts.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { CommitDelivery } from "../bus/index.ts";
+import { foldEpoch, runEpochChecks, type Catalog, type EpochCheckResult } from "../catalog/index.ts";
+import { epochCheckStatements } from "../checks/index.ts";
+import type { SystemConfig } from "../config/index.ts";
+import { parseEpoch } from "../domain/index.ts";
+import { publishEpoch, publishTransitions } from "../feed/index.ts";
+import type { FindingsTracker } from "../findings/index.ts";
+import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
+import type { Notifier } from "../notify/index.ts";
+
+/**
+ * How long the server waits for an ack before redelivering a marker. A fold in progress
+ * says `working` every third of it; a node that died holding a marker gets it back this soon.
+ */
+export const ACK_WAIT_MS = 15_000;
+/** Delay before a marker whose fold failed is tried again. */
+const RETRY_MS = 5_000;
+
+export async function handleCommit(
+  catalog: Catalog,
+  delivery: CommitDelivery,
+  ctx: {
+    sink: NatsConnection;
+    /** Absent for a catalog that opened late: checks run and are stored, nothing is published. */
+    tracker: FindingsTracker | undefined;
+    notifier: Notifier;
+    metrics: NodeMetrics;
+    system: SystemConfig;
+    systemId: string;
+    nodeId: string;
+    log: Logger;
+    faults: { afterFold?: () => void } | undefined;
+  },
+): Promise<void> {
+  const { marker, seq } = delivery;
+  const log = ctx.log.child({ epoch: marker.epoch, seq });
+  try {
+    const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
+    let result;
+    try {
+      const parts = await delivery.readParts();
+      const replies = parts.map((part) => ({
+        source: part.source,
+        server: part.server,
+        ...(part.page ? { page: part.page } : {}),
+        body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
+      }));
+      result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });
+    } finally {
+      clearInterval(keepAlive);
+    }
+    ctx.faults?.afterFold?.();
+    if (result.status === "folded") {
+      log.info({ rows: result.rows, ms: Math.round(result.ms) }, "epoch folded");
+      ctx.metrics.epochFolded(ctx.systemId, result.ms / 1000, result.rows);
+      publishEpoch(ctx.sink, ctx.systemId, ctx.nodeId, parseEpoch(marker.epoch));
+    } else {
+      log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
+    }
+    // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
+    // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
+    // only folding keeps up: the checks run on the newest epoch, so findings stay current and
+    // the catalog does not fall further behind. Every epoch is still folded.
+    if (delivery.behind > 0) {
+      log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
+      await delivery.ack();
+      return;
+    }
+    const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
+    if (checked?.ran) {
+      logChecks(log, checked);
+      ctx.metrics.checksRan(ctx.systemId, checked.ms / 1000, checked.failed.length);
+    }
+    // ⑤ Transitions since the baseline, stored in the notification outbox and then saved to
+    // KV before they are published: a crash before the save redelivers the marker and writes
+    // the same outbox entries again (deduplicated); a crash after it finds nothing new.
+    if (checked && ctx.tracker) {
+      const epoch = parseEpoch(marker.epoch);
+      const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
+        ctx.notifier.enqueue(ctx.systemId, epoch, found),
+      );
+      publishTransitions(ctx.sink, ctx.systemId, transitions);
+      for (const status of ["firing", "resolved", "changed"] as const)
+        ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
+      if (transitions.length > 0)
+        log.info({ transitions: transitions.length }, "finding transitions published");
+    }
+    await delivery.ack();
+  } catch (err) {
+    // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
+    log.error({ err }, "epoch fold failed; retrying");
+    delivery.nak(RETRY_MS);
+  }
+}
+
+/** Per-check times at debug, a summary with the slowest at info, each failing check at error. */
+function logChecks(log: Logger, result: EpochCheckResult): void {
+  for (const t of result.timings) log.debug({ code: t.code, ms: round(t.ms), rows: t.rows }, "check ran");
+  for (const f of result.failed)
+    log.error({ code: f.code, error: f.error }, "check failed; skipped for this epoch");
+  const slowest = [...result.timings]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3)
+    .map((t) => `${t.code} ${round(t.ms)} ms`);
+  log.info(
+    { ms: round(result.ms), checks: result.timings.length, findings: result.findings.length, slowest },
+    "checks ran",
+  );
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** A part that cannot be read becomes an error reply, which the fold records in hx.epochs.errors. */
+function errorEnvelope(description: string): unknown {
+  return { error: { code: 0, description } };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return parseJsonExact(text);
+  } catch {
+    return errorEnvelope("scrape part is not valid JSON");
+  }
+}
