@@ -13,7 +13,7 @@ interface Service {
   image?: string;
   command?: string[];
   volumes?: string[];
-  depends_on?: string[];
+  depends_on?: Record<string, { condition: string }>;
 }
 
 /** docker-compose.yml is for users; Docker does not run here, so it is checked by reading it. */
@@ -23,14 +23,34 @@ describe("docker-compose.yml", async () => {
   };
   const services = compose.services;
 
-  test("has a 3-node NATS cluster, a natsmon node and the gateway", () => {
-    assert.deepEqual(Object.keys(services).sort(), ["gateway", "n1", "n2", "n3", "natsmon"]);
+  test("has a 3-node NATS cluster, a scrape node and a catalog node, the gateway and an Alertmanager", () => {
+    assert.deepEqual(Object.keys(services).sort(), [
+      "alertmanager",
+      "deps",
+      "gateway",
+      "n1",
+      "n2",
+      "n3",
+      "natsmon-catalog",
+      "natsmon-scrape",
+    ]);
     for (const n of ["n1", "n2", "n3"]) assert.match(services[n]!.image ?? "", /^nats:/);
-    assert.match(
-      services.natsmon!.command!.join(" "),
-      /src\/main\.ts run --config \/etc\/natsmon\/natsmon\.yaml/,
-    );
+    for (const node of ["natsmon-scrape", "natsmon-catalog"]) {
+      assert.match(
+        services[node]!.command!.join(" "),
+        /src\/main\.ts run --config \/etc\/natsmon\/natsmon\.yaml/,
+      );
+      assert.deepEqual(services[node]!.depends_on?.deps, { condition: "service_completed_successfully" });
+    }
     assert.match(services.gateway!.command!.join(" "), /gateway .*--auth-token/);
+    assert.match(services.alertmanager!.image ?? "", /^prom\/alertmanager:/);
+  });
+
+  test("has an Alertmanager config that amtool accepts", () => {
+    const r = spawnSync("amtool", ["check-config", join(REPO_ROOT, "deploy/alertmanager/alertmanager.yml")], {
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr + r.stdout);
   });
 
   test("mounts only files that exist in the repository", () => {
@@ -71,15 +91,24 @@ describe("docker-compose.yml", async () => {
     }
   });
 
-  test("mounts a natsmon configuration that passes natsmon config check, with its streams at 3 replicas", async () => {
-    const file = join(REPO_ROOT, "deploy/natsmon/natsmon.yaml");
-    const result = await loadConfig({ file });
-    assert.ok(result.ok);
-    if (result.ok) {
+  test("mounts natsmon configurations that pass natsmon config check: one system split by role, streams at 3 replicas, the Alertmanager notified", async () => {
+    const roles: Record<string, string[]> = {};
+    for (const name of ["scrape", "catalog"]) {
+      const file = join(REPO_ROOT, `deploy/natsmon/${name}.yaml`);
+      const result = await loadConfig({ file });
+      assert.ok(result.ok, file);
+      if (!result.ok) continue;
       assert.equal(result.config.sink.replicas, 3);
       assert.equal(result.config.systems[0]?.id, "east");
+      roles[name] = [...result.config.systems[0]!.roles];
+      if (name === "catalog") {
+        const [endpoint] = result.config.notifications.endpoints;
+        assert.equal(endpoint?.type, "alertmanager");
+        assert.equal(endpoint?.url, "http://alertmanager:9093");
+      }
+      const check = await runNatsmon(["config", "check", "--config", file]);
+      assert.equal(check.code, 0, check.stderr);
     }
-    const check = await runNatsmon(["config", "check", "--config", file]);
-    assert.equal(check.code, 0, check.stderr);
+    assert.deepEqual(roles, { scrape: ["scrape"], catalog: ["catalog"] });
   });
 });
