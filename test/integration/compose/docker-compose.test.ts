@@ -100,7 +100,7 @@ describe("docker-compose.yml", async () => {
       if (!result.ok) continue;
       assert.equal(result.config.sink.replicas, 3);
       assert.equal(result.config.systems[0]?.id, "east");
-      roles[name] = [...result.config.systems[0]!.roles];
+      roles[name] = [...result.config.systems[0].roles];
       if (name === "catalog") {
         const [endpoint] = result.config.notifications.endpoints;
         assert.equal(endpoint?.type, "alertmanager");
