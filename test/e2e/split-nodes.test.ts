@@ -1,0 +1,179 @@
+/**
+ * natsmon deployed as users run it (issue 7): a real 3-node JetStream cluster is the sink at
+ * `sink.replicas: 3`; a scrape-only node and a catalog-only node, two processes, meet only
+ * through the scrape stream. Every natsmon stream and bucket is R3; a cluster server stopped
+ * loses no epoch; a catalog node killed with SIGKILL and restarted resumes where it left off,
+ * folding no epoch twice and none lost.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { nodeAssets, systemAssets, systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
+import { sqlQuery } from "../harness/api-client.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
+import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const SYSTEM = "prod";
+
+describe("a scrape node and a catalog node on a 3-node JetStream cluster", () => {
+  let cluster: TestCluster;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let app: NatsConnection;
+  let scraper: NatsmonProcess;
+  let catalog: NatsmonProcess;
+  let catalogConfig: string;
+
+  async function config(name: string, lines: string[]): Promise<string> {
+    const file = join(dir.path, `${name}.yaml`);
+    await writeFile(
+      file,
+      [
+        `node: {id: ${name}, data-dir: ${JSON.stringify(join(dir.path, name))}}`,
+        `sink: {url: ${JSON.stringify(cluster.urls)}, user: ${APP_USER.user}, password: ${APP_USER.password}, replicas: 3}`,
+        ...lines,
+      ].join("\n"),
+    );
+    return file;
+  }
+
+  /** How many commit markers the scrape stream holds, from the stream's own subject counts. */
+  async function commitCount(): Promise<number> {
+    const info = await (
+      await jetstreamManager(app)
+    ).streams.info(systemAssets(SYSTEM).scrapeStream, {
+      subjects_filter: systemSubjects(SYSTEM).scrapeCommit,
+    });
+    return info.state.subjects?.[systemSubjects(SYSTEM).scrapeCommit] ?? 0;
+  }
+
+  /** Every epoch a commit marker on the scrape stream announces; throws on a short read. */
+  async function committedEpochs(): Promise<string[]> {
+    const expected = await commitCount();
+    const consumer = await jetstream(app).consumers.get(systemAssets(SYSTEM).scrapeStream, {
+      filter_subjects: systemSubjects(SYSTEM).scrapeCommit,
+      deliver_policy: DeliverPolicy.All,
+    });
+    const epochs: string[] = [];
+    if ((await consumer.info(true)).num_pending === 0) return epochs;
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      epochs.push(m.json<CommitMarker>().epoch);
+      if (m.info.pending === 0) break;
+    }
+    messages.stop();
+    // Read while a cluster server comes and goes, the listing may come up short: ask again.
+    if (epochs.length < expected) throw new Error(`read ${epochs.length} of ${expected} commit markers`);
+    return epochs;
+  }
+
+  async function foldedEpochs(): Promise<{ epochs: string[]; distinct: number }> {
+    const rows = await sqlQuery<{ epoch: string }>(app, SYSTEM, "SELECT epoch FROM hx.epochs ORDER BY epoch");
+    return {
+      epochs: rows.map((r) => new Date(r.epoch).toISOString()),
+      distinct: new Set(rows.map((r) => r.epoch)).size,
+    };
+  }
+
+  /** Waits until every committed epoch so far is folded, and returns how many there are. */
+  async function allFolded(message: string): Promise<number> {
+    return waitFor(
+      async () => {
+        const committed = (await committedEpochs()).map((e) => new Date(e).toISOString());
+        const folded = new Set((await foldedEpochs()).epochs);
+        return committed.length > 0 && committed.every((e) => folded.has(e)) && committed.length;
+      },
+      { timeoutMs: 60_000, message },
+    );
+  }
+
+  before(async () => {
+    cluster = await startTestCluster({ size: 3 });
+    dir = await tempDir();
+    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
+    catalogConfig = await config("cat", [
+      "system:",
+      `  id: ${SYSTEM}`,
+      "  roles: [catalog]",
+      "notifications:",
+      '  webhook: [{name: hook, url: "http://127.0.0.1:9/never", enabled: false, subscriptions: ["*"]}]',
+    ]);
+    const scrapeConfig = await config("scr", [
+      "system:",
+      `  id: ${SYSTEM}`,
+      "  roles: [scrape]",
+      `  nats: {url: ${JSON.stringify(cluster.urls)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+      "scraper: {interval: 1s}",
+    ]);
+    catalog = spawnNatsmon(["run", "--config", catalogConfig]);
+    scraper = spawnNatsmon(["run", "--config", scrapeConfig]);
+    await Promise.all([catalog.waitForUrl(), scraper.waitForUrl()]);
+  });
+
+  after(async () => {
+    await scraper?.kill("SIGTERM");
+    await catalog?.kill("SIGTERM");
+    await app?.close();
+    await cluster?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("the two processes produce epochs and findings together", async () => {
+    await waitFor(
+      async () =>
+        (await sqlQuery<{ n: number }>(app, SYSTEM, "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >= 2,
+      { timeoutMs: 60_000, message: "checked epochs on the catalog node" },
+    );
+    await allFolded("every committed epoch folded");
+  });
+
+  test("every natsmon stream and bucket on the sink is R3", async () => {
+    const jsm = await jetstreamManager(app);
+    const cat = nodeAssets("cat");
+    for (const name of [
+      systemAssets(SYSTEM).scrapeStream,
+      `KV_${systemAssets(SYSTEM).findingsBucket}`,
+      cat.outboxStream,
+      `KV_${cat.deliveredBucket}`,
+      cat.deliveryLogStream,
+    ]) {
+      assert.equal((await jsm.streams.info(name)).config.num_replicas, 3, name);
+    }
+  });
+
+  test("a stopped cluster server loses no epoch", async () => {
+    const before = await allFolded("epochs folded before the stop");
+    const n3 = cluster.nodes.find((n) => n.name === "n3")!;
+    await n3.stop();
+    await waitFor(async () => (await commitCount()) >= before + 3, {
+      timeoutMs: 60_000,
+      message: "three more epochs with n3 down",
+    });
+    await n3.start();
+    await cluster.waitForMeta();
+    const after = await allFolded("every epoch committed while n3 was down is folded");
+    assert.ok(after >= before + 3, `${before} epochs before the stop, ${after} after`);
+    const folded = await foldedEpochs();
+    assert.equal(folded.distinct, folded.epochs.length);
+  });
+
+  test("a catalog node killed with SIGKILL and restarted resumes where it left off, nothing twice", async () => {
+    await catalog.kill("SIGKILL");
+    const committed = await commitCount();
+    await waitFor(async () => (await commitCount()) >= committed + 3, {
+      timeoutMs: 60_000,
+      message: "epochs committed while the catalog node is down",
+    });
+    catalog = spawnNatsmon(["run", "--config", catalogConfig]);
+    await catalog.waitForUrl();
+    await allFolded("the backlog folded after the restart");
+    const folded = await foldedEpochs();
+    assert.equal(folded.distinct, folded.epochs.length, "no epoch folded twice");
+  });
+});
