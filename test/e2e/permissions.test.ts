@@ -1,0 +1,161 @@
+/**
+ * Authorization by subject permissions (spec: Authentication items 1 and 4) on a real
+ * nats-server with accounts and per-user permissions as the sink. natsmon itself runs as a
+ * user holding exactly the grants the README lists; an operator gives one user the finding
+ * feed only, another every system's db.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
+import { systemSubjects, type FindingTransition } from "../../src/protocol/index.ts";
+import { callApi, sqlQuery } from "../harness/api-client.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const S = systemSubjects("prod");
+
+/**
+ * The grants the README lists for natsmon's own user on a restricted sink, for node `guarded`
+ * serving system `prod`. Subject wildcards match whole tokens only, so the KV buckets are named.
+ */
+const NATSMON_GRANTS = {
+  publish: [
+    "$MON.>",
+    "$JS.API.>",
+    "$JS.ACK.>",
+    "$JS.FC.>",
+    "$KV.MON_FINDINGS_prod.>",
+    "$KV.MON_DELIVERED_guarded.>",
+    "_INBOX.>",
+    "$SRV.>",
+  ],
+  subscribe: ["$MON.>", "_INBOX.>", "$SRV.>"],
+};
+
+const list = (subjects: readonly string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(", ")}]`;
+
+function serverConfig(workDir: string): string {
+  return [
+    "server_name: guarded",
+    "listen: 127.0.0.1:-1",
+    `ports_file_dir: ${JSON.stringify(workDir)}`,
+    `jetstream { store_dir: ${JSON.stringify(join(workDir, "js"))} }`,
+    "accounts {",
+    "  SYS: { users: [{user: sys, password: sys}] }",
+    "  MON: {",
+    "    jetstream: enabled",
+    "    users: [",
+    `      {user: natsmon, password: natsmon, permissions: {publish: {allow: ${list(NATSMON_GRANTS.publish)}}, subscribe: {allow: ${list(NATSMON_GRANTS.subscribe)}}}}`,
+    `      {user: feed, password: feed, permissions: {publish: {deny: [">"]}, subscribe: {allow: ["$MON.sys.prod.feed.finding.>"]}}}`,
+    `      {user: analyst, password: analyst, permissions: {publish: {allow: ["$MON.sys.*.db.>"]}, subscribe: {allow: ["_INBOX.>"]}}}`,
+    "      {user: app, password: app}",
+    "    ]",
+    "  }",
+    "}",
+    "system_account: SYS",
+    "",
+  ].join("\n");
+}
+
+describe("subject permissions on the sink", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let server: NatsServerProcess;
+  let node: NatsmonProcess;
+  let analyst: NatsConnection;
+  let feed: NatsConnection;
+  const received: FindingTransition[] = [];
+
+  before(async () => {
+    dir = await tempDir();
+    const workDir = join(dir.path, "nats");
+    server = await startNatsServer({ workDir, configText: serverConfig(workDir) });
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: guarded, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        `sink: {url: ${JSON.stringify(server.clientUrl)}, user: natsmon, password: natsmon}`,
+        "system:",
+        "  id: prod",
+        `  nats: {url: ${JSON.stringify(server.clientUrl)}, user: sys, password: sys}`,
+        "scraper: {interval: 1s}",
+        "notifications:",
+        '  webhook: [{name: hook, url: "http://127.0.0.1:9/never", enabled: false, subscriptions: ["*"]}]',
+      ].join("\n"),
+    );
+    node = spawnNatsmon(["run", "--config", config]);
+    await node.waitForUrl();
+    analyst = await connect({ servers: server.clientUrl, user: "analyst", pass: "analyst" });
+    feed = await connect({ servers: server.clientUrl, user: "feed", pass: "feed" });
+    const sub = feed.subscribe(S.feedFindingAll);
+    void (async () => {
+      for await (const m of sub) received.push(m.json<FindingTransition>());
+    })();
+    await waitFor(
+      async () =>
+        (await sqlQuery<{ n: number }>(analyst, "prod", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >=
+        2,
+      { timeoutMs: 30_000, message: "natsmon indexing and checking with only its listed grants" },
+    );
+  });
+
+  after(async () => {
+    await analyst?.close();
+    await feed?.close();
+    await node?.kill("SIGTERM");
+    await server?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("natsmon runs with only the grants the README lists: its streams, buckets and delivery log exist", async () => {
+    const app = await connect({ servers: server.clientUrl, user: "app", pass: "app" });
+    try {
+      const names: string[] = [];
+      for await (const name of (await jetstreamManager(app)).streams.names()) names.push(name);
+      for (const name of [
+        "MON_SCRAPE_prod",
+        "KV_MON_FINDINGS_prod",
+        "MON_OUTBOX_guarded",
+        "KV_MON_DELIVERED_guarded",
+        "webhook-deliveries_guarded",
+      ]) {
+        assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("a user allowed only the finding feed receives transitions and is refused a db.query", async () => {
+    // A stream at its message limit fires jetstream-003 once the baseline exists.
+    const app = await connect({ servers: server.clientUrl, user: "app", pass: "app" });
+    try {
+      await (await jetstreamManager(app)).streams.add({ name: "FULL", subjects: ["full.>"], max_msgs: 10 });
+      const js = jetstream(app);
+      for (let i = 0; i < 10; i++) await js.publish(`full.${i}`, "x");
+    } finally {
+      await app.close();
+    }
+    const fired = await waitFor(() => received.find((t) => t.code === "jetstream-003"), {
+      timeoutMs: 30_000,
+      message: "jetstream-003 on the feed user's subscription",
+    });
+    assert.equal(fired.status, "firing");
+    await assert.rejects(
+      feed.request(S.dbQuery, JSON.stringify({ sql: "SELECT 1" }), { timeout: 2_000 }),
+      /permission|timeout/i,
+    );
+  });
+
+  test("a user granted every system's db queries, and cannot toggle the scraper", async () => {
+    const rows = await sqlQuery<{ n: number }>(analyst, "prod", "SELECT count(*) AS n FROM hx.epochs");
+    assert.ok(rows[0]!.n >= 2);
+    await assert.rejects(callApi(analyst, S.opsScraperToggle, { paused: true }), /permission|timeout/i);
+  });
+});
