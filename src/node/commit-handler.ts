@@ -93,7 +93,10 @@ export async function handleCommit(
     await delivery.ack();
   } catch (err) {
     // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
-    log.error({ err }, "epoch not completed (fold, checks, baseline or outbox failed); its marker is retried");
+    log.error(
+      { err },
+      "epoch not completed (fold, checks, baseline or outbox failed); its marker is retried",
+    );
     delivery.nak(RETRY_MS);
   }
 }
