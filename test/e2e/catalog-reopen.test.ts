@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdir, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
@@ -78,4 +79,26 @@ describe("a node with two systems, one of whose catalogs will not open", () => {
     assert.equal((await ping()).systems.find((s) => s.id === "west")?.catalog_error, undefined);
     assert.ok((await epochs("east")) >= 2, "east went on throughout");
   });
+});
+
+test("a node serving no system answers $MON.ping under its hostname, with no systems", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    config,
+    [
+      `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+      "sink: {embedded: {port: -1}}",
+      "systems: []",
+    ].join("\n"),
+  );
+  await using node = spawnNatsmon(["run", "--config", config]);
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    const reply = (await nc.request(PING_SUBJECT, "", { timeout: 2000 })).json<DiscoveryReply>();
+    assert.equal(reply.node_id, hostname());
+    assert.deepEqual(reply.systems, []);
+  } finally {
+    await nc.close();
+  }
 });
