@@ -15,6 +15,7 @@ import { headers, type NatsConnection } from "@nats-io/nats-core";
 import {
   API_VERSION_HEADER,
   nodeSubjects,
+  systemSubjects,
   type NatsInfoReply,
   type PprofReply,
   type VersionCheckReply,
@@ -163,6 +164,18 @@ describe("node ops endpoints", () => {
       'endpoint="ops.version",outcome="ok"',
     );
     assert.ok(requests >= 2);
+  });
+
+  test("feed.memory stays silent while the memory profiler is disabled (the default)", async () => {
+    const samples: unknown[] = [];
+    const sub = nc.subscribe(systemSubjects("local").feedMemory, { callback: (_, m) => samples.push(m) });
+    const count = async () =>
+      (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.epochs"))[0]!.n;
+    const start = await count();
+    // Three scrape intervals (1 s each) pass: longer than the profiler's 2 s default interval.
+    await waitFor(async () => (await count()) >= start + 3, { message: "three more epochs" });
+    sub.unsubscribe();
+    assert.deepEqual(samples, []);
   });
 
   test("an unsupported Monitor-Api-Version is refused with 400 on node endpoints too", async () => {
