@@ -19,7 +19,7 @@ export interface Api extends AsyncDisposable {
     systemId: string,
     handlers: Readonly<Record<string, ApiHandler | StreamHandler>>,
   ): Promise<void>;
-  /** Registers each handler on its node-space subject (`$MON.node.<node_id>.<action>`). */
+  /** Registers each handler on its node-space subject (protocol/nodeSubject: `node.<node_id>.<action>`). */
   addNodeEndpoints(handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
 }
 

@@ -168,7 +168,9 @@ describe("node ops endpoints", () => {
 
   test("feed.memory stays silent while the memory profiler is disabled (the default)", async () => {
     const samples: unknown[] = [];
-    const sub = nc.subscribe(systemSubjects("local").feedMemory, { callback: (_, m) => samples.push(m) });
+    const sub = nc.subscribe(systemSubjects("local").feedMemory, {
+      callback: (_, m) => void samples.push(m),
+    });
     const count = async () =>
       (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.epochs"))[0]!.n;
     const start = await count();
