@@ -10,27 +10,13 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
+import type { NatsServerProcess } from "../../src/bus/index.ts";
+import { MONITOR, startAuthToggleServer } from "../harness/auth-toggle-server.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { subscribeFindingFeed, transitionTail, type FindingFeed } from "../harness/finding-feed.ts";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { portOf } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
-
-const MONITOR = { user: "mon", password: "mon-secret" };
-
-function serverConfig(workDir: string, port: number, auth: boolean): string {
-  return [
-    "server_name: open1",
-    "host: 127.0.0.1",
-    `port: ${port}`,
-    `ports_file_dir: ${JSON.stringify(workDir)}`,
-    'system_account: "$G"',
-    ...(auth ? [`authorization { user: ${MONITOR.user}, password: ${MONITOR.password} }`] : []),
-    "",
-  ].join("\n");
-}
 
 describe("a server that stops requiring authentication", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -38,20 +24,15 @@ describe("a server that stops requiring authentication", () => {
   let node: NatsmonProcess;
   let nc: NatsConnection;
   let feed: FindingFeed;
-
   /** Rewrites the server's configuration and has it reload, as `nats-server --signal reload` does. */
-  async function reload(auth: boolean): Promise<void> {
-    await writeFile(
-      join(server.workDir, "nats-server.conf"),
-      serverConfig(server.workDir, portOf(server.clientUrl), auth),
-    );
-    server.kill("SIGHUP");
-  }
+  let reload: (auth: boolean) => Promise<void>;
 
   before(async () => {
     dir = await tempDir();
     const workDir = join(dir.path, "open1");
-    server = await startNatsServer({ workDir, configText: serverConfig(workDir, -1, true) });
+    let toggle;
+    ({ server, setAuth: toggle } = await startAuthToggleServer(workDir));
+    reload = toggle;
     const config = join(dir.path, "natsmon.yaml");
     await writeFile(
       config,

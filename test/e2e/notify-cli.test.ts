@@ -11,28 +11,16 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
+import type { NatsServerProcess } from "../../src/bus/index.ts";
+import { MONITOR, startAuthToggleServer } from "../harness/auth-toggle-server.ts";
 import type { DeliveryLogEntry, WebhookMessage } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../harness/http-receiver.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { portOf } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
 const SECRET = "s3cret";
-
-function serverConfig(workDir: string, port: number, auth: boolean): string {
-  return [
-    "server_name: open1",
-    "host: 127.0.0.1",
-    `port: ${port}`,
-    `ports_file_dir: ${JSON.stringify(workDir)}`,
-    'system_account: "$G"',
-    ...(auth ? ["authorization { user: mon, password: mon-secret }"] : []),
-    "",
-  ].join("\n");
-}
 
 const signed = (req: ReceivedRequest) =>
   req.headers["x-hub-signature-256"] ===
@@ -47,13 +35,16 @@ describe("natsmon notify and deliveries commands", () => {
   let config: string;
   let url: string;
   let delivered: ReceivedRequest;
+  let setAuth: (auth: boolean) => Promise<void>;
 
   before(async () => {
     dir = await tempDir();
     receiver = await startHttpReceiver();
     receiver.respondWith((req) => ({ status: req.path === "/broken" ? 500 : 200, body: "nope" }));
     const workDir = join(dir.path, "open1");
-    server = await startNatsServer({ workDir, configText: serverConfig(workDir, -1, true) });
+    const toggle = await startAuthToggleServer(workDir);
+    server = toggle.server;
+    setAuth = toggle.setAuth;
     config = join(dir.path, "natsmon.yaml");
     await writeFile(
       config,
@@ -62,7 +53,7 @@ describe("natsmon notify and deliveries commands", () => {
         "sink: {embedded: {port: -1}}",
         "system:",
         "  id: open",
-        `  nats: {url: ${JSON.stringify(server.clientUrl)}, user: mon, password: mon-secret}`,
+        `  nats: {url: ${JSON.stringify(server.clientUrl)}, user: ${MONITOR.user}, password: ${MONITOR.password}}`,
         "scraper: {interval: 1s}",
         "notifications:",
         "  webhook:",
@@ -78,11 +69,7 @@ describe("natsmon notify and deliveries commands", () => {
         (await sqlQuery<{ n: number }>(nc, "open", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >= 2,
       { timeoutMs: 30_000, message: "two checked epochs" },
     );
-    await writeFile(
-      join(workDir, "nats-server.conf"),
-      serverConfig(workDir, portOf(server.clientUrl), false),
-    );
-    server.kill("SIGHUP");
+    await setAuth(false);
     delivered = await waitFor(
       () =>
         receiver.requests.find(

@@ -6,11 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import {
   API_VERSION_HEADER,
@@ -21,9 +18,10 @@ import {
   type VersionCheckReply,
   type VersionReply,
 } from "../../src/protocol/index.ts";
-import { callApi, sqlQuery } from "../harness/api-client.ts";
+import { callApi } from "../harness/api-client.ts";
 import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { countRows, spawnLocalNode } from "../harness/local-node.ts";
+import type { NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -51,25 +49,11 @@ describe("node ops endpoints", () => {
       status: 200,
       body: JSON.stringify({ name: "natsmon", version: "99.0.0" }),
     }));
-    const config = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      config,
-      [
-        `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
-        "sink: {embedded: {port: -1}}",
-        "scraper: {interval: 1s}",
-      ].join("\n"),
-    );
-    node = spawnNatsmon(["run", "--config", config], { NATSMON_UPDATE_REGISTRY: registry.url });
-    nc = await connect({ servers: await node.waitForUrl() });
-    await waitFor(
-      async () =>
-        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n >= 1,
-      {
-        timeoutMs: 30_000,
-        message: "a checked epoch",
-      },
-    );
+    ({ node, nc } = await spawnLocalNode(dir.path, [], { NATSMON_UPDATE_REGISTRY: registry.url }));
+    await waitFor(async () => (await countRows(nc, "local", "hx.check_runs")) >= 1, {
+      timeoutMs: 30_000,
+      message: "a checked epoch",
+    });
   });
 
   after(async () => {
@@ -171,8 +155,7 @@ describe("node ops endpoints", () => {
     const sub = nc.subscribe(systemSubjects("local").feedMemory, {
       callback: (_, m) => void samples.push(m),
     });
-    const count = async () =>
-      (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.epochs"))[0]!.n;
+    const count = () => countRows(nc, "local", "hx.epochs");
     const start = await count();
     // Three scrape intervals (1 s each) pass: longer than the profiler's 2 s default interval.
     await waitFor(async () => (await count()) >= start + 3, { message: "three more epochs" });

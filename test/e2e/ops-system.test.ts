@@ -4,10 +4,7 @@
  * monitoring its embedded server. Shapes are natsmon's (src/protocol/ops-payloads.ts).
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import {
   systemSubjects,
@@ -16,7 +13,8 @@ import {
   type OpsStorageReply,
 } from "../../src/protocol/index.ts";
 import { callApi, sqlQuery } from "../harness/api-client.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { countRows, spawnLocalNode } from "../harness/local-node.ts";
+import type { NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -30,30 +28,17 @@ describe("ops.sizing, ops.memory, ops.storage, usage.record and feed.memory", ()
 
   before(async () => {
     dir = await tempDir();
-    const config = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      config,
-      [
-        `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
-        "sink: {embedded: {port: -1}}",
-        "scraper: {interval: 1s}",
-        "db: {memory-limit: 512MB, threads: 2, memory-profile: {enabled: true, interval: 200ms}}",
-      ].join("\n"),
-    );
-    node = spawnNatsmon(["run", "--config", config]);
-    nc = await connect({ servers: await node.waitForUrl() });
+    ({ node, nc } = await spawnLocalNode(dir.path, [
+      "db: {memory-limit: 512MB, threads: 2, memory-profile: {enabled: true, interval: 200ms}}",
+    ]));
     const sub = nc.subscribe(subjects.feedMemory);
     void (async () => {
       for await (const m of sub) samples.push(m.json<OpsMemoryReply>());
     })();
-    await waitFor(
-      async () =>
-        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.epochs"))[0]!.n >= 1,
-      {
-        timeoutMs: 30_000,
-        message: "a folded epoch",
-      },
-    );
+    await waitFor(async () => (await countRows(nc, "local", "hx.epochs")) >= 1, {
+      timeoutMs: 30_000,
+      message: "a folded epoch",
+    });
   });
 
   after(async () => {
