@@ -108,10 +108,13 @@ export async function serveArrowStream(
     return { status, rows, chunks: seq };
   };
 
+  // A shutdown must not wait for a slow client's acks: the stream ends with its trailer.
+  const release = () => acks.release();
   try {
     scan = await open(abort.signal);
-    // A shutdown must not wait for a slow client's acks: the stream ends with its trailer.
-    scan.stopped?.addEventListener("abort", () => acks.release(), { once: true });
+    // The source's signal lives as long as the catalog: the listener goes in `finally`, or
+    // it would keep every finished stream's scan (and its buffers) alive.
+    scan.stopped?.addEventListener("abort", release, { once: true });
     if (scan.stopped?.aborted) acks.release();
     const encoder = new IpcMessageEncoder(scan.schema, options.compression);
     if (!(await send(encoder.schemaMessage))) return stopped();
@@ -149,6 +152,7 @@ export async function serveArrowStream(
     publishTrailer(nc, replyTo, trailer);
     return { status: "error", code: failure.code, description: failure.message };
   } finally {
+    scan?.stopped?.removeEventListener("abort", release);
     acks.close();
     await scan?.close();
   }

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { StreamFailedError, readArrowStream } from "../../../src/cli/index.ts";
 import { ServiceErrorHeader, StreamHeader, type StreamErrorTrailer } from "../../../src/protocol/index.ts";
@@ -209,6 +210,41 @@ describe("db.query.stream flow control and limits", () => {
       (err: unknown) =>
         err instanceof StreamFailedError && err.code === 400 && /Monitor-Api-Version 2/.test(err.message),
     );
+  });
+
+  test("finished streams leave no listener on the catalog's closing signal (nothing keeps their scans alive)", async () => {
+    const listeners = () => getEventListeners(f.catalog.closingSignal, "abort").length;
+    const before = listeners();
+    // One that ends, one cancelled by its client, one failing mid-scan.
+    const ended = await readArrowStream(
+      f.nc,
+      f.subjects.dbQueryStream,
+      { sql: "SELECT * FROM range(50000)" },
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    for await (const _ of ended);
+    const cancelled = await readArrowStream(
+      f.nc,
+      f.subjects.dbQueryStream,
+      { sql: LONG },
+      { timeoutMs: 10_000 },
+    );
+    for await (const _ of cancelled) break;
+    const failing =
+      "SELECT CASE WHEN range = 150000 THEN error('boom') ELSE range END AS v FROM range(200000)";
+    await assert.rejects(async () => {
+      const stream = await readArrowStream(
+        f.nc,
+        f.subjects.dbQueryStream,
+        { sql: failing },
+        { timeoutMs: 10_000 },
+      );
+      for await (const _ of stream);
+    }, StreamFailedError);
+    await waitFor(() => f.catalog.pools().readers.busy === 0, { message: "every scan to close" });
+    assert.equal(listeners(), before);
   });
 
   test("503 error trailer while the catalog is not open", async () => {
