@@ -128,8 +128,8 @@ export class StringBuilder implements ColumnBuilder {
 
   finish(): Data {
     const length = this.rows;
-    const valueOffsets = this.offsets.slice(0, length + 1);
-    this.offsets = new Int32Array(INITIAL_CAPACITY + 1);
+    // Like the other buffers, valid until the next append (ColumnBuilder.finish).
+    const valueOffsets = this.offsets.subarray(0, length + 1);
     this.rows = 0;
     const props = { length, valueOffsets, data: this.values.take(), ...this.validity.take() };
     return this.type instanceof Utf8
