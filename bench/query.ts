@@ -9,29 +9,34 @@
  * 2. Starts a real natsmon node on the original (a separate process with an embedded bus,
  *    catalog role only, so nothing else runs there) and opens the copy in this process.
  * 3. Interleaves, run by run so a change in the machine's load hits both sides alike:
- *    - the 1M-row result over db.query.stream (request, every chunk received, decoded and
- *      acked, trailer) against the same result converted to Arrow IPC in-process
+ *    - the 1M-row result over db.query.stream, read by a client in its own process
+ *      (bench/query-client.ts: request, every chunk received and acked, with and without
+ *      decoding, trailer) against the same result converted to Arrow IPC in-process
  *      (catalog's scanToIpc: openArrowScan + the IPC stream writer, batches as large as the
  *      server's chunks),
  *      for compression none, lz4 and zstd;
  *    - db.query round trips of a 1,000-row result against runReadOnlyQuery in-process.
  *
- * Prints medians, rows/s and MB/s, and the ratios (stream / in-process rows/s, target
+ * Prints medians, rows/s and MB/s, the CPU time of each process (node, its nats-server,
+ * client: where the stream's time goes), and the ratios (stream / in-process rows/s, target
  * ≥ 0.70; db.query round trip / in-process, target < 1.5x), and the load average, since
  * other work on the machine skews every figure. Asserts nothing.
  *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 npm run bench:query
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { openCatalog, runReadOnlyQuery, scanToIpc, type Catalog } from "../src/catalog/index.ts";
-import { readArrowStream } from "../src/cli/stream-client.ts";
 import type { DbConfig } from "../src/config/index.ts";
 import { END_OF_STREAM } from "../src/lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects, type StreamCompression } from "../src/protocol/index.ts";
 import { spawnNatsmon } from "../test/harness/natsmon-process.ts";
+import type { StreamJob, StreamResult } from "./query-client.ts";
 import { tempDir } from "../test/harness/temp-dir.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -91,6 +96,8 @@ interface Run {
   bytes: number;
   chunks: number;
   ms: number;
+  /** CPU ms per process during a stream run. */
+  cpu?: { node: number; nats: number; client: number };
 }
 
 async function time(call: () => Promise<Omit<Run, "ms">>): Promise<Run> {
@@ -99,27 +106,70 @@ async function time(call: () => Promise<Omit<Run, "ms">>): Promise<Run> {
   return { ...result, ms: performance.now() - t0 };
 }
 
-/**
- * db.query.stream end to end: request, every chunk received and acked, trailer. `decoded`
- * also decodes each chunk into a record batch, work the in-process side does not do: the
- * undecoded run is the like-for-like comparison (Arrow IPC produced vs delivered), the
- * decoded one what a client that reads every value sees.
- */
-function streamRun(nc: NatsConnection, compression: StreamCompression, decoded: boolean): Promise<Run> {
-  return time(async () => {
-    const subject = systemSubjects(SYSTEM).dbQueryStream;
-    const stream = await readArrowStream(nc, subject, { sql: BIG_SQL, compression }, { timeoutMs: 60_000 });
-    let rows = 0;
-    let chunks = 1;
-    if (decoded) for await (const batch of stream) rows += batch.numRows;
-    else for await (const _ of stream.chunks()) chunks++;
-    const totals = stream.totals;
-    if (!totals) throw new Error("stream: no end trailer");
-    if (decoded ? totals.rows !== rows : totals.chunks !== chunks) {
-      throw new Error(`stream: ${rows} rows / ${chunks} chunks, trailer ${totals.rows} / ${totals.chunks}`);
+/** Linux: a process's CPU time (user + system), in ms, from /proc; 0 elsewhere. */
+async function cpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Linux: the pid of `parent`'s child process named `name` (the node's embedded nats-server). */
+async function childNamed(parent: number, name: string): Promise<number | undefined> {
+  for (const entry of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const open = stat.indexOf(" (");
+    const close = stat.lastIndexOf(") ");
+    if (open < 0 || close < 0) continue;
+    if (stat.slice(open + 2, close) === name && Number(stat.slice(close + 2).split(" ")[1]) === parent) {
+      return Number(entry);
     }
-    return { rows: totals.rows, bytes: totals.bytes, chunks: totals.chunks };
-  });
+  }
+  return undefined;
+}
+
+/** The forked stream client (bench/query-client.ts) and the node's processes, for CPU figures. */
+interface StreamSide {
+  readonly client: ChildProcess;
+  readonly nodePid: number | undefined;
+  readonly natsPid: number | undefined;
+}
+
+/**
+ * db.query.stream end to end, by the client process: request, every chunk received and
+ * acked, trailer. `decoded` also decodes each chunk into a record batch, work the
+ * in-process side does not do: the undecoded run is the like-for-like comparison (Arrow
+ * IPC produced vs delivered), the decoded one what a client that reads every value sees.
+ * Also takes the CPU time each process spent: the node, its nats-server and the client.
+ */
+async function streamRun(side: StreamSide, compression: StreamCompression, decoded: boolean): Promise<Run> {
+  const job: StreamJob = {
+    subject: systemSubjects(SYSTEM).dbQueryStream,
+    sql: BIG_SQL,
+    compression,
+    decoded,
+  };
+  const node0 = await cpuMs(side.nodePid);
+  const nats0 = await cpuMs(side.natsPid);
+  const answer = once(side.client, "message") as Promise<[StreamResult]>;
+  side.client.send(job);
+  const [result] = await answer;
+  if (!result.ok) throw new Error(`stream client: ${result.error}`);
+  return {
+    rows: result.rows,
+    bytes: result.bytes,
+    chunks: result.chunks,
+    ms: result.ms,
+    cpu: {
+      node: (await cpuMs(side.nodePid)) - node0,
+      nats: (await cpuMs(side.natsPid)) - nats0,
+      client: result.cpuMs,
+    },
+  };
 }
 
 /**
@@ -129,13 +179,20 @@ function streamRun(nc: NatsConnection, compression: StreamCompression, decoded: 
  */
 function inProcessRun(catalog: Catalog, compression: StreamCompression, batchRows: number): Promise<Run> {
   return time(async () => {
+    const cpu0 = process.cpuUsage();
     const result = await scanToIpc(
       catalog,
       { sql: BIG_SQL },
       { compression, batchRows, stepTimeoutMs: 120_000, onMessage: () => undefined },
     );
+    const cpu = process.cpuUsage(cpu0);
     // The end-of-stream marker is no chunk of the stream: count what the trailer counts.
-    return { rows: result.rows, bytes: result.bytes - END_OF_STREAM.byteLength, chunks: result.batches + 1 };
+    return {
+      rows: result.rows,
+      bytes: result.bytes - END_OF_STREAM.byteLength,
+      chunks: result.batches + 1,
+      cpu: { node: (cpu.user + cpu.system) / 1000, nats: 0, client: 0 },
+    };
   });
 }
 
@@ -167,6 +224,10 @@ function printTable(head: readonly string[], rows: readonly (readonly string[])[
 function figureRow(label: string, runs: readonly Run[]): string[] {
   const ms = median(runs.map((r) => r.ms));
   const { rows, bytes, chunks } = runs[0]!;
+  const cpu = (pick: (c: NonNullable<Run["cpu"]>) => number) => {
+    const figure = median(runs.map((r) => (r.cpu ? pick(r.cpu) : 0)));
+    return figure > 0 ? fmt(figure, 0) : "-";
+  };
   return [
     label,
     fmt(rows, 0),
@@ -175,10 +236,13 @@ function figureRow(label: string, runs: readonly Run[]): string[] {
     fmt(ms, 0),
     fmt(rows / (ms / 1000) / 1e6, 2),
     fmt(bytes / 1e6 / (ms / 1000)),
+    cpu((c) => c.node),
+    cpu((c) => c.nats),
+    cpu((c) => c.client),
   ];
 }
 
-async function bigResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
+async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
   const stream = new Map<StreamCompression, Run[]>();
   const decoded = new Map<StreamCompression, Run[]>();
   const local = new Map<StreamCompression, Run[]>();
@@ -186,7 +250,7 @@ async function bigResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
   // Warm-up: one stream run per compression, which also tells the rows per chunk the
   // server chose (sized to the bus's max_payload); in-process batches use the same size.
   for (const c of STREAM_COMPRESSIONS) {
-    const warm = await streamRun(nc, c, true);
+    const warm = await streamRun(side, c, true);
     batchRows.set(c, Math.ceil(warm.rows / Math.max(1, warm.chunks - 1)));
     await inProcessRun(catalog, c, batchRows.get(c)!);
     stream.set(c, []);
@@ -196,20 +260,23 @@ async function bigResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
     for (const c of STREAM_COMPRESSIONS) {
       local.get(c)!.push(await inProcessRun(catalog, c, batchRows.get(c)!));
-      stream.get(c)!.push(await streamRun(nc, c, false));
-      decoded.get(c)!.push(await streamRun(nc, c, true));
+      stream.get(c)!.push(await streamRun(side, c, false));
+      decoded.get(c)!.push(await streamRun(side, c, true));
     }
   }
   console.log(
     `\n${fmt(ROWS, 0)}-row result as Arrow IPC (median of ${RUNS} interleaved runs after a warm-up)`,
   );
   printTable(
-    ["", "rows", "chunks", "MB", "ms", "M rows/s", "MB/s"],
+    ["", "rows", "chunks", "MB", "ms", "M rows/s", "MB/s", "CPU ms: node", "nats-server", "client"],
     STREAM_COMPRESSIONS.flatMap((c) => [
       figureRow(`in-process ${c}`, local.get(c)!),
       figureRow(`db.query.stream ${c}`, stream.get(c)!),
       figureRow(`  + client decodes ${c}`, decoded.get(c)!),
     ]),
+  );
+  console.log(
+    "(CPU: the node's process, or the bench process for in-process; the node's nats-server; the client process)",
   );
   console.log(
     "\nratio db.query.stream / in-process, rows/s (target ≥ 0.70); in brackets with the client decoding each batch",
@@ -281,14 +348,22 @@ async function main(): Promise<void> {
   const url = await node.waitForUrl(60_000);
   await using catalog = await openCatalog({ path: join(localDir, `${SYSTEM}.duckdb`), db: DB });
   const nc = await connect({ servers: url });
+  const nodePid = node.child.pid;
+  const client = fork(fileURLToPath(new URL("./query-client.ts", import.meta.url)), [url]);
+  const side: StreamSide = {
+    client,
+    nodePid,
+    natsPid: nodePid === undefined ? undefined : await childNamed(nodePid, "nats-server"),
+  };
   try {
     console.log(`load average before: ${load()}`);
-    await bigResult(nc, catalog);
+    await bigResult(side, catalog);
     await smallResult(nc, catalog);
     console.log(
       `\nload average after: ${load()} (${availableParallelism()} CPUs: a load above that means other work shared them)`,
     );
   } finally {
+    client.disconnect();
     await nc.close();
   }
 }
