@@ -29,8 +29,20 @@ export interface EpochInput {
   readonly replies: readonly ScrapeReply[];
 }
 
+/**
+ * Where a fold's time went, in ms: `build` turns the replies into rows (the entity kinds,
+ * keys, _opts comparison, value conversion), `fill` puts them into DataChunks, `append`
+ * hands the chunks to the Appender (main.ips upsert included), `commit` is DuckDB's COMMIT.
+ */
+export interface FoldPhases {
+  readonly build: number;
+  readonly fill: number;
+  readonly append: number;
+  readonly commit: number;
+}
+
 export type FoldResult =
-  | { readonly status: "folded"; readonly rows: number; readonly ms: number }
+  | { readonly status: "folded"; readonly rows: number; readonly ms: number; readonly phases: FoldPhases }
   | { readonly status: "skipped"; readonly reason: "already-folded" };
 
 /**
@@ -60,6 +72,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       await con.run("ROLLBACK");
       return { status: "skipped", reason: "already-folded" };
     }
+    const building = performance.now();
     const ctx = new FoldContext(writer.tables, writer.keys, epoch);
     const replies = groupReplies(input.replies);
     const serverPks = foldServers(ctx, replies);
@@ -73,12 +86,14 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldServices(ctx, replies);
     // main.ips needs nothing appended: DuckDB upserts it while this thread fills the chunks.
     const ips = await startIpsUpsert(con, epoch, connections);
+    const filling = performance.now();
     let failed: Error | undefined;
     try {
       ctx.prepareAll();
     } catch (err) {
       failed = err instanceof Error ? err : new Error(String(err));
     }
+    const appending = performance.now();
     // Settled before anything else runs on the connection, whatever happened here.
     await ips.done;
     if (failed) throw failed;
@@ -115,7 +130,9 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     if (late.length > 0) values = epochs.convert({ ...row, errors: [...errors, ...late] }, "", () => {});
     epochs.push(values);
     await epochs.appendTo(con);
+    const committing = performance.now();
     await con.run("COMMIT");
+    const committed = performance.now();
     // DuckDB answers COMMIT with success even when an earlier error had aborted the
     // transaction (it rolls back instead). Every error above throws before COMMIT, but the
     // fold does not take success on trust: the epoch row must be there.
@@ -123,7 +140,13 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       throw new Error(`commit marker ${input.markerSeq}: COMMIT reported success but the epoch is not there`);
     }
     ctx.publishKeys();
-    return { status: "folded", rows: rows + 1, ms: performance.now() - started };
+    const phases = {
+      build: filling - building,
+      fill: appending - filling,
+      append: committing - appending,
+      commit: committed - committing,
+    };
+    return { status: "folded", rows: rows + 1, ms: performance.now() - started, phases };
   } catch (err) {
     await con.run("ROLLBACK").catch(() => undefined);
     // The staged keys die with the fold (the committed cache was never touched). Reloading

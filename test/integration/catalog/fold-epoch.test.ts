@@ -18,6 +18,12 @@ test("the lab's 2.9.10 epoch lands 6 servers, 9 streams and 6 consumers, one row
   assert.equal(epoch?.parts, 18);
   assert.deepEqual(epoch?.servers_answered, LAB_SERVERS);
   assert.equal(result.status === "folded" && result.rows, (epoch?.rows as number) + 1);
+  // Each phase was timed, and together they fit in the fold's time.
+  assert.ok(result.status === "folded");
+  const { build, fill, append, commit } = result.phases;
+  const phases = [build, fill, append, commit];
+  assert.ok(phases.every((ms) => ms >= 0));
+  assert.ok(phases.reduce((a, b) => a + b, 0) <= result.ms);
 
   assert.deepEqual(
     await q(t.catalog, "SELECT server, cluster, meta_leader, healthz_status FROM hx.servers ORDER BY server"),
