@@ -234,8 +234,9 @@ async function startScan(
         if (closed) return;
         closed = true;
         pending = undefined;
-        // A chunk still being fetched holds the connection: wait for it (an abort
-        // interrupts it) before the connection goes back to its pool.
+        // A chunk still being fetched holds the connection: stop it (nobody will read it)
+        // and wait for the call to return before the connection goes back to its pool.
+        if (ahead) interrupt();
         await ahead?.catch(() => undefined);
         ahead = undefined;
         cleanup();
