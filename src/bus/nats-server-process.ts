@@ -46,6 +46,8 @@ export async function startNatsServer(opts: {
   workDir: string;
   binary?: string;
   readyTimeoutMs?: number;
+  /** Variables added to this process's environment for the server (GOGC, GOMEMLIMIT…). */
+  env?: Readonly<Record<string, string>>;
 }): Promise<NatsServerProcess> {
   await mkdir(opts.workDir, { recursive: true });
   const confPath = join(opts.workDir, "nats-server.conf");
@@ -54,11 +56,13 @@ export async function startNatsServer(opts: {
   await writeFile(confPath, opts.configText);
   const binary = findNatsServer(opts.binary);
   const withDeathSignal = existsSync("/usr/bin/setpriv");
+  const spawnOptions = {
+    stdio: ["ignore", "ignore", "pipe"] as ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...opts.env },
+  };
   const child: ChildProcess = withDeathSignal
-    ? spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", binary, "-c", confPath], {
-        stdio: ["ignore", "ignore", "pipe"],
-      })
-    : spawn(binary, ["-c", confPath], { stdio: ["ignore", "ignore", "pipe"] });
+    ? spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", binary, "-c", confPath], spawnOptions)
+    : spawn(binary, ["-c", confPath], spawnOptions);
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-8192);

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { startEmbeddedSink } from "../../../src/bus/index.ts";
+import { EMBEDDED_GOGC } from "../../../src/bus/embedded-sink.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 
@@ -39,6 +40,28 @@ describe("the embedded sink", () => {
     const reply = await sys.request("$SYS.REQ.SERVER.PING.VARZ", "{}", { timeout: 2000 });
     assert.equal(reply.json<{ server: { name: string } }>().server.name, "natsmon-embedded");
     await sys.close();
+  });
+
+  test("runs the server with natsmon's GOGC, or the one natsmon's environment sets", async () => {
+    const goEnv = async (vars: Record<string, string | undefined>): Promise<string | undefined> => {
+      const saved = process.env.GOGC;
+      if (vars.GOGC === undefined) delete process.env.GOGC;
+      else process.env.GOGC = vars.GOGC;
+      try {
+        await using dir = await tempDir();
+        await using sink = await startEmbeddedSink(SINK, dir.path);
+        const environ = await readFile(`/proc/${sink.server.pid}/environ`, "utf8");
+        return environ
+          .split("\0")
+          .find((v) => v.startsWith("GOGC="))
+          ?.slice(5);
+      } finally {
+        if (saved === undefined) delete process.env.GOGC;
+        else process.env.GOGC = saved;
+      }
+    };
+    assert.equal(await goEnv({ GOGC: undefined }), EMBEDDED_GOGC);
+    assert.equal(await goEnv({ GOGC: "150" }), "150");
   });
 
   test("leaves no process behind when stopped", async () => {
