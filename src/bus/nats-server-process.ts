@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { createConnection } from "node:net";
@@ -56,8 +56,8 @@ export async function startNatsServer(opts: {
   await writeFile(confPath, opts.configText);
   const binary = findNatsServer(opts.binary);
   const withDeathSignal = existsSync("/usr/bin/setpriv");
-  const spawnOptions = {
-    stdio: ["ignore", "ignore", "pipe"] as ["ignore", "ignore", "pipe"],
+  const spawnOptions: SpawnOptions = {
+    stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...opts.env },
   };
   const child: ChildProcess = withDeathSignal

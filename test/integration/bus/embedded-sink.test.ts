@@ -43,10 +43,11 @@ describe("the embedded sink", () => {
   });
 
   test("runs the server with natsmon's GOGC, or the one natsmon's environment sets", async () => {
-    const goEnv = async (vars: Record<string, string | undefined>): Promise<string | undefined> => {
+    /** The GOGC the embedded server runs with when natsmon's own GOGC is `gogc`. */
+    const serverGogc = async (gogc: string | undefined): Promise<string | undefined> => {
       const saved = process.env.GOGC;
-      if (vars.GOGC === undefined) delete process.env.GOGC;
-      else process.env.GOGC = vars.GOGC;
+      if (gogc === undefined) delete process.env.GOGC;
+      else process.env.GOGC = gogc;
       try {
         await using dir = await tempDir();
         await using sink = await startEmbeddedSink(SINK, dir.path);
@@ -54,14 +55,14 @@ describe("the embedded sink", () => {
         return environ
           .split("\0")
           .find((v) => v.startsWith("GOGC="))
-          ?.slice(5);
+          ?.slice("GOGC=".length);
       } finally {
         if (saved === undefined) delete process.env.GOGC;
         else process.env.GOGC = saved;
       }
     };
-    assert.equal(await goEnv({ GOGC: undefined }), EMBEDDED_GOGC);
-    assert.equal(await goEnv({ GOGC: "150" }), "150");
+    assert.equal(await serverGogc(undefined), EMBEDDED_GOGC);
+    assert.equal(await serverGogc("150"), "150");
   });
 
   test("leaves no process behind when stopped", async () => {
