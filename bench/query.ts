@@ -21,7 +21,7 @@
  * client: where the stream's time goes), and the ratios (stream / in-process rows/s, target
  * ≥ 0.70; db.query round trip / in-process, target < 1.5x), and the load average, since
  * other work on the machine skews every figure. Asserts nothing.
- *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 npm run bench:query
+ *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 BENCH_COMPRESSIONS=none,lz4,zstd npm run bench:query
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -45,6 +45,16 @@ const SMALL_RUNS = Number(process.env.BENCH_SMALL_RUNS ?? 200);
 const SMALL_ROWS = 1_000;
 const SYSTEM = "bench";
 const BIG_SQL = "SELECT * FROM main.bench";
+/** Compressions to measure, comma-separated (default: all three). */
+const COMPRESSIONS: readonly StreamCompression[] = (
+  process.env.BENCH_COMPRESSIONS ?? STREAM_COMPRESSIONS.join(",")
+)
+  .split(",")
+  .map((c) => {
+    const known = STREAM_COMPRESSIONS.find((k) => k === c.trim());
+    if (!known) throw new Error(`BENCH_COMPRESSIONS: ${c} is none of ${STREAM_COMPRESSIONS.join(", ")}`);
+    return known;
+  });
 const SMALL_SQL = `SELECT * FROM main.bench LIMIT ${SMALL_ROWS}`;
 
 const DB: DbConfig = {
@@ -249,7 +259,7 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
   const batchRows = new Map<StreamCompression, number>();
   // Warm-up: one stream run per compression, which also tells the rows per chunk the
   // server chose (sized to the bus's max_payload); in-process batches use the same size.
-  for (const c of STREAM_COMPRESSIONS) {
+  for (const c of COMPRESSIONS) {
     const warm = await streamRun(side, c, true);
     batchRows.set(c, Math.ceil(warm.rows / Math.max(1, warm.chunks - 1)));
     await inProcessRun(catalog, c, batchRows.get(c)!);
@@ -258,7 +268,7 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
     local.set(c, []);
   }
   for (let i = 0; i < RUNS; i++) {
-    for (const c of STREAM_COMPRESSIONS) {
+    for (const c of COMPRESSIONS) {
       local.get(c)!.push(await inProcessRun(catalog, c, batchRows.get(c)!));
       stream.get(c)!.push(await streamRun(side, c, false));
       decoded.get(c)!.push(await streamRun(side, c, true));
@@ -269,7 +279,7 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
   );
   printTable(
     ["", "rows", "chunks", "MB", "ms", "M rows/s", "MB/s", "CPU ms: node", "nats-server", "client"],
-    STREAM_COMPRESSIONS.flatMap((c) => [
+    COMPRESSIONS.flatMap((c) => [
       figureRow(`in-process ${c}`, local.get(c)!),
       figureRow(`db.query.stream ${c}`, stream.get(c)!),
       figureRow(`  + client decodes ${c}`, decoded.get(c)!),
@@ -281,7 +291,7 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
   console.log(
     "\nratio db.query.stream / in-process, rows/s (target ≥ 0.70); in brackets with the client decoding each batch",
   );
-  for (const c of STREAM_COMPRESSIONS) {
+  for (const c of COMPRESSIONS) {
     const ms = (runs: readonly Run[]) => median(runs.map((r) => r.ms));
     const ratio = ms(local.get(c)!) / ms(stream.get(c)!);
     const withDecode = ms(local.get(c)!) / ms(decoded.get(c)!);
