@@ -299,6 +299,23 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
       `  ${c.padEnd(5)} ${fmt(ratio, 2)}${ratio >= 0.7 ? "" : "  (missed)"}  (${fmt(withDecode, 2)})`,
     );
   }
+  // The node, its nats-server and the client share this machine's cores: the stream cannot
+  // finish before their CPU time, spread perfectly over every core, is spent.
+  const cores = availableParallelism();
+  console.log(
+    `
+ceiling on this machine: the ratio if the stream's CPU (node + nats-server + client) kept all ${cores} CPUs busy`,
+  );
+  for (const c of COMPRESSIONS) {
+    const runs = stream.get(c)!;
+    const cpu = median(runs.map((r) => (r.cpu ? r.cpu.node + r.cpu.nats + r.cpu.client : 0)));
+    if (cpu === 0) continue;
+    const floorMs = cpu / cores;
+    const inProcessMs = median(local.get(c)!.map((r) => r.ms));
+    console.log(
+      `  ${c.padEnd(5)} ${fmt(inProcessMs / floorMs, 2)}  (${fmt(cpu, 0)} ms of CPU: the stream takes at least ${fmt(floorMs, 0)} ms; in-process ${fmt(inProcessMs, 0)} ms)`,
+    );
+  }
 }
 
 async function smallResult(nc: NatsConnection, catalog: Catalog): Promise<void> {
