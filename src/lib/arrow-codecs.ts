@@ -15,19 +15,51 @@ import { compress as lz4Compress, decompress as lz4Decompress, decompressFrame }
 const ZSTD_LEVEL = 1;
 
 let registered = false;
+/** While set, each compression's length in and out, in call order. */
+let compressions: Compression[] | undefined;
+
+export interface Compression {
+  /** Bytes handed to the codec. */
+  readonly before: number;
+  /** Bytes it returned. */
+  readonly after: number;
+}
 
 export function registerArrowCodecs(): void {
   if (registered) return;
   registered = true;
   compressionRegistry.set(CompressionType.LZ4_FRAME, {
-    encode: (data) => lz4Compress(data),
+    encode: (data) => recorded(data, lz4Compress(data)),
     decode: lz4Decode,
   });
   compressionRegistry.set(CompressionType.ZSTD, {
     encode: (data) =>
-      asBytes(zstdCompressSync(data, { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } })),
+      recorded(
+        data,
+        asBytes(zstdCompressSync(data, { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } })),
+      ),
     decode: (data) => asBytes(zstdDecompressSync(data)),
   });
+}
+
+/**
+ * Runs `write` (synchronous: an IPC writer's write) and returns the compressions the codecs
+ * made meanwhile, in call order.
+ */
+export function compressionsDuring(write: () => void): Compression[] {
+  const made: Compression[] = [];
+  compressions = made;
+  try {
+    write();
+  } finally {
+    compressions = undefined;
+  }
+  return made;
+}
+
+function recorded(data: Uint8Array, out: Uint8Array): Uint8Array {
+  compressions?.push({ before: data.byteLength, after: out.byteLength });
+  return out;
 }
 
 /**
@@ -35,7 +67,8 @@ export function registerArrowCodecs(): void {
  * none, so it allocates 4 MiB per block and decodes 4x slower. The size is known, though:
  * an Arrow IPC compressed buffer is its uncompressed length (int64) followed by the frame,
  * and Arrow hands the codec the frame as a view just past that length. The decoded size
- * is checked, and anything unexpected falls back to the unsized decode.
+ * is checked, and anything unexpected falls back to the unsized decode: so do streams from
+ * apache-arrow 21's own writer, which puts the compressed length there (arrow-ipc.ts).
  */
 function lz4Decode(data: Uint8Array): Uint8Array {
   if (data.byteOffset >= 8) {

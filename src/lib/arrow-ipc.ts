@@ -6,11 +6,12 @@
 import {
   AsyncByteQueue,
   CompressionType,
+  Message,
   RecordBatchStreamWriter,
   type RecordBatch,
   type Schema,
 } from "apache-arrow";
-import { registerArrowCodecs } from "./arrow-codecs.ts";
+import { compressionsDuring, registerArrowCodecs, type Compression } from "./arrow-codecs.ts";
 
 /** The IPC end-of-stream marker: continuation token, then a zero metadata length. */
 export const END_OF_STREAM: Uint8Array = Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0);
@@ -54,9 +55,11 @@ export class IpcMessageEncoder {
   readonly schemaMessage: Uint8Array;
   private readonly sink = new MessageSink();
   private readonly writer: RecordBatchStreamWriter;
+  private readonly compressed: boolean;
 
   constructor(schema: Schema, compression: IpcCompression) {
     registerArrowCodecs();
+    this.compressed = compression !== "none";
     this.writer = new RecordBatchStreamWriter({ compressionType: COMPRESSION_TYPES[compression] });
     this.writer.reset(this.sink, schema);
     this.schemaMessage = this.sink.take();
@@ -64,7 +67,73 @@ export class IpcMessageEncoder {
 
   /** One record batch message (its body compressed as configured). The batch must have the schema. */
   encode(batch: RecordBatch): Uint8Array {
-    this.writer.write(batch);
-    return this.sink.take();
+    if (!this.compressed) {
+      this.writer.write(batch);
+      return this.sink.take();
+    }
+    const made = compressionsDuring(() => this.writer.write(batch));
+    const message = this.sink.take();
+    setUncompressedLengths(message, made);
+    return message;
   }
+}
+
+/**
+ * Writes the uncompressed length into the 8-byte prefix of each compressed body buffer in
+ * `bytes`, as the Arrow format requires. apache-arrow 21's writer puts the compressed length
+ * there (apache/arrow-js#470, fixed after 21.2.0): JS readers, which size the output from
+ * the codec's frame, do not notice, but Arrow C++ and PyArrow size it from the prefix and
+ * refuse the batch. Once the writer writes the right length, this writes it again.
+ *
+ * `bytes` holds the dictionary batch messages the record batch needed, then the record
+ * batch message. `made` lists the writer's compressions: the record batch's buffers first
+ * (it assembles the batch before its dictionaries), then each dictionary's, each in body
+ * order, empty buffers excepted. A buffer stored uncompressed (prefix -1) stays as it is.
+ */
+function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[]): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  /** The body offsets and lengths of each message's non-empty buffers, in message order. */
+  const messages: { start: number; length: number }[][] = [];
+  let recordBatches = 0;
+  // Encapsulated messages: continuation marker, metadata length, metadata, then the body.
+  for (let at = 0; at < bytes.byteLength;) {
+    const metadataLength = view.getInt32(at + 4, true);
+    const message = Message.decode(bytes.subarray(at + 8, at + 8 + metadataLength));
+    let header;
+    if (message.isRecordBatch()) {
+      header = message.header();
+      recordBatches++;
+    } else if (message.isDictionaryBatch()) {
+      header = message.header().data;
+    } else {
+      throw new Error(`IPC encoder: unexpected message header type ${message.headerType}`);
+    }
+    const body = at + 8 + metadataLength;
+    messages.push(
+      header.buffers
+        .filter((region) => region.length > 0)
+        .map((region) => ({ start: body + region.offset, length: region.length })),
+    );
+    at = body + Number(message.bodyLength);
+  }
+  if (recordBatches !== 1 || messages.length === 0) {
+    throw new Error(`IPC encoder: expected one record batch message, found ${recordBatches}`);
+  }
+  // The writer's order: the record batch (the last message), then the dictionaries.
+  const buffers = [...messages.at(-1)!, ...messages.slice(0, -1).flat()];
+  if (buffers.length !== made.length) {
+    throw new Error(
+      `IPC encoder: ${made.length} buffers were compressed but the body holds ${buffers.length}`,
+    );
+  }
+  buffers.forEach(({ start, length }, i) => {
+    const { before, after } = made[i]!;
+    if (view.getBigInt64(start, true) === -1n) return;
+    if (length - 8 !== after) {
+      throw new Error(
+        `IPC encoder: body buffer ${i} holds ${length - 8} bytes, its compression made ${after}`,
+      );
+    }
+    view.setBigInt64(start, BigInt(before), true);
+  });
 }

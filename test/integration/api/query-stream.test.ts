@@ -17,6 +17,7 @@ import {
   systemSubjects,
   type StreamEndTrailer,
 } from "../../../src/protocol/index.ts";
+import { assertLengthPrefixes } from "../../harness/ipc-body-buffers.ts";
 import { startTestServer } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { renderBatches } from "./arrow-render.ts";
@@ -109,6 +110,11 @@ describe("db.query.stream on a real server and catalog", () => {
         raw.ack(n);
       }
       raw.close();
+      // What Arrow C++ and PyArrow rely on: each compressed buffer's prefix is its size before compression.
+      if (compression !== "none") {
+        const { compressed } = assertLengthPrefixes(bodies.slice(1), compression);
+        assert.ok(compressed > 0, `${compression}: buffers compressed`);
+      }
       registerArrowCodecs();
       const table = tableFromIPC([...bodies, END_OF_STREAM]);
       assert.equal(table.numRows, 50_000, compression);
