@@ -303,8 +303,8 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
   // finish before their CPU time, spread perfectly over every core, is spent.
   const cores = availableParallelism();
   console.log(
-    `
-ceiling on this machine: the ratio if the stream's CPU (node + nats-server + client) kept all ${cores} CPUs busy`,
+    "\nceiling on this machine: the ratio if the stream's CPU (node + nats-server + client) " +
+      `kept all ${cores} CPUs busy`,
   );
   for (const c of COMPRESSIONS) {
     const runs = stream.get(c)!;

@@ -94,7 +94,7 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   /** The body offsets and lengths of each message's non-empty buffers, in message order. */
   const messages: { start: number; length: number }[][] = [];
-  let recordBatches = 0;
+  let recordBatch = -1;
   // Encapsulated messages: continuation marker, metadata length, metadata, then the body.
   for (let at = 0; at < bytes.byteLength;) {
     const metadataLength = view.getInt32(at + 4, true);
@@ -102,7 +102,7 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
     let header;
     if (message.isRecordBatch()) {
       header = message.header();
-      recordBatches++;
+      recordBatch = messages.length;
     } else if (message.isDictionaryBatch()) {
       header = message.header().data;
     } else {
@@ -116,8 +116,8 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
     );
     at = body + Number(message.bodyLength);
   }
-  if (recordBatches !== 1 || messages.length === 0) {
-    throw new Error(`IPC encoder: expected one record batch message, found ${recordBatches}`);
+  if (messages.length === 0 || recordBatch !== messages.length - 1) {
+    throw new Error("IPC encoder: a batch's bytes do not end with its record batch message");
   }
   // The writer's order: the record batch (the last message), then the dictionaries.
   const buffers = [...messages.at(-1)!, ...messages.slice(0, -1).flat()];

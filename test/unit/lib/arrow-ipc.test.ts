@@ -50,7 +50,7 @@ for (const compression of ["lz4", "zstd"] as const) {
   });
 }
 
-test("none: record batch bodies carry no prefixes and read back", () => {
+test("none: the batches read back as they were", () => {
   const table = sample();
   const encoder = new IpcMessageEncoder(table.schema, "none");
   const messages = table.batches.map((batch) => encoder.encode(batch));
