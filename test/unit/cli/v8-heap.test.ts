@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const MODULE = fileURLToPath(new URL("../../../src/cli/v8-heap.ts", import.meta.url));
+
+/**
+ * Mark-compacts in a fresh process that churns 1 GiB through short-lived 1 MiB arrays,
+ * as a stream reader does through nats.js's message buffers (a few alive at a time).
+ */
+async function markCompacts(tuned: boolean): Promise<number> {
+  const script = [
+    `import { tuneHeapForStreamReading } from ${JSON.stringify(MODULE)};`,
+    tuned ? "tuneHeapForStreamReading();" : "",
+    "const live = [];",
+    "for (let i = 0; i < 1024; i++) {",
+    "  const bytes = new Uint8Array(1 << 20); bytes[i % 1024] = 1; live.push(bytes);",
+    "  if (live.length > 8) live.shift();",
+    "}",
+  ].join("\n");
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    "--trace-gc",
+    "--input-type=module",
+    "-e",
+    script,
+  ]);
+  return stdout.split("\n").filter((line) => line.includes("Mark-Compact")).length;
+}
+
+test("tuneHeapForStreamReading: short-lived large arrays no longer force full GCs", async () => {
+  const untuned = await markCompacts(false);
+  const tuned = await markCompacts(true);
+  // V8's default: a full GC each time off-heap memory grows by 64 MB.
+  assert.ok(untuned >= 4, `untuned: ${untuned} mark-compacts`);
+  assert.ok(tuned < untuned / 2, `tuned: ${tuned} mark-compacts, untuned ${untuned}`);
+});
