@@ -5,9 +5,10 @@
  * their garbage collection, not its own. Forked with the bus URL; answers each
  * `StreamJob` message with a `StreamResult`.
  */
+// natsmon's process setup, as `natsmon query` has it.
+import "../src/cli/v8-heap.ts";
 import { connect } from "@nats-io/transport-node";
 import { readArrowStream } from "../src/cli/stream-client.ts";
-import { tuneHeapForStreamReading } from "../src/cli/v8-heap.ts";
 import type { StreamCompression } from "../src/protocol/index.ts";
 
 export interface StreamJob {
@@ -25,8 +26,6 @@ export type StreamResult =
 const url = process.argv[2];
 if (!url || !process.send)
   throw new Error("bench/query-client.ts is forked by bench/query.ts with the bus URL");
-// Tuned as `natsmon query` is.
-tuneHeapForStreamReading();
 const nc = await connect({ servers: url });
 
 async function run(job: StreamJob): Promise<StreamResult> {

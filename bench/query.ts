@@ -23,6 +23,8 @@
  * other work on the machine skews every figure. Asserts nothing.
  *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 BENCH_COMPRESSIONS=none,lz4,zstd npm run bench:query
  */
+// natsmon's process setup, as the node has it: the in-process side runs the same code.
+import "../src/cli/v8-heap.ts";
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";

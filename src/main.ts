@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
 import "./cli/threadpool.ts";
+import "./cli/v8-heap.ts";
 import { Command } from "commander";
 import {
   backupCommand,

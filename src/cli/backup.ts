@@ -18,7 +18,6 @@ import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
 import { readArrowStream } from "./stream-client.ts";
-import { tuneHeapForStreamReading } from "./v8-heap.ts";
 
 interface BackupOptions extends ClientOptions {
   system?: string;
@@ -54,10 +53,7 @@ export function backupCommand(program: Command): void {
         `chunk compression: ${STREAM_COMPRESSIONS.join(", ")} (default: the server's)`,
       )
       .option("--timeout <ms>", "how long to wait for each answer", "60000"),
-  ).action((options: BackupOptions) => {
-    tuneHeapForStreamReading();
-    return runBackup(options);
-  });
+  ).action((options: BackupOptions) => runBackup(options));
 }
 
 async function runBackup(options: BackupOptions): Promise<void> {

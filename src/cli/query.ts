@@ -19,7 +19,6 @@ import {
   StreamFailedError,
   type ArrowStreamReader,
 } from "./stream-client.ts";
-import { tuneHeapForStreamReading } from "./v8-heap.ts";
 
 const FORMATS = ["table", "csv", "json", "arrow"] as const;
 type Format = (typeof FORMATS)[number];
@@ -63,7 +62,6 @@ export function queryCommand(program: Command): void {
       )
       .option("--timeout <ms>", "how long to wait for the answer (streaming: for each chunk)", "60000"),
   ).action(async (sqlArg: string | undefined, options: QueryOptions) => {
-    tuneHeapForStreamReading();
     if (!FORMATS.includes(options.format)) {
       fail(`--format must be table, csv, json or arrow, not ${options.format}`, 2);
       return;

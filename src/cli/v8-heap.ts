@@ -1,18 +1,21 @@
 /**
- * For the commands that read db.query.stream and db.backup.stream (`natsmon query`,
- * `natsmon backup`): they receive Arrow IPC chunks of up to 1 MiB through nats.js, which
- * grows each incoming message's buffer by doubling, several short-lived megabytes per
- * chunk. Such arrays live outside V8's heap, and by default V8 starts a full mark-compact
- * whenever that memory has grown by 64 MB since the last one: about ten per 1M-row stream,
- * most of the client's GC time, though a scavenge would free them with their owners.
- * Counted in the global heap limit instead, they are. Measured on Node 24:
- * the stream client's CPU per 1M-row result 232 → 140 ms; a loop allocating 2 GB in 1 MiB
- * arrays 19 mark-compacts → none, 366 → 165 ms of CPU, peak RSS 195 → 174 MB. The node
- * keeps V8's default: there it saved no CPU and raised peak RSS by 50 MB.
+ * Imported by main.ts before anything allocates, so every natsmon process runs with it,
+ * and by the query bench's processes, so they run as natsmon does.
+ *
+ * natsmon moves large, short-lived byte arrays: the node builds and sends Arrow IPC
+ * chunks of up to 1 MiB (and reads DuckDB's vectors and strings into more), and `natsmon
+ * query` and `natsmon backup` receive them through nats.js, which grows each incoming
+ * message's buffer by doubling. They live outside V8's heap, and by default V8 starts a
+ * full mark-compact whenever that memory has grown by 64 MB since the last one, though
+ * the scavenges that collect their owners would free them: about ten per 1M-row stream in
+ * the client, and five per stream in a node whose young generation had grown. Counted in
+ * the global heap limit instead, they are left to the scavenges. Measured on Node 24: a
+ * loop allocating 2 GB in 1 MiB arrays, 19 mark-compacts → none, 366 → 165 ms of CPU,
+ * peak RSS 195 → 174 MB; the stream client's CPU per 1M-row result, 232 → 140 ms; the
+ * node's CPU per uncompressed stream after zstd streams, five mark-compacts a stream →
+ * none after the first, and about 50 ms less CPU; the node's peak RSS within its
+ * run-to-run spread (368–424 MB with or without).
  */
 import { setFlagsFromString } from "node:v8";
 
-/** Process-wide; call first thing in a command that reads streams. */
-export function tuneHeapForStreamReading(): void {
-  setFlagsFromString("--external-memory-accounted-in-global-limit");
-}
+setFlagsFromString("--external-memory-accounted-in-global-limit");
