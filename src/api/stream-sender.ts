@@ -91,7 +91,10 @@ export async function serveArrowStream(
     const h = headers();
     h.set(StreamHeader.Kind, StreamMessageKind.Chunk);
     h.set(StreamHeader.Seq, String(next));
-    if (next === 1) h.set(StreamHeader.Ack, ackSubject);
+    if (next === 1) {
+      h.set(StreamHeader.Ack, ackSubject);
+      h.set(StreamHeader.Window, String(options.window));
+    }
     nc.publish(replyTo, body, { headers: h });
     seq = next;
     bytes += body.byteLength;

@@ -14,6 +14,11 @@ export const StreamHeader = {
   Seq: "Monitor-Stream-Seq",
   /** Chunk 1 only: the subject acks and cancels go to. */
   Ack: "Monitor-Stream-Ack",
+  /**
+   * Chunk 1 only: the stream's window, the most chunks the server sends unacknowledged. A
+   * client may ack every half window instead of every chunk (acks are cumulative).
+   */
+  Window: "Monitor-Stream-Window",
 } as const;
 
 export const StreamMessageKind = { Chunk: "chunk", End: "end", Error: "error" } as const;

@@ -37,6 +37,8 @@ describe("db.query.stream flow control and limits", () => {
     const before = f.outcomes.length;
     const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql: LONG, window: 3 });
     await raw.message(3);
+    // Chunk 1 names the window the server keeps to: the request's, under the configured 4.
+    assert.equal(raw.received[0]!.headers?.get(StreamHeader.Window), "3");
     // While the stream waits for an ack it holds one read connection; db.query still answers.
     assert.equal(f.catalog.pools().readers.busy, 1);
     await queryAnswers(f.nc, f.subjects.dbQuery);
@@ -64,6 +66,7 @@ describe("db.query.stream flow control and limits", () => {
       sql: "SELECT range AS i, repeat('y', 200) AS s FROM range(60000)",
       window: 100,
     });
+    assert.equal((await raw.message(1)).headers?.get(StreamHeader.Window), "4");
     let acked = 0;
     let maxAhead = 0;
     for (let n = 1; ; n++) {
@@ -82,6 +85,35 @@ describe("db.query.stream flow control and limits", () => {
     assert.equal(outcome.status, "end");
     assert.ok(outcome.status === "end" && outcome.chunks > 8, JSON.stringify(outcome));
     assert.equal(maxAhead, 4);
+  });
+
+  test("the reader acks every half window, and the stream still runs through", async () => {
+    // Acks are the only header-less messages to an inbox on this connection.
+    const acks: number[] = [];
+    const spy = f.nc.subscribe("_INBOX.>", {
+      callback: (_err, msg) => {
+        if (msg.headers) return;
+        const body = msg.json<{ seq?: unknown }>();
+        if (typeof body.seq === "number") acks.push(body.seq);
+      },
+    });
+    const reader = await readArrowStream(
+      f.nc,
+      f.subjects.dbQueryStream,
+      { sql: "SELECT range AS i, repeat('y', 200) AS s FROM range(60000)" },
+      { timeoutMs: 10_000 },
+    );
+    let rows = 0;
+    for await (const batch of reader) rows += batch.numRows;
+    await f.flush();
+    spy.unsubscribe();
+    assert.equal(rows, 60_000);
+    const chunks = reader.totals?.chunks ?? 0;
+    assert.ok(chunks > 8, `${chunks} chunks`);
+    // Window 4: the schema chunk, then every second chunk.
+    const expected = [1];
+    for (let seq = 3; seq <= chunks; seq += 2) expected.push(seq);
+    assert.deepEqual(acks, expected);
   });
 
   test("a client that unsubscribes mid-stream is taken as gone within the ack timeout", async () => {
