@@ -9,8 +9,9 @@
  * 2. Starts a real natsmon node on the original (a separate process with an embedded bus,
  *    catalog role only, so nothing else runs there) and opens the copy in this process.
  * 3. Interleaves, run by run so a change in the machine's load hits both sides alike:
- *    - the 1M-row result over db.query.stream, read by a client in its own process
- *      (bench/query-client.ts: request, every chunk received and acked, with and without
+ *    - the 1M-row result over db.query.stream, read by a client in its own process started
+ *      as `npm run natsmon` starts node (bench/query-client.ts: request, every chunk
+ *      received and acked, with and without
  *      decoding, trailer) against the same result converted to Arrow IPC in-process
  *      (catalog's scanToIpc: openArrowScan + the IPC stream writer, batches as large as the
  *      server's chunks),
@@ -127,6 +128,14 @@ async function cpuMs(pid: number | undefined): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/** The node flags of the `natsmon` npm script (`node FLAGS… src/main.ts`): how natsmon's CLI runs. */
+async function cliNodeFlags(): Promise<string[]> {
+  const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as {
+    scripts: { natsmon: string };
+  };
+  return pkg.scripts.natsmon.split(" ").slice(1, -1);
 }
 
 /** Linux: the pid of `parent`'s child process named `name` (the node's embedded nats-server). */
@@ -378,7 +387,10 @@ async function main(): Promise<void> {
   await using catalog = await openCatalog({ path: join(localDir, `${SYSTEM}.duckdb`), db: DB });
   const nc = await connect({ servers: url });
   const nodePid = node.child.pid;
-  const client = fork(fileURLToPath(new URL("./query-client.ts", import.meta.url)), [url]);
+  // Started as `npm run natsmon -- query` starts node, with the same V8 flags.
+  const client = fork(fileURLToPath(new URL("./query-client.ts", import.meta.url)), [url], {
+    execArgv: await cliNodeFlags(),
+  });
   const side: StreamSide = {
     client,
     nodePid,

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-heap-size=128
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
 import "./cli/threadpool.ts";
 import "./cli/v8-heap.ts";

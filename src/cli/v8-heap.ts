@@ -15,6 +15,15 @@
  * node's CPU per uncompressed stream after zstd streams, five mark-compacts a stream →
  * none after the first, and about 50 ms less CPU; the node's peak RSS within its
  * run-to-run spread (368–424 MB with or without).
+ *
+ * One more setting only works from the command line, so the entry's shebang and `npm run
+ * natsmon` pass it to node: `--initial-heap-size=128`. A client's JS heap is small (about
+ * 12 MB), and the global limit grows with it, so the chunks' arrays still reached the
+ * limit about four times per 1M-row stream, each time a mark-compact; starting the heap's
+ * limits at 128 MB leaves them to the scavenges. Measured in `bench:query`'s client: 33 →
+ * 5 mark-compacts over seven streams, CPU per stream 190–220 → 120–145 ms. The node does
+ * not need it (`npm start` leaves it out): its CPU did not change, and its peak RSS grew
+ * by about 50 MB.
  */
 import { setFlagsFromString } from "node:v8";
 

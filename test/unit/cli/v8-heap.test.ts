@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -34,4 +35,24 @@ test("v8-heap: short-lived large arrays no longer force full GCs", async () => {
   // V8's default: a full GC each time off-heap memory grows by 64 MB.
   assert.ok(untuned >= 4, `untuned: ${untuned} mark-compacts`);
   assert.ok(tuned < untuned / 2, `tuned: ${tuned} mark-compacts, untuned ${untuned}`);
+});
+
+test("v8-heap: npm run natsmon and the entry's shebang start node with the same V8 flags", async () => {
+  const root = new URL("../../../", import.meta.url);
+  const pkg = JSON.parse(await readFile(new URL("package.json", root), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const script = pkg.scripts.natsmon!.split(" ");
+  assert.equal(script[0], "node");
+  assert.equal(script.at(-1), "src/main.ts");
+  const shebang = (await readFile(new URL("src/main.ts", root), "utf8")).split("\n")[0]!;
+  assert.equal(shebang, `#!/usr/bin/env -S ${script.slice(0, -1).join(" ")}`);
+  assert.ok(script.includes("--initial-heap-size=128"), pkg.scripts.natsmon);
+  // The flag is one node accepts at start-up.
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    ...script.slice(1, -1),
+    "-p",
+    "require('node:v8').getHeapStatistics().heap_size_limit > 0",
+  ]);
+  assert.equal(stdout.trim(), "true");
 });
