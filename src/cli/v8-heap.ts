@@ -23,7 +23,8 @@
  * limits at 128 MB leaves them to the scavenges. Measured in `bench:query`'s client: 33 →
  * 5 mark-compacts over seven streams, CPU per stream 190–220 → 120–145 ms. The node does
  * not need it (`npm start` leaves it out): its CPU did not change, and its peak RSS grew
- * by about 50 MB.
+ * by about 50 MB. `npm run bench:query` runs with it too, so that its in-process side is
+ * not slowed by full collections the node does not have.
  */
 import { setFlagsFromString } from "node:v8";
 
