@@ -19,6 +19,14 @@ async function queryAnswers(nc: NatsConnection, subject: string): Promise<void> 
   assert.deepEqual(reply.json(), [{ answer: 42 }]);
 }
 
+/** Reads `sql`'s stream to the end with natsmon's reader: its rows and end trailer. */
+async function readAll(f: StreamFixture, sql: string) {
+  const reader = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 });
+  let rows = 0;
+  for await (const batch of reader) rows += batch.numRows;
+  return { rows, totals: reader.totals };
+}
+
 describe("db.query.stream flow control and limits", () => {
   let f: StreamFixture;
 
@@ -97,18 +105,11 @@ describe("db.query.stream flow control and limits", () => {
         if (typeof body.seq === "number") acks.push(body.seq);
       },
     });
-    const reader = await readArrowStream(
-      f.nc,
-      f.subjects.dbQueryStream,
-      { sql: "SELECT range AS i, repeat('y', 200) AS s FROM range(60000)" },
-      { timeoutMs: 10_000 },
-    );
-    let rows = 0;
-    for await (const batch of reader) rows += batch.numRows;
+    const { rows, totals } = await readAll(f, "SELECT range AS i, repeat('y', 200) AS s FROM range(60000)");
     await f.flush();
     spy.unsubscribe();
     assert.equal(rows, 60_000);
-    const chunks = reader.totals?.chunks ?? 0;
+    const chunks = totals?.chunks ?? 0;
     assert.ok(chunks > 8, `${chunks} chunks`);
     // Window 4: the schema chunk, then every second chunk.
     const expected = [1];
@@ -155,15 +156,7 @@ describe("db.query.stream flow control and limits", () => {
   });
 
   test("passing db.query-stream.max-rows ends the stream with a 413 error trailer", async () => {
-    const ok = await readArrowStream(
-      f.nc,
-      f.subjects.dbQueryStream,
-      { sql: "SELECT * FROM range(1000000)" },
-      { timeoutMs: 10_000 },
-    );
-    let rows = 0;
-    for await (const batch of ok) rows += batch.numRows;
-    assert.equal(rows, 1_000_000);
+    assert.equal((await readAll(f, "SELECT * FROM range(1000000)")).rows, 1_000_000);
 
     const over = await readArrowStream(
       f.nc,
