@@ -30,7 +30,7 @@ export interface ArrowBatchSource {
 export interface ArrowStreamOptions {
   /** Chunks in flight at most (already capped by the endpoint's configuration). */
   readonly window: number;
-  /** With a full window, how long to wait for an ack before taking the client as gone. */
+  /** With a full window, how long without an ack that advances before taking the client as gone. */
   readonly ackTimeoutMs: number;
   /** Rows allowed before the 413 trailer; 0: no limit (db.backup.stream). */
   readonly maxRows: number;
@@ -74,7 +74,18 @@ export async function serveArrowStream(
   const { log } = options;
   const abort = new AbortController();
   const ackSubject = createInbox();
-  const acks = new AckInbox(nc, ackSubject, () => abort.abort(new Error("the client cancelled the stream")));
+  const acks = new AckInbox(
+    nc,
+    ackSubject,
+    () => abort.abort(new Error("the client cancelled the stream")),
+    // Once per stream: a client acking chunks it was never sent is broken, and its acks
+    // keep coming; the clamp keeps the window, the log says whose client to fix.
+    (claimed) =>
+      log.warn(
+        { reply: replyTo, ack_seq: claimed, sent: acks.sent },
+        "stream client acknowledged chunks not yet sent; acks are capped at the last chunk sent",
+      ),
+  );
   const budget = Math.max(nc.info?.max_payload ?? 1024 * 1024, 2 * HEADER_ROOM) - HEADER_ROOM;
   const target = Math.min(budget, CHUNK_TARGET_BYTES);
   let scan: ArrowBatchSource | undefined;
@@ -97,6 +108,7 @@ export async function serveArrowStream(
     }
     nc.publish(replyTo, body, { headers: h });
     seq = next;
+    acks.sent = next;
     bytes += body.byteLength;
     return true;
   };
@@ -224,31 +236,54 @@ function encodeFitting(
   ];
 }
 
-/** The stream's ack subject: cumulative acks and cancel, and waiting for window room. */
+/**
+ * The stream's ack subject: cumulative acks and cancel, and waiting for window room.
+ *
+ * Only progress counts: an ack is clamped to the last chunk sent (a client cannot
+ * acknowledge what it never got, so acking ahead cannot open the window), and only an ack
+ * that then advances `acked` wakes the sender and restarts the ack timeout. Stale,
+ * duplicate or malformed messages change nothing, so a client sending them without ever
+ * advancing is still taken as gone once the timeout passes.
+ */
 class AckInbox {
   acked = 0;
+  /** The highest chunk published so far: the most an ack can cover. */
+  sent = 0;
   cancelled = false;
   /** Set when the source stops: waiting for room ends so the failure can be reported. */
   private released = false;
+  private warnedAhead = false;
   private wake: (() => void) | undefined;
   private readonly sub;
 
-  constructor(nc: NatsConnection, subject: string, onCancel: () => void) {
+  constructor(nc: NatsConnection, subject: string, onCancel: () => void, onAhead: (seq: number) => void) {
     this.sub = nc.subscribe(subject, {
       callback: (_err, msg) => {
         const ack = parseAck(msg);
         if (ack === "cancel") {
           this.cancelled = true;
           onCancel();
-        } else if (ack !== undefined && ack > this.acked) {
-          this.acked = ack;
+          this.wake?.();
+          return;
         }
-        this.wake?.();
+        if (ack === undefined) return;
+        if (ack > this.sent && !this.warnedAhead) {
+          this.warnedAhead = true;
+          onAhead(ack);
+        }
+        const covered = Math.min(ack, this.sent);
+        if (covered > this.acked) {
+          this.acked = covered;
+          this.wake?.();
+        }
       },
     });
   }
 
-  /** Resolves once chunk `seq` may be sent (`seq - acked <= window`), or the client cancelled or went silent. */
+  /**
+   * Resolves once chunk `seq` may be sent (`seq - acked <= window`), or the client
+   * cancelled, or `timeoutMs` passed with a full window and no ack advancing `acked`.
+   */
   async waitForRoom(
     seq: number,
     window: number,

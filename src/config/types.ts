@@ -95,7 +95,7 @@ export interface DbConfig {
     readonly maxRows: number;
     readonly window: number;
     readonly compression: "none" | "lz4" | "zstd";
-    /** A full window with no ack for this long means the client is gone: the scan is stopped. */
+    /** A full window with no ack advancing for this long means the client is gone: the scan is stopped. */
     readonly ackTimeoutMs: number;
   };
   readonly memoryProfile: { readonly enabled: boolean; readonly intervalMs: number };

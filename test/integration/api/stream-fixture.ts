@@ -132,6 +132,8 @@ export interface RawStream {
   /** Waits for message number `n` (1-based) of the stream. */
   message(n: number, timeoutMs?: number): Promise<Msg>;
   ack(seq: number): void;
+  /** Publishes `body` to the ack subject as it is, well-formed or not. */
+  ackBody(body: string): void;
   cancel(): void;
   /** Stops listening, as a client that went away. */
   close(): void;
@@ -171,6 +173,7 @@ export function openRawStream(nc: NatsConnection, subject: string, request: unkn
       return received[n - 1]!;
     },
     ack: (seq) => nc.publish(ackSubject(), JSON.stringify({ seq })),
+    ackBody: (body) => nc.publish(ackSubject(), body),
     cancel: () => nc.publish(ackSubject(), JSON.stringify({ cancel: true })),
     close: () => sub.unsubscribe(),
   };
