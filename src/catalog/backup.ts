@@ -16,9 +16,9 @@
  *   - An _opts table keeps, for those identities, the row in force at `start_epoch` (the
  *     newest at or before it) and every later row up to `end_epoch`, so each backed-up
  *     stats row still finds the configuration in force at its epoch.
- *   - `main.ips` has no `epoch` column but records when each address was first and last
- *     seen; it keeps the addresses seen during the window (first_epoch ≤ end, last_epoch ≥
- *     start).
+ *   - A table with no `epoch` column that is neither _ident nor _opts, `main.ips` among
+ *     them, is copied whole: the spec ignores both bounds for it (its first_epoch and
+ *     last_epoch are facts about each address, not an epoch to cut on).
  * Without either bound every table is copied whole.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -118,8 +118,8 @@ export function backupStatement(schema: BackupSchema, request: BackupRequest): B
   if (start !== undefined && end !== undefined && start.micros > end.micros) {
     throw new BadRequestError(`start_epoch ${request.startEpoch} is after end_epoch ${request.endEpoch}`);
   }
-  const qualified = `${table.schema}.${table.name}`;
-  if (start === undefined && end === undefined) return { sql: `SELECT * FROM ${qualified}`, params: [] };
+  const whole: BackupStatement = { sql: `SELECT * FROM ${table.schema}.${table.name}`, params: [] };
+  if (start === undefined && end === undefined) return whole;
 
   const params: string[] = [];
   const param = (text: string): string => {
@@ -128,7 +128,8 @@ export function backupStatement(schema: BackupSchema, request: BackupRequest): B
   };
   const window = { start: start && param(start.text), end: end && param(end.text) };
   const sql = new WindowSql(schema, window).forTable(table);
-  return { sql, params };
+  // Unused parameters would fail to bind: a table the window does not cut gets none.
+  return sql === undefined ? whole : { sql, params };
 }
 
 function refusal(schema: BackupSchema, request: BackupRequest): string {
@@ -180,18 +181,18 @@ class WindowSql {
     }
   }
 
-  forTable(table: BackupTable): string {
-    if (table.schema === "main") return this.ips();
-    const owner = this.kindOfTable.get(table.name);
+  /** The table's rows in the window, or undefined when the window does not apply to it (copied whole). */
+  forTable(table: BackupTable): string | undefined {
+    const owner = table.schema === "hx" ? this.kindOfTable.get(table.name) : undefined;
     let body: string;
     if (owner?.role === "ident") {
       body = `SELECT * FROM hx.${table.name} WHERE ${owner.kind.pk} IN (SELECT pk FROM ${this.scope(owner.kind)})`;
     } else if (owner?.role === "opts") {
       body = this.opts(owner.kind);
     } else if (table.hasEpoch) {
-      body = `SELECT * FROM hx.${table.name} WHERE ${this.inWindow("epoch")}`;
+      body = `SELECT * FROM ${table.schema}.${table.name} WHERE ${this.inWindow("epoch")}`;
     } else {
-      body = `SELECT * FROM hx.${table.name}`;
+      return undefined;
     }
     return this.ctes.size === 0 ? body : `WITH ${[...this.ctes.values()].join(",\n")}\n${body}`;
   }
@@ -199,12 +200,6 @@ class WindowSql {
   private inWindow(column: string): string {
     const { start, end } = this.window;
     return [start && `${column} >= ${start}`, end && `${column} <= ${end}`].filter(Boolean).join(" AND ");
-  }
-
-  private ips(): string {
-    const { start, end } = this.window;
-    const overlap = [end && `first_epoch <= ${end}`, start && `last_epoch >= ${start}`].filter(Boolean);
-    return `SELECT * FROM main.ips WHERE ${overlap.join(" AND ")}`;
   }
 
   private opts(kind: KindTables): string {

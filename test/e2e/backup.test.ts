@@ -188,11 +188,16 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
       );
     }
 
-    // Connections ended at epoch 24: nothing in the window refers to them or their addresses.
-    for (const table of ["hx.connection_ident", "hx.connection_opts", "main.ips"]) {
+    // Connections ended at epoch 24: nothing in the window refers to them.
+    for (const table of ["hx.connection_ident", "hx.connection_opts"]) {
       assert.equal((await localPrint(file.con, `SELECT * FROM ${table}`)).n, 0, table);
     }
     assert.ok((await remotePrint("SELECT * FROM hx.connection_ident")).n > 0);
+    // main.ips has no epoch column: the window does not cut it, so it holds every address,
+    // even those last seen before the window (spec: db.backup.stream).
+    const ips = await remotePrint("SELECT * FROM main.ips");
+    assert.ok(ips.n > 0);
+    assert.deepEqual(await localPrint(file.con, "SELECT * FROM main.ips"), ips);
     // ORDERS changed configuration at epoch 20: the window keeps only the row in force.
     const orders = `SELECT o.max_msgs FROM hx.stream_opts o JOIN hx.stream_ident i USING (stream_pk)
       WHERE i.name = 'ORDERS' ORDER BY o.epoch`;

@@ -63,6 +63,11 @@ test("the backup set is the base tables of hx without hx.migrations, and main.ip
     sql: "SELECT * FROM hx.epochs",
     params: [],
   });
+  // A table with no epoch column is copied whole whatever the window, with no parameter to bind.
+  assert.deepEqual(
+    backupStatement(schema, { schema: "main", table: "ips", startEpoch: at(1), endEpoch: at(2) }),
+    { sql: "SELECT * FROM main.ips", params: [] },
+  );
 });
 
 test("a window keeps the epoch rows inside it, the identities they refer to and the options in force", async () => {
@@ -85,7 +90,18 @@ test("a window keeps the epoch rows inside it, the identities they refer to and 
   // No connection after epoch 2: the late window refers to none, the early one to all seen.
   assert.equal((await backupRows(t.catalog, { schema: "hx", table: "connection_ident", ...late })).length, 0);
   assert.equal((await backupRows(t.catalog, { schema: "hx", table: "connection_opts", ...late })).length, 0);
-  assert.equal((await backupRows(t.catalog, { schema: "main", table: "ips", ...late })).length, 0);
+  // main.ips has no epoch column, so the window does not cut it: every address, even those
+  // last seen before the window (spec: start_epoch and end_epoch are ignored for it).
+  const ips = await rows(t.catalog, "SELECT * FROM main.ips ORDER BY ip");
+  assert.ok(ips.length > 0);
+  for (const window of [late, { startEpoch: at(3) }, { endEpoch: at(0) }]) {
+    const kept = await backupRows(t.catalog, { schema: "main", table: "ips", ...window });
+    assert.deepEqual(
+      kept.sort((a, b) => (String(a.ip) < String(b.ip) ? -1 : 1)),
+      ips,
+      JSON.stringify(window),
+    );
+  }
   const early = { startEpoch: at(0), endEpoch: at(2) };
   const all = await rows(t.catalog, "SELECT connection_pk FROM hx.connection_ident ORDER BY 1");
   assert.ok(all.length > 0);
