@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { readArrowStream, StreamFailedError } from "../../src/cli/index.ts";
 import { systemSubjects } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
@@ -13,6 +14,8 @@ import { waitFor } from "../harness/wait-for.ts";
 import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
 
 const subjects = systemSubjects(SYSTEM);
+/** The node's db.query-stream.max-rows: far fewer rows than most tables of the backup set hold. */
+const STREAM_MAX_ROWS = 5;
 
 /** The backup set as the spec defines it, read from the node's catalog. */
 const BACKUP_SET_SQL = `SELECT schema_name || '.' || table_name AS name FROM duckdb_tables()
@@ -71,10 +74,11 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     const data = join(dir.path, "data");
     await buildLabCatalog(data);
     // Long timeouts: the interruption tests hold the backup connection with a stream they never ack.
+    // A db.query.stream row cap far below most tables' rows, which backups must not heed.
     const config = await writeCatalogNodeConfig(
       join(dir.path, "node.yaml"),
       data,
-      "query-timeout: 120s, query-stream: {ack-timeout: 120s}",
+      `query-timeout: 120s, query-stream: {ack-timeout: 120s, max-rows: ${STREAM_MAX_ROWS}}`,
     );
     node = spawnNatsmon(["run", "--config", config]);
     url = await node.waitForUrl();
@@ -225,6 +229,39 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     const orders = `SELECT o.max_msgs FROM hx.stream_opts o JOIN hx.stream_ident i USING (stream_pk)
       WHERE i.name = 'ORDERS' ORDER BY o.epoch`;
     assert.deepEqual(await local(file.con, orders), [{ max_msgs: "100000" }, { max_msgs: "5" }]);
+  });
+
+  test("db.backup.stream is exempt from db.query-stream.max-rows: a table a streamed query stops at 413 is backed up whole", async () => {
+    const { n } = await remotePrint("SELECT * FROM hx.server_stats");
+    assert.ok(n > STREAM_MAX_ROWS, `hx.server_stats has ${n} rows`);
+
+    const backupStream = await readArrowStream(
+      nc,
+      subjects.dbBackupStream,
+      { schema: "hx", table: "server_stats" },
+      { timeoutMs: 30_000 },
+    );
+    let rows = 0;
+    for await (const batch of backupStream) rows += batch.numRows;
+    assert.equal(rows, n);
+    assert.equal(backupStream.totals?.status, "end");
+    assert.equal(backupStream.totals?.rows, n);
+
+    await assert.rejects(
+      async () => {
+        const query = await readArrowStream(
+          nc,
+          subjects.dbQueryStream,
+          { sql: "SELECT * FROM hx.server_stats" },
+          { timeoutMs: 30_000 },
+        );
+        for await (const _ of query);
+      },
+      (err: unknown) =>
+        err instanceof StreamFailedError &&
+        err.code === 413 &&
+        /more than 5 rows \(db\.query-stream\.max-rows\)/.test(err.message),
+    );
   });
 
   test("db.backup.stream refuses hx.migrations, views, other tables and bad timestamps with an in-band 400 error trailer", async () => {
