@@ -1,11 +1,12 @@
+import { maxHeaderSize } from "node:http";
 import type { AddressInfo } from "node:net";
-import Fastify, { type FastifyError, type FastifyReply } from "fastify";
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
-import { isToken } from "../domain/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { bearerCheck } from "./bearer-auth.ts";
+import { checkSystemId } from "./check-system-id.ts";
 import { watchBus, type BusLink } from "./bus-link.ts";
 import { busUnavailable, DB_ACTIONS, forwardDb, mapBusFailure, type DbAction } from "./forward.ts";
 import { errorReply, jsonReply, type GatewayReply } from "./replies.ts";
@@ -93,7 +94,35 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 }
 
 function buildApp(link: BusLink, options: GatewayOptions) {
-  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimitBytes });
+  const check = bearerCheck(options.authToken);
+  /** The 401 for a request without the right token, sent; `undefined` lets it through. */
+  const refuseUnauthorized = (request: FastifyRequest, reply: FastifyReply) => {
+    const outcome = check(request.headers.authorization);
+    if (outcome.kind === "ok") return undefined;
+    return send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
+  };
+
+  const app = Fastify({
+    loggerInstance: options.log,
+    bodyLimit: options.bodyLimitBytes,
+    // The router's default limit of 100 characters per path parameter would answer a longer
+    // system id with its own 414, before the token and id checks. Node refuses a request line
+    // longer than its header limit, so with that as the limit the router never cuts an id short
+    // and checkSystemId decides alone.
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // What the router refuses itself (a malformed percent-encoding, say) skips the hooks, so the
+    // token is checked here: an unauthenticated request to a protected path only ever gets 401.
+    frameworkErrors: (error, request, reply) => {
+      if (refuseUnauthorized(request, reply)) return;
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        send(reply, errorReply(status, error.message));
+        return;
+      }
+      request.log.error({ err: error }, "request failed in the router");
+      send(reply, errorReply(500, "internal server error"));
+    },
+  });
 
   // Bodies are checked to be JSON but forwarded as received: parsing and re-serialising would
   // round integers past 2^53. Any content type is read as JSON, so a plain `curl -d` works too.
@@ -124,12 +153,9 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     done(null, payload);
   });
 
-  const check = bearerCheck(options.authToken);
   app.addHook("onRequest", async (request, reply) => {
     if (request.routeOptions.url === HEALTHZ) return undefined;
-    const outcome = check(request.headers.authorization);
-    if (outcome.kind === "ok") return undefined;
-    return send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
+    return refuseUnauthorized(request, reply);
   });
 
   app.get(HEALTHZ, async (_request, reply) => {
@@ -156,15 +182,8 @@ function buildApp(link: BusLink, options: GatewayOptions) {
   for (const action of Object.keys(DB_ACTIONS) as DbAction[]) {
     app.post<{ Params: { system: string } }>(`/sys/:system/db/${action}`, async (request, reply) => {
       const { system } = request.params;
-      if (!isToken(system)) {
-        return send(
-          reply,
-          errorReply(
-            400,
-            `system id "${system}" is not a subject token: use letters, digits, "_" and "-" only`,
-          ),
-        );
-      }
+      const invalid = checkSystemId(system);
+      if (invalid) return send(reply, invalid);
       const apiVersion = request.headers[API_VERSION_HEADER.toLowerCase()];
       const answer = await forwardDb(
         link,

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
-import { startGateway, type Gateway } from "../../src/gateway/index.ts";
+import { MAX_SYSTEM_ID_LENGTH, startGateway, type Gateway } from "../../src/gateway/index.ts";
 import { silentLogger } from "../../src/lib/index.ts";
 import {
   systemSubjects,
@@ -21,6 +21,8 @@ import { waitFor } from "../harness/wait-for.ts";
 const TOKEN = "gateway-test-token";
 const BODY_LIMIT = 2048;
 const MAX_ROWS = 5;
+/** A valid id past the 100 characters Fastify's router allows a path parameter by default. */
+const LONG_ID = `long-${"x".repeat(145)}`;
 
 interface ErrorBody {
   code: number;
@@ -145,6 +147,9 @@ describe("the HTTP gateway in front of a real node", () => {
       ["/systems", undefined],
       ["/sys/local/db/query", JSON.stringify({ sql: "SELECT 1" })],
       ["/sys/local/db/schemas", "{}"],
+      // Paths the router itself refuses or would have refused: a long id, a malformed escape.
+      [`/sys/${LONG_ID}/db/query`, JSON.stringify({ sql: "SELECT 1" })],
+      ["/sys/a%ZZ/db/query", JSON.stringify({ sql: "SELECT 1" })],
     ];
     for (const [path, body] of routes) {
       const init = body === undefined ? {} : { body };
@@ -175,10 +180,18 @@ describe("the HTTP gateway in front of a real node", () => {
     });
     try {
       await nc.flush();
-      for (const id of ["a.b", "a*", "a%3E", "a%20b", "%24SYS"]) {
+      const refused: [string, RegExp][] = [
+        ...["a.b", "a*", "a%3E", "a%20b", "%24SYS", `${LONG_ID.slice(0, 75)}.${LONG_ID.slice(76)}`].map(
+          (id): [string, RegExp] => [id, /is not a subject token/],
+        ),
+        ["x".repeat(MAX_SYSTEM_ID_LENGTH + 1), /at most 3840/],
+        ["a%ZZ", /is not a valid url component/],
+      ];
+      for (const [id, description] of refused) {
         const r = await post(`/sys/${id}/db/query`, JSON.stringify({ sql: "SELECT 1" }));
         assert.equal(r.status, 400, id);
-        assert.match(r.json<ErrorBody>().description, /is not a subject token/);
+        assert.equal(r.json<ErrorBody>().code, 400);
+        assert.match(r.json<ErrorBody>().description, description);
       }
       assert.equal((await post("/sys/marker-system/db/query", "{}")).text, "[]");
     } finally {
@@ -252,6 +265,20 @@ describe("the HTTP gateway in front of a real node", () => {
       r.json<ErrorBody>().description,
       /no responder exists for system "no-such-system".*GET \/systems/,
     );
+  });
+
+  test("a system id past the router's default 100 characters reaches the bus, up to the longest one that fits", async () => {
+    for (const id of [LONG_ID, "y".repeat(MAX_SYSTEM_ID_LENGTH)]) {
+      const r = await post(`/sys/${id}/db/explain`, JSON.stringify({ sql: "SELECT 1", analyze: false }));
+      assert.equal(r.status, 503, r.text.slice(0, 200));
+      assert.match(
+        r.json<ErrorBody>().description,
+        new RegExp(`no responder exists for system "${id}".*GET /systems`),
+      );
+    }
+    // A request over nats-server's control line gets no answer: the server closes the connection
+    // instead. The 503s show both fit, and the connection goes on serving.
+    assert.equal((await post("/sys/local/db/schemas")).status, 200);
   });
 
   test("a responder that never answers gets 504 once the request timeout passes", async () => {
