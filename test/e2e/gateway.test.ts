@@ -146,7 +146,11 @@ describe("the HTTP gateway in front of a real node", () => {
     const routes: [string, string | undefined][] = [
       ["/systems", undefined],
       ["/sys/local/db/query", JSON.stringify({ sql: "SELECT 1" })],
+      ["/sys/local/db/explain", JSON.stringify({ sql: "SELECT 1", analyze: false })],
       ["/sys/local/db/schemas", "{}"],
+      ["/sys/local/db/tables", "{}"],
+      ["/sys/local/db/columns", JSON.stringify({ schema: "hx", table: "epochs" })],
+      ["/sys/local/db/macros", "{}"],
       // Paths the router itself refuses or would have refused: a long id, a malformed escape.
       [`/sys/${LONG_ID}/db/query`, JSON.stringify({ sql: "SELECT 1" })],
       ["/sys/a%ZZ/db/query", JSON.stringify({ sql: "SELECT 1" })],
