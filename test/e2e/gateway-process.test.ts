@@ -6,7 +6,8 @@ import { connect } from "@nats-io/transport-node";
 import type { Msg } from "@nats-io/nats-core";
 import { MISSING_TOKEN_MESSAGE, startGateway, type GatewayOptions } from "../../src/gateway/index.ts";
 import { silentLogger } from "../../src/lib/index.ts";
-import { systemSubjects } from "../../src/protocol/index.ts";
+import { startNatsServer } from "../../src/bus/index.ts";
+import { PING_SUBJECT, systemSubjects } from "../../src/protocol/index.ts";
 import { httpCall } from "../harness/http-call.ts";
 import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { startTestServer } from "../harness/start-nats-server.ts";
@@ -143,6 +144,44 @@ test("while the bus is down /healthz is 503 and requests get 502; both recover w
   });
   const back = await httpCall(gateway.url, "/sys/any/db/query", { token: TOKEN, body: '{"sql":"SELECT 1"}' });
   assert.equal(back.status, 503);
+});
+
+test("a bus request the gateway's user may not publish gets 502 with the server's reason", async () => {
+  // A real transport failure: nats-server refuses the publish with a permissions violation,
+  // which the client hands to the waiting request at once, before its timeout.
+  await using dir = await tempDir();
+  const granted = systemSubjects("granted").dbQuery;
+  const refused = systemSubjects("refused").dbQuery;
+  await using server = await startNatsServer({
+    workDir: dir.path,
+    configText: [
+      "listen: 127.0.0.1:-1",
+      `ports_file_dir: ${JSON.stringify(dir.path)}`,
+      "authorization { users: [",
+      `  {user: gateway, password: gateway, permissions: {publish: {allow: ${JSON.stringify([PING_SUBJECT, granted])}}, subscribe: {allow: ["_INBOX.>"]}}}`,
+      "] }",
+      "",
+    ].join("\n"),
+  });
+  await using gateway = await startGateway(
+    gatewayOptions(server.clientUrl, {
+      bus: { url: server.clientUrl, user: "gateway", password: "gateway" },
+    }),
+  );
+  const r = await httpCall(gateway.url, "/sys/refused/db/query", {
+    token: TOKEN,
+    body: '{"sql":"SELECT 1"}',
+  });
+  assert.equal(r.status, 502, r.text);
+  assert.equal(
+    r.json<ErrorBody>().description,
+    `bus request failed: Permissions Violation for Publish to "${refused}"`,
+  );
+  // The violation costs the gateway nothing else: its connection goes on serving what it may publish.
+  assert.equal((await httpCall(gateway.url, "/healthz")).status, 200);
+  assert.equal((await httpCall(gateway.url, "/systems", { token: TOKEN })).status, 200);
+  const allowed = await httpCall(gateway.url, "/sys/granted/db/query", { token: TOKEN, body: "{}" });
+  assert.equal(allowed.status, 503, allowed.text);
 });
 
 test("a node whose catalog will not open answers 503 with its own reason, not the missing-responder one", async () => {
