@@ -15,6 +15,7 @@ import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
 const TOKEN = "process-test-token";
+const LISTENS_AT = /listens at (http:\/\/[\d.:]*\d)/;
 
 interface ErrorBody {
   code: number;
@@ -66,14 +67,23 @@ test("natsmon gateway refuses to start without a token, with an unusable token o
   );
 });
 
-test("with --allow-unauthenticated every route is open; GET /systems is [] on a bus with no node", async () => {
+test("natsmon gateway --allow-unauthenticated serves every route without a token", async () => {
   await using server = await startTestServer("gw-open");
-  await using gateway = await startGateway(
-    gatewayOptions(server.url, { authToken: undefined, allowUnauthenticated: true }),
+  // An empty token in the environment counts as none, so only the flag lets it start.
+  await using gateway = spawnNatsmon(
+    ["gateway", "--allow-unauthenticated", "--server", server.url, "--listen", "127.0.0.1:0"],
+    { NATSMON_GATEWAY_AUTH_TOKEN: "" },
   );
-  const systems = await httpCall(gateway.url, "/systems");
+  const base = await waitFor(() => LISTENS_AT.exec(gateway.stdout())?.[1], {
+    message: "the gateway to print its URL",
+  });
+  assert.match(gateway.stderr(), /serves without authentication \(--allow-unauthenticated\)/);
+  const systems = await httpCall(base, "/systems");
   assert.equal(systems.status, 200, systems.text);
   assert.deepEqual(systems.json(), []);
+  const query = await httpCall(base, "/sys/nobody/db/query", { body: '{"sql":"SELECT 1"}' });
+  assert.equal(query.status, 503, query.text);
+  assert.match(query.json<ErrorBody>().description, /no responder exists for system "nobody"/);
 });
 
 test("natsmon gateway spawned: the token from the environment guards it, SIGTERM lets an in-flight request finish", async () => {
@@ -90,7 +100,7 @@ test("natsmon gateway spawned: the token from the environment guards it, SIGTERM
     NATSMON_GATEWAY_AUTH_TOKEN: TOKEN,
   });
   try {
-    const base = await waitFor(() => /listens at (http:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+    const base = await waitFor(() => LISTENS_AT.exec(gateway.stdout())?.[1], {
       message: "the gateway to print its URL",
     });
     assert.equal((await httpCall(base, "/healthz")).status, 200);
