@@ -2,7 +2,7 @@
 /** Process entry: argv → command; exit codes and last-resort error output. No logic here. */
 import "./cli/threadpool.ts";
 import "./cli/v8-heap.ts";
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import {
   backupCommand,
   configCommand,
@@ -20,7 +20,11 @@ import { VERSION } from "./node/index.ts";
 const program = new Command("natsmon")
   .description("natsmon: monitoring of NATS systems")
   .version(VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander's own usage errors (unknown option, missing argument or required option) end
+  // here rather than in its process.exit(1), so they exit 2 like natsmon's own usage checks.
+  // Set before the commands are added: each subcommand inherits it.
+  .exitOverride();
 runCommand(program);
 configCommand(program);
 systemsCommand(program);
@@ -35,6 +39,11 @@ deliveriesCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.stderr.write(`natsmon: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  if (err instanceof CommanderError) {
+    // Commander has printed its message; help and --version asked for are not errors.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else {
+    process.stderr.write(`natsmon: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
 }
