@@ -10,13 +10,14 @@ import {
 } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
-import { parseParam, readStdin } from "./input.ts";
+import { parseParam, readSql } from "./input.ts";
 import { renderTable } from "./table.ts";
+import { timeoutOption } from "./timeout-option.ts";
 
 interface DbOptions extends ClientOptions {
   system?: string;
   format: string;
-  timeout: string;
+  timeout: number;
   schema?: string;
 }
 
@@ -94,12 +95,14 @@ export function dbCommand(program: Command): void {
     );
 
   dbSubcommand(db, "explain", "show the plan of a read-only statement without running it")
-    .argument("[sql]", "the statement; read from stdin when omitted")
+    .argument("[sql]", "the statement; `-` or omitted: read it from stdin")
     .option("--analyze", "run the statement and show per-operator timing (EXPLAIN ANALYZE)")
     .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")
     .action(
       async (sqlArg: string | undefined, options: DbOptions & { analyze?: boolean; param?: string[] }) => {
-        const sql = sqlArg ?? (await readStdin());
+        // Checked before connecting, as `natsmon query` does: none or empty is a usage error.
+        const sql = await readSql(sqlArg);
+        if (sql === undefined) return;
         const params = options.param?.map(parseParam);
         return ask<ExplainReply>(options, {
           subject: (s) => s.dbExplain,
@@ -117,7 +120,7 @@ function dbSubcommand(db: Command, name: string, description: string): Command {
       .description(description)
       .option("--system <id>", "system to ask (default: the only one on the bus)")
       .option("-f, --format <format>", "table or json", "table")
-      .option("--timeout <ms>", "how long to wait for the answer", "60000"),
+      .addOption(timeoutOption("how long to wait for the answer")),
   );
 }
 
@@ -154,7 +157,7 @@ async function request<R>(
   system: string,
 ): Promise<R | undefined> {
   try {
-    const reply = await nc.request(subject, JSON.stringify(body), { timeout: Number(options.timeout) });
+    const reply = await nc.request(subject, JSON.stringify(body), { timeout: options.timeout });
     const code = reply.headers?.get("Nats-Service-Error-Code");
     if (code) {
       fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);

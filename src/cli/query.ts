@@ -10,7 +10,7 @@ import { batchReaders } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { parseCsvResult } from "./csv-cells.ts";
 import { resolveSystem } from "./discover.ts";
-import { parseParam, readStdin } from "./input.ts";
+import { parseParam, readSql } from "./input.ts";
 import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
 import { arrayReaders, resultWriter, type TextFormat } from "./result-writers.ts";
 import {
@@ -19,6 +19,7 @@ import {
   StreamFailedError,
   type ArrowStreamReader,
 } from "./stream-client.ts";
+import { timeoutOption } from "./timeout-option.ts";
 
 const FORMATS = ["table", "csv", "json", "arrow"] as const;
 type Format = (typeof FORMATS)[number];
@@ -29,7 +30,7 @@ interface QueryOptions extends ClientOptions {
   out?: string;
   param?: string[];
   compression?: StreamCompression;
-  timeout: string;
+  timeout: number;
 }
 
 /** A failure the server reported, with its micro error code (400, 408, 413, 503, …). */
@@ -60,7 +61,7 @@ export function queryCommand(program: Command): void {
         "--compression <codec>",
         "chunk compression to ask for: none, lz4 or zstd (default: the server's)",
       )
-      .option("--timeout <ms>", "how long to wait for the answer (streaming: for each chunk)", "60000"),
+      .addOption(timeoutOption("how long to wait for the answer (streaming: for each chunk)")),
   ).action(async (sqlArg: string | undefined, options: QueryOptions) => {
     if (!FORMATS.includes(options.format)) {
       fail(`--format must be table, csv, json or arrow, not ${options.format}`, 2);
@@ -70,7 +71,7 @@ export function queryCommand(program: Command): void {
       fail(`--compression must be none, lz4 or zstd, not ${options.compression}`, 2);
       return;
     }
-    const sql = await statement(sqlArg);
+    const sql = await readSql(sqlArg);
     if (sql === undefined) return;
     const params = options.param?.map(parseParam);
     const nc = await connectClient(options);
@@ -109,20 +110,6 @@ export function queryCommand(program: Command): void {
   });
 }
 
-/** The SQL from the argument, or from stdin for `-` or no argument when stdin is not a terminal. */
-async function statement(arg: string | undefined): Promise<string | undefined> {
-  if (arg === undefined && process.stdin.isTTY) {
-    fail("no SQL given: pass the statement as an argument, or pipe it in (`-` reads stdin)", 2);
-    return undefined;
-  }
-  const sql = arg === undefined || arg === "-" ? await readStdin() : arg;
-  if (sql.trim() === "") {
-    fail("the SQL statement is empty", 2);
-    return undefined;
-  }
-  return sql;
-}
-
 /** db.query.stream: each batch is written out as it arrives; the trailer's row count is checked. */
 async function streamed(
   nc: NatsConnection,
@@ -134,7 +121,7 @@ async function streamed(
   const progress = progressOnStderr();
   try {
     const stream = await readArrowStream(nc, systemSubjects(system).dbQueryStream, request, {
-      timeoutMs: Number(options.timeout),
+      timeoutMs: options.timeout,
     });
     if (options.format === "arrow") {
       await passThrough(stream, output);
@@ -232,7 +219,7 @@ async function buffered(
   let reply;
   try {
     reply = await nc.request(systemSubjects(system).dbQuery, body, {
-      timeout: Number(options.timeout),
+      timeout: options.timeout,
       headers: h,
     });
   } catch (err) {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { runNatsmon } from "../harness/natsmon-process.ts";
+import { runNatsmon, spawnNatsmonOnTerminal } from "../harness/natsmon-process.ts";
 
 /**
  * Usage errors are found before natsmon connects anywhere: the server named here has
@@ -37,4 +37,60 @@ test("help and --version asked for exit 0 on stdout", async () => {
   const version = await runNatsmon(["--version"]);
   assert.equal(version.code, 0, version.stderr);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test("--timeout must be a positive whole number of milliseconds in query and every db subcommand", async () => {
+  const runs = [
+    ["query", ...NOWHERE, "--timeout", "abc", "SELECT 1"],
+    ["query", ...NOWHERE, "--timeout", "0", "SELECT 1"],
+    ["query", ...NOWHERE, "--timeout", "2.5", "SELECT 1"],
+    ["db", "schemas", ...NOWHERE, "--timeout", "abc"],
+    ["db", "tables", ...NOWHERE, "--timeout", "-5"],
+    ["db", "columns", ...NOWHERE, "--timeout", "", "hx.epochs"],
+    ["db", "macros", ...NOWHERE, "--timeout", "1e400"],
+    ["db", "explain", ...NOWHERE, "--timeout", "soon", "SELECT 1"],
+  ];
+  for (const args of runs) {
+    const value = args[args.indexOf("--timeout") + 1]!;
+    const r = await runNatsmon(args);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.ok(
+      r.stderr.startsWith(
+        `error: option '--timeout <ms>' argument '${value}' is invalid. ` +
+          "expected a positive whole number of milliseconds, such as 60000.\n",
+      ),
+      r.stderr,
+    );
+  }
+});
+
+test("db explain takes its SQL as query does: empty stdin is a usage error saying how to pass SQL", async () => {
+  for (const args of [
+    ["db", "explain", ...NOWHERE],
+    ["db", "explain", ...NOWHERE, "-"],
+    ["query", ...NOWHERE],
+  ]) {
+    const r = await runNatsmon(args, {}, "  \n");
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(
+      r.stderr,
+      "natsmon: the SQL statement is empty: pass the statement as an argument, or pipe it in on " +
+        "stdin (no argument or `-` reads stdin)\n",
+    );
+  }
+});
+
+test("with no SQL and stdin a terminal, db explain and query exit 2 at once rather than wait for input", async () => {
+  for (const args of [
+    ["db", "explain", ...NOWHERE],
+    ["query", ...NOWHERE],
+  ]) {
+    // The keyboard stays open: a command reading it would wait until the test times out.
+    const terminal = spawnNatsmonOnTerminal(args);
+    assert.equal(await terminal.exited, 2, terminal.output());
+    assert.match(
+      terminal.output(),
+      /natsmon: no SQL given: pass the statement as an argument, or pipe it in on stdin \(no argument or `-` reads stdin\)/,
+    );
+  }
 });

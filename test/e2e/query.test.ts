@@ -181,6 +181,9 @@ describe("natsmon query over db.query.stream on a real node", () => {
 
     const none = await query([]);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /SQL statement is empty/);
+    assert.match(
+      none.stderr,
+      /SQL statement is empty: pass the statement as an argument, or pipe it in on stdin/,
+    );
   });
 });

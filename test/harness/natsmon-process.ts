@@ -129,3 +129,42 @@ export async function writeMonitorConfig(options: {
   );
   return options.path;
 }
+
+export interface TerminalProcess {
+  /** What the terminal showed: stdout and stderr together, as a person would see them. */
+  output(): string;
+  /** Types on the terminal's keyboard ("\x03" is Ctrl-C, which the terminal turns into SIGINT). */
+  type(text: string): void;
+  /** Resolves with natsmon's exit code once it has exited. */
+  readonly exited: Promise<number | string>;
+}
+
+/**
+ * Runs `natsmon <args>` on a terminal of its own (a pseudo-terminal made by util-linux's
+ * `script`), so stdin, stdout and stderr are all TTYs, as for a person at a prompt. The
+ * keyboard stays open until the process exits: nothing sends an end of input unless typed.
+ */
+export function spawnNatsmonOnTerminal(args: readonly string[]): TerminalProcess {
+  const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+  const command = `exec ${[process.execPath, MAIN, ...args].map(quote).join(" ")}`;
+  // -e: script exits with the command's exit code; -q: no banner; /dev/null: no log file.
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    cwd: REPO_ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  live.add(child);
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => {
+      live.delete(child);
+      resolve(code ?? signal ?? "unknown");
+    }),
+  );
+  return {
+    output: () => out,
+    type: (text) => child.stdin.write(text),
+    exited,
+  };
+}
