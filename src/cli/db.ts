@@ -9,7 +9,7 @@ import {
   type TablesReply,
 } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { resolveSystem } from "./discover.ts";
+import { noNodeServes, resolveSystem } from "./discover.ts";
 import { parseParam, readSql } from "./input.ts";
 import { renderTable } from "./table.ts";
 import { timeoutOption } from "./timeout-option.ts";
@@ -25,6 +25,8 @@ type Subjects = ReturnType<typeof systemSubjects>;
 
 /** One discovery subcommand: the request it sends and how its reply prints as a table. */
 interface Discovery<R> {
+  /** The endpoint, as named in messages. */
+  endpoint: string;
   subject: (s: Subjects) => string;
   body: Record<string, unknown>;
   table: (reply: R) => string;
@@ -42,6 +44,7 @@ export function dbCommand(program: Command): void {
   dbSubcommand(db, "schemas", "list the schemas with their table, view and macro counts").action(
     (options: DbOptions) =>
       ask<SchemasReply>(options, {
+        endpoint: "db.schemas",
         subject: (s) => s.dbSchemas,
         body: {},
         table: (r) => renderTable(r.schemas, ["name", "tables", "views", "macros", "description"]),
@@ -52,6 +55,7 @@ export function dbCommand(program: Command): void {
     .option("--schema <schema>", "only this schema (hx, main, checks, contexts)")
     .action((options: DbOptions) =>
       ask<TablesReply>(options, {
+        endpoint: "db.tables",
         subject: (s) => s.dbTables,
         body: options.schema ? { schema: options.schema } : {},
         table: (r) =>
@@ -75,6 +79,7 @@ export function dbCommand(program: Command): void {
       const schema = dot > 0 ? table.slice(0, dot) : options.schema;
       const name = dot > 0 ? table.slice(dot + 1) : table;
       return ask<ColumnsReply>(options, {
+        endpoint: "db.columns",
         subject: (s) => s.dbColumns,
         body: { schema, table: name },
         table: (r) =>
@@ -87,6 +92,7 @@ export function dbCommand(program: Command): void {
     .option("--schema <schema>", "only this schema (hx, main, checks, contexts)")
     .action((options: DbOptions) =>
       ask<MacrosReply>(options, {
+        endpoint: "db.macros",
         subject: (s) => s.dbMacros,
         body: options.schema ? { schema: options.schema } : {},
         table: (r) =>
@@ -105,6 +111,7 @@ export function dbCommand(program: Command): void {
         if (sql === undefined) return;
         const params = options.param?.map(parseParam);
         return ask<ExplainReply>(options, {
+          endpoint: "db.explain",
           subject: (s) => s.dbExplain,
           body: { sql, analyze: options.analyze === true, ...(params ? { params } : {}) },
           table: (r) => r.plan.map((row) => row.explain_value.replace(/\n?$/, "\n")).join(""),
@@ -132,13 +139,7 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
   const nc = await connectClient(options);
   try {
     const system = await resolveSystem(nc, options.system);
-    const reply = await request<R>(
-      nc,
-      discovery.subject(systemSubjects(system)),
-      discovery.body,
-      options,
-      system,
-    );
+    const reply = await request<R>(nc, discovery, options, system);
     if (reply === undefined) return;
     process.stdout.write(
       options.format === "json" ? JSON.stringify(reply, null, 2) + "\n" : discovery.table(reply),
@@ -151,13 +152,13 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
 /** Sends one request; prints a micro error or a missing responder and answers undefined. */
 async function request<R>(
   nc: NatsConnection,
-  subject: string,
-  body: Record<string, unknown>,
+  discovery: Discovery<R>,
   options: DbOptions,
   system: string,
 ): Promise<R | undefined> {
   try {
-    const reply = await nc.request(subject, JSON.stringify(body), { timeout: options.timeout });
+    const subject = discovery.subject(systemSubjects(system));
+    const reply = await nc.request(subject, JSON.stringify(discovery.body), { timeout: options.timeout });
     const code = reply.headers?.get("Nats-Service-Error-Code");
     if (code) {
       fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
@@ -166,7 +167,7 @@ async function request<R>(
     return reply.json<R>();
   } catch (err) {
     if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-      fail(`no catalog answers for system "${system}"; natsmon systems lists the reachable ones`);
+      fail(noNodeServes(system, `${discovery.endpoint} has no responder`));
       return undefined;
     }
     throw err;

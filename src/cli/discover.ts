@@ -9,3 +9,16 @@ export async function resolveSystem(nc: NatsConnection, given: string | undefine
   if (ids.size === 0) throw new Error("no natsmon node answered $MON.ping on this bus; is one running?");
   throw new Error(`several systems answer (${[...ids].sort().join(", ")}); choose one with --system`);
 }
+
+/** True when some node's discovery reply lists `system` (whatever its roles there). */
+export async function systemListed(nc: NatsConnection, system: string): Promise<boolean> {
+  return (await discoverNodes(nc)).some((r) => r.systems.some((s) => s.id === system));
+}
+
+/**
+ * The message for a system nothing answers for, a mistyped id as often as a stopped node:
+ * what went unanswered, and where the systems that do answer are listed.
+ */
+export function noNodeServes(system: string, unanswered: string): string {
+  return `no node serves system "${system}" (${unanswered}); \`natsmon systems\` lists the systems on this bus`;
+}

@@ -1,18 +1,18 @@
-import { headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { setImmediate } from "node:timers/promises";
 import type { Command } from "commander";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { END_OF_STREAM } from "../lib/index.ts";
-import { ACCEPT, CSV_MEDIA_TYPE, STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
+import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
 import { MonError } from "../domain/index.ts";
 import { batchReaders } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { parseCsvResult } from "./csv-cells.ts";
 import { resolveSystem } from "./discover.ts";
 import { parseParam, readSql } from "./input.ts";
+import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
 import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
-import { arrayReaders, resultWriter, type TextFormat } from "./result-writers.ts";
+import { resultWriter, type TextFormat } from "./result-writers.ts";
 import {
   NoResponderError,
   readArrowStream,
@@ -31,15 +31,6 @@ interface QueryOptions extends ClientOptions {
   param?: string[];
   compression?: StreamCompression;
   timeout: number;
-}
-
-/** A failure the server reported, with its micro error code (400, 408, 413, 503, …). */
-class QueryFailed extends Error {
-  readonly code: string;
-  constructor(code: string, description: string) {
-    super(`${code}: ${description}`);
-    this.code = code;
-  }
 }
 
 /**
@@ -62,52 +53,66 @@ export function queryCommand(program: Command): void {
         "chunk compression to ask for: none, lz4 or zstd (default: the server's)",
       )
       .addOption(timeoutOption("how long to wait for the answer (streaming: for each chunk)")),
-  ).action(async (sqlArg: string | undefined, options: QueryOptions) => {
-    if (!FORMATS.includes(options.format)) {
-      fail(`--format must be table, csv, json or arrow, not ${options.format}`, 2);
-      return;
-    }
-    if (options.compression && !STREAM_COMPRESSIONS.includes(options.compression)) {
-      fail(`--compression must be none, lz4 or zstd, not ${options.compression}`, 2);
-      return;
-    }
-    const sql = await readSql(sqlArg);
-    if (sql === undefined) return;
-    const params = options.param?.map(parseParam);
-    const nc = await connectClient(options);
-    const output = openOutput(options.out);
-    try {
-      const system = await resolveSystem(nc, options.system);
-      const request: QueryStreamRequest = {
-        sql,
-        ...(params ? { params } : {}),
-        // Arrow output passes the chunks through as they came, so ask for its compression
-        // (none unless given: any Arrow reader can read that without codecs).
-        ...(options.compression || options.format === "arrow"
-          ? { compression: options.compression ?? "none" }
-          : {}),
-      };
-      try {
-        await streamed(nc, system, request, options, output);
-      } catch (err) {
-        if (!(err instanceof NoResponderError)) throw err;
-        process.stderr.write(
-          `natsmon: system "${system}" has no db.query.stream responder; falling back to db.query (buffered, capped at db.query-max-rows)\n`,
-        );
-        await buffered(nc, system, request, options, output);
-      }
-      await output.close();
-    } catch (err) {
-      await output.discard();
-      // Errors the server reported (or the stream's own) print as code and description.
-      if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
-      else if (err instanceof QueryFailed) fail(err.message);
-      else if (err instanceof MonError) fail(`${err.code}: ${err.message}`);
-      else throw err;
-    } finally {
-      await nc.close();
-    }
-  });
+  ).action((sqlArg: string | undefined, options: QueryOptions) => runQuery(sqlArg, options));
+}
+
+async function runQuery(sqlArg: string | undefined, options: QueryOptions): Promise<void> {
+  if (!FORMATS.includes(options.format)) {
+    fail(`--format must be table, csv, json or arrow, not ${options.format}`, 2);
+    return;
+  }
+  if (options.compression && !STREAM_COMPRESSIONS.includes(options.compression)) {
+    fail(`--compression must be none, lz4 or zstd, not ${options.compression}`, 2);
+    return;
+  }
+  const sql = await readSql(sqlArg);
+  if (sql === undefined) return;
+  const params = options.param?.map(parseParam);
+  const nc = await connectClient(options);
+  const output = openOutput(options.out);
+  try {
+    await answer(nc, sql, params, options, output);
+    await output.close();
+  } catch (err) {
+    await output.discard();
+    report(err);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Errors the server reported (or the stream's own) print as code and description. */
+function report(err: unknown): void {
+  if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
+  else if (err instanceof QueryFailed) fail(err.message);
+  else if (err instanceof MonError) fail(`${err.code}: ${err.message}`);
+  else throw err;
+}
+
+async function answer(
+  nc: NatsConnection,
+  sql: string,
+  params: unknown[] | undefined,
+  options: QueryOptions,
+  output: Output,
+): Promise<void> {
+  const system = await resolveSystem(nc, options.system);
+  const request: QueryStreamRequest = {
+    sql,
+    ...(params ? { params } : {}),
+    // Arrow output passes the chunks through as they came, so ask for its compression
+    // (none unless given: any Arrow reader can read that without codecs).
+    ...(options.compression || options.format === "arrow"
+      ? { compression: options.compression ?? "none" }
+      : {}),
+  };
+  try {
+    await streamed(nc, system, request, options, output);
+  } catch (err) {
+    if (!(err instanceof NoResponderError)) throw err;
+    if (options.format === "arrow") throw await arrowWithoutStream(nc, system);
+    await queryBuffered(nc, system, request, { format: options.format, timeoutMs: options.timeout }, output);
+  }
 }
 
 /** db.query.stream: each batch is written out as it arrives; the trailer's row count is checked. */
@@ -138,7 +143,7 @@ async function streamed(
       if (output.closed) return;
     }
     if (stream.totals && stream.totals.rows !== rows) {
-      throw new QueryFailed("500", `the stream announced ${stream.totals.rows} rows and delivered ${rows}`);
+      throw new QueryFailed(`500: the stream announced ${stream.totals.rows} rows and delivered ${rows}`);
     }
     await sink.end();
   } finally {
@@ -188,59 +193,7 @@ async function passThrough(stream: ArrowStreamReader, output: Output): Promise<v
     if (output.closed) return;
   }
   if (stream.totals && stream.totals.chunks !== chunks) {
-    throw new QueryFailed(
-      "500",
-      `the stream announced ${stream.totals.chunks} chunks and delivered ${chunks}`,
-    );
+    throw new QueryFailed(`500: the stream announced ${stream.totals.chunks} chunks and delivered ${chunks}`);
   }
   await output.write(END_OF_STREAM);
-}
-
-/**
- * db.query, for a system without a streaming responder: CSV (written as received, or read
- * back for the table: it keeps the column order) or JSON (written as received). The values
- * are rendered by db.query's rules. Arrow needs the stream: db.query has no types to build it.
- */
-async function buffered(
-  nc: NatsConnection,
-  system: string,
-  request: QueryStreamRequest,
-  options: QueryOptions,
-  output: Output,
-): Promise<void> {
-  if (options.format === "arrow") {
-    throw new QueryFailed("501", "--format arrow needs db.query.stream, which this system does not serve");
-  }
-  const h = natsHeaders();
-  if (options.format !== "json") h.set(ACCEPT, CSV_MEDIA_TYPE);
-  const body = JSON.stringify(
-    request.params ? { sql: request.sql, params: request.params } : { sql: request.sql },
-  );
-  let reply;
-  try {
-    reply = await nc.request(systemSubjects(system).dbQuery, body, {
-      timeout: options.timeout,
-      headers: h,
-    });
-  } catch (err) {
-    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-      throw new QueryFailed(
-        "503",
-        `no catalog answers for system "${system}"; natsmon systems lists the reachable ones`,
-      );
-    }
-    throw err;
-  }
-  const code = reply.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new QueryFailed(code, reply.headers?.get("Nats-Service-Error") ?? "error");
-  if (options.format === "table") {
-    const { columns, rows } = parseCsvResult(reply.string());
-    const writer = resultWriter("table");
-    await output.write(
-      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), 0, rows.length) + writer.end(),
-    );
-  } else {
-    await output.write(reply.data);
-    if (options.format === "json") await output.write("\n");
-  }
 }

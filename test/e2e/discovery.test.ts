@@ -252,6 +252,14 @@ describe("catalog discovery on a node on the embedded default", () => {
     ]);
     assert.equal(badSchema.code, 1);
     assert.match(badSchema.stderr, /400: schema must be one of hx, main, checks, contexts/);
+
+    const typo = await runNatsmon(["db", "tables", "--server", url, "--system", "typo"]);
+    assert.equal(typo.code, 1);
+    assert.equal(
+      typo.stderr,
+      'natsmon: no node serves system "typo" (db.tables has no responder); ' +
+        "`natsmon systems` lists the systems on this bus\n",
+    );
   });
 });
 

@@ -2,14 +2,20 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects } from "../../src/protocol/index.ts";
+import {
+  ACCEPT,
+  CSV_MEDIA_TYPE,
+  PING_SUBJECT,
+  systemSubjects,
+  type DiscoveryReply,
+} from "../../src/protocol/index.ts";
 import { startTestServer, type TestServer } from "../harness/start-nats-server.ts";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 
 /**
- * A system served by an older node: a real nats-server where only `db.query` is answered
- * (a plain subscription replying in db.query's JSON or, with `Accept: text/csv`, CSV format),
- * so db.query.stream has no responder at all.
+ * A system served by an older node: a real nats-server where only `db.query` and the
+ * discovery ping are answered (plain subscriptions; db.query replies in its JSON or, with
+ * `Accept: text/csv`, CSV format), so db.query.stream has no responder at all.
  */
 describe("natsmon query falls back to db.query when no streaming responder exists", () => {
   let server: TestServer;
@@ -41,6 +47,17 @@ describe("natsmon query falls back to db.query when no streaming responder exist
                 { id: 2, name: null, "1": "x" },
               ]),
         );
+      },
+    });
+    const discovery: DiscoveryReply = {
+      node_id: "legacy-node",
+      version: "0.0.1",
+      capabilities: {},
+      systems: [{ id: "legacy", roles: ["scrape", "catalog"] }],
+    };
+    responder.subscribe(PING_SUBJECT, {
+      callback: (_err, msg) => {
+        msg.respond(JSON.stringify(discovery));
       },
     });
     await responder.flush();
@@ -99,8 +116,55 @@ describe("natsmon query falls back to db.query when no streaming responder exist
   });
 
   test("arrow cannot be built from db.query's reply: a clear error, not a guess", async () => {
+    const sent = requests.length;
     const r = await query(["--format", "arrow", "SELECT * FROM t"]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /--format arrow needs db\.query\.stream/);
+    assert.equal(
+      r.stderr,
+      'natsmon: --format arrow needs db.query.stream, and system "legacy" has no responder for it ' +
+        "(an older node); --format table, csv or json fall back to db.query\n",
+    );
+    assert.equal(requests.length, sent, "nothing was sent to db.query");
+  });
+
+  test("a system no node serves is named as such, with no fallback notice, in every format", async () => {
+    const sent = requests.length;
+    for (const format of ["table", "csv", "json"]) {
+      const r = await runNatsmon([
+        "query",
+        "--server",
+        server.url,
+        "--system",
+        "typo",
+        "--format",
+        format,
+        "SELECT 1",
+      ]);
+      assert.equal(r.code, 1, format);
+      assert.equal(
+        r.stderr,
+        'natsmon: no node serves system "typo" (neither db.query.stream nor db.query has a responder); ' +
+          "`natsmon systems` lists the systems on this bus\n",
+        format,
+      );
+      assert.equal(r.stdout, "");
+    }
+    const arrow = await runNatsmon([
+      "query",
+      "--server",
+      server.url,
+      "--system",
+      "typo",
+      "--format",
+      "arrow",
+      "SELECT 1",
+    ]);
+    assert.equal(arrow.code, 1);
+    assert.equal(
+      arrow.stderr,
+      'natsmon: no node serves system "typo" (db.query.stream has no responder and discovery lists no such ' +
+        "system); `natsmon systems` lists the systems on this bus\n",
+    );
+    assert.equal(requests.length, sent, "the legacy system's db.query was never asked");
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * `natsmon query` over db.query, for a system with no db.query.stream responder (an older
+ * node): the whole result in one reply, capped at db.query-max-rows and rendered by
+ * db.query's rules. When db.query has no responder either, no node serves the system.
+ */
+import { errors, headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
+import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects, type QueryStreamRequest } from "../protocol/index.ts";
+import { parseCsvResult } from "./csv-cells.ts";
+import { noNodeServes, systemListed } from "./discover.ts";
+import type { Output } from "./query-output.ts";
+import { arrayReaders, resultWriter, type TextFormat } from "./result-writers.ts";
+
+/** A failure reported as it is: the server's `code: description`, or natsmon's own sentence. */
+export class QueryFailed extends Error {}
+
+/**
+ * db.query: CSV (written as received, or read back for the table: it keeps the column
+ * order) or JSON (written as received). The notice that the statement went to db.query is
+ * printed once db.query has answered, so it never precedes a failure to find anyone.
+ */
+export async function queryBuffered(
+  nc: NatsConnection,
+  system: string,
+  request: QueryStreamRequest,
+  options: { format: TextFormat; timeoutMs: number },
+  output: Output,
+): Promise<void> {
+  const h = natsHeaders();
+  if (options.format !== "json") h.set(ACCEPT, CSV_MEDIA_TYPE);
+  const body = JSON.stringify(
+    request.params ? { sql: request.sql, params: request.params } : { sql: request.sql },
+  );
+  let reply;
+  try {
+    reply = await nc.request(systemSubjects(system).dbQuery, body, {
+      timeout: options.timeoutMs,
+      headers: h,
+    });
+  } catch (err) {
+    if (
+      (err instanceof errors.RequestError && err.isNoResponders()) ||
+      err instanceof errors.NoRespondersError
+    ) {
+      throw new QueryFailed(noNodeServes(system, "neither db.query.stream nor db.query has a responder"));
+    }
+    if (err instanceof errors.TimeoutError) {
+      throw new QueryFailed(
+        `no answer from db.query within ${options.timeoutMs} ms (system "${system}" has no ` +
+          "db.query.stream responder, so the statement went to db.query)",
+      );
+    }
+    throw err;
+  }
+  process.stderr.write(
+    `natsmon: system "${system}" has no db.query.stream responder; falling back to db.query (buffered, capped at db.query-max-rows)\n`,
+  );
+  const code = reply.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new QueryFailed(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
+  if (options.format === "table") {
+    const { columns, rows } = parseCsvResult(reply.string());
+    const writer = resultWriter("table");
+    await output.write(
+      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), 0, rows.length) + writer.end(),
+    );
+  } else {
+    await output.write(reply.data);
+    if (options.format === "json") await output.write("\n");
+  }
+}
+
+/**
+ * `--format arrow` without a db.query.stream responder. db.query's reply has no Arrow types
+ * to build the stream from, so nothing is sent to it; discovery tells an older node serving
+ * the system apart from no node at all.
+ */
+export async function arrowWithoutStream(nc: NatsConnection, system: string): Promise<QueryFailed> {
+  if (!(await systemListed(nc, system))) {
+    return new QueryFailed(
+      noNodeServes(system, "db.query.stream has no responder and discovery lists no such system"),
+    );
+  }
+  return new QueryFailed(
+    `--format arrow needs db.query.stream, and system "${system}" has no responder for it ` +
+      "(an older node); --format table, csv or json fall back to db.query",
+  );
+}
