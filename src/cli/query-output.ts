@@ -3,43 +3,43 @@
  * any size streams through in bounded memory; and the rows-so-far line on stderr.
  */
 import { createWriteStream } from "node:fs";
-import { rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 
 export interface Output {
   /** Resolves once the destination can take more. */
   write(data: string | Uint8Array): Promise<void>;
-  /** Flushes and closes a file (stdout stays open). */
+  /** Flushes; a file's result then takes FILE's place (stdout stays open). */
   close(): Promise<void>;
-  /** After a failure: a half-written file is removed rather than left to pass for a result. */
+  /** After a failure or a signal: the result so far is removed, and FILE is left as it was. */
   discard(): Promise<void>;
   /** True once the reader went away (a closed pipe, as with `| head`): stop producing. */
   readonly closed: boolean;
 }
 
-/** stdout, or FILE created on the first write (a query that fails at once leaves no file). */
+/**
+ * stdout, or FILE. A file's result is written to a temporary file beside FILE (same
+ * directory, so same file system) and renamed over FILE only once complete: a query that
+ * fails or is interrupted leaves an existing FILE as it was and no partial file behind.
+ */
 export function openOutput(file: string | undefined): Output {
-  let stream: Writable | undefined = file ? undefined : process.stdout;
+  return file ? fileOutput(resolve(file)) : stdoutOutput();
+}
+
+function stdoutOutput(): Output {
+  const out = process.stdout;
   // Set from stream events, read after each await.
   const state: { closed: boolean; failure?: Error } = { closed: false };
+  out.on("error", (err: NodeJS.ErrnoException) => {
+    // A reader that stops reading early is normal at a shell prompt, not an error.
+    if (err.code === "EPIPE") state.closed = true;
+    else state.failure = err;
+  });
   const rethrow = () => {
     if (state.failure) throw state.failure;
   };
-  const target = (): Writable => {
-    if (stream) return stream;
-    const created = createWriteStream(file!);
-    created.on("error", (err) => (state.failure = err));
-    stream = created;
-    return created;
-  };
-  if (!file) {
-    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-      // A reader that stops reading early is normal at a shell prompt, not an error.
-      if (err.code === "EPIPE") state.closed = true;
-      else state.failure = err;
-    });
-  }
   return {
     get closed() {
       return state.closed;
@@ -47,21 +47,59 @@ export function openOutput(file: string | undefined): Output {
     async write(data) {
       rethrow();
       if (state.closed) return;
+      if (!out.write(data)) await drained(out);
+      rethrow();
+    },
+    close: () => Promise.resolve(),
+    discard: () => Promise.resolve(),
+  };
+}
+
+function fileOutput(file: string): Output {
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.partial`);
+  let stream: Writable | undefined;
+  const state: { discarded: boolean; failure?: Error } = { discarded: false };
+  const rethrow = () => {
+    if (state.failure) throw state.failure;
+  };
+  // Created on the first write, so a query refused at once never touches the directory.
+  const target = (): Writable => {
+    if (stream) return stream;
+    if (state.discarded) throw new Error(`${file}: output already discarded`);
+    const created = createWriteStream(temp);
+    created.on("error", (err) => (state.failure = err));
+    stream = created;
+    return created;
+  };
+  return {
+    closed: false,
+    async write(data) {
+      rethrow();
       const out = target();
       if (!out.write(data)) await drained(out);
       rethrow();
     },
     async close() {
-      if (!file || !stream) return;
-      const finished = once(stream, "finish");
-      stream.end();
+      rethrow();
+      // An empty result is still a result: FILE is replaced by an empty file.
+      const out = target();
+      const finished = once(out, "finish");
+      out.end();
       await finished;
       rethrow();
+      await rename(temp, file);
     },
     async discard() {
-      if (!file || !stream) return;
-      stream.destroy();
-      await rm(file, { force: true });
+      state.discarded = true;
+      if (!stream) return;
+      // Wait for the descriptor to close: a file still being opened would otherwise be
+      // created after it was removed.
+      if (!stream.closed) {
+        const closed = new Promise((done) => stream!.once("close", done));
+        stream.destroy();
+        await closed;
+      }
+      await rm(temp, { force: true });
     },
   };
 }

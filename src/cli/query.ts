@@ -13,6 +13,7 @@ import { parseParam, readSql } from "./input.ts";
 import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
 import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
 import { resultWriter, type TextFormat } from "./result-writers.ts";
+import { catchInterrupts, Interrupted } from "./stop-signal.ts";
 import {
   NoResponderError,
   readArrowStream,
@@ -46,7 +47,7 @@ export function queryCommand(program: Command): void {
       .argument("[sql]", "the statement; `-` or omitted: read it from stdin")
       .option("--system <id>", "system to query (default: the only one on the bus)")
       .option("-f, --format <format>", "table, csv, json or arrow (Arrow IPC stream bytes)", "table")
-      .option("-o, --out <file>", "write the result to this file instead of stdout")
+      .option("-o, --out <file>", "write the result to this file instead of stdout (replaced on success)")
       .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")
       .option(
         "--compression <codec>",
@@ -70,20 +71,26 @@ async function runQuery(sqlArg: string | undefined, options: QueryOptions): Prom
   const params = options.param?.map(parseParam);
   const nc = await connectClient(options);
   const output = openOutput(options.out);
+  const interrupts = catchInterrupts();
   try {
-    await answer(nc, sql, params, options, output);
+    // A signal ends the wait at once, whatever the query is waiting for.
+    await Promise.race([answer(nc, sql, params, options, output), interrupts.interrupted]);
     await output.close();
   } catch (err) {
     await output.discard();
-    report(err);
+    report(err, options.out);
   } finally {
+    interrupts[Symbol.dispose]();
     await nc.close();
   }
+  // The abandoned query may still be waiting on a timer for its next chunk.
+  if (interrupts.signal) process.exit();
 }
 
 /** Errors the server reported (or the stream's own) print as code and description. */
-function report(err: unknown): void {
-  if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
+function report(err: unknown, out: string | undefined): void {
+  if (err instanceof Interrupted) fail(`${err.message}${out ? `; ${out} untouched` : ""}`, err.exitCode);
+  else if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
   else if (err instanceof QueryFailed) fail(err.message);
   else if (err instanceof MonError) fail(`${err.code}: ${err.message}`);
   else throw err;

@@ -20,3 +20,54 @@ export async function untilStopSignal(log: Logger, graceMs: number): Promise<Nod
   setTimeout(force, graceMs).unref();
   return signal;
 }
+
+/** Exit codes of a command stopped by a signal, as a shell reports them (128 + its number). */
+const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/** A client command stopped by SIGINT or SIGTERM; `exitCode` is the one a shell expects. */
+export class Interrupted extends Error {
+  readonly signal: NodeJS.Signals;
+  readonly exitCode: number;
+  constructor(signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}`);
+    this.signal = signal;
+    this.exitCode = SIGNAL_EXIT_CODES[signal] ?? 1;
+  }
+}
+
+export interface Interrupts extends Disposable {
+  /** Rejects with Interrupted on the first SIGINT or SIGTERM; race the work against it. */
+  readonly interrupted: Promise<never>;
+  /** The first signal caught, once there was one. */
+  readonly signal: NodeJS.Signals | undefined;
+}
+
+/**
+ * Catches SIGINT and SIGTERM while a client command works, so that it can clean up (remove
+ * a temporary file) before it exits, instead of dying mid-write. Every signal is caught until
+ * disposed, so a second Ctrl-C cannot cut the clean-up short.
+ */
+export function catchInterrupts(): Interrupts {
+  let signal: NodeJS.Signals | undefined;
+  let reject: (err: Interrupted) => void = () => undefined;
+  const interrupted = new Promise<never>((_, r) => (reject = r));
+  // Nobody need be waiting when a signal comes (during the clean-up, say).
+  interrupted.catch(() => undefined);
+  const onSignal = (received: NodeJS.Signals) => {
+    if (signal) return;
+    signal = received;
+    reject(new Interrupted(received));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    interrupted,
+    get signal() {
+      return signal;
+    },
+    [Symbol.dispose]() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}

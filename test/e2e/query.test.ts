@@ -1,16 +1,23 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC, type Decimal, type Table } from "apache-arrow";
 import { openCatalog } from "../../src/catalog/index.ts";
 import { registerArrowCodecs } from "../../src/lib/index.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { waitFor } from "../harness/wait-for.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { TEST_DB } from "../integration/catalog/lab-epoch.ts";
 
 const SQL = "SELECT * FROM main.query_types ORDER BY id";
+
+/**
+ * A result that is still streaming whenever a test interrupts it: 900,000 rows of 10 kB
+ * (under db.query-stream.max-rows), about 9 GB, sent only as fast as the client acknowledges.
+ */
+const ENDLESS_SQL = "SELECT i, repeat('x', 10000) AS pad FROM range(900000) t(i)";
 
 /** 2026-11-22T11:02:14.123456Z in microseconds since the epoch. */
 const TS_MICROS = BigInt(Date.UTC(2026, 10, 22, 11, 2, 14, 123)) * 1000n + 456n;
@@ -185,5 +192,60 @@ describe("natsmon query over db.query.stream on a real node", () => {
       none.stderr,
       /SQL statement is empty: pass the statement as an argument, or pipe it in on stdin/,
     );
+  });
+
+  /** A directory of its own holding FILE with `content`, so that leftovers show. */
+  const existingFile = async (name: string, content: string) => {
+    const folder = join(dir.path, name);
+    await mkdir(folder);
+    const file = join(folder, "result.out");
+    await writeFile(file, content);
+    return { folder, file };
+  };
+
+  test("--out onto an existing file: a failing query leaves it as it was, a successful one replaces it", async () => {
+    const { folder, file } = await existingFile("replace", "the user's own data\n");
+    for (const format of ["csv", "arrow"]) {
+      const bad = await query(["--format", format, "--out", file, "SELECT * FROM no_such_table"]);
+      assert.equal(bad.code, 1, format);
+      assert.match(bad.stderr, /natsmon: 400: .*no_such_table/);
+      assert.equal(await readFile(file, "utf8"), "the user's own data\n", format);
+      assert.deepEqual(await readdir(folder), ["result.out"], "no temporary file is left behind");
+    }
+    // Refused by the server after the stream started: the 413 past db.query-stream.max-rows.
+    const tooMany = await query(["--format", "csv", "--out", file, "SELECT i FROM range(2000000) t(i)"]);
+    assert.equal(tooMany.code, 1);
+    assert.match(tooMany.stderr, /natsmon: 413: /);
+    assert.equal(await readFile(file, "utf8"), "the user's own data\n");
+    assert.deepEqual(await readdir(folder), ["result.out"]);
+
+    const good = await query(["--format", "csv", "--out", file, "SELECT 42 AS answer"]);
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(await readFile(file, "utf8"), "answer\r\n42\r\n");
+    assert.deepEqual(await readdir(folder), ["result.out"]);
+  });
+
+  test("SIGTERM while a result streams into --out: exit 143, FILE as it was, no temporary file", async () => {
+    const { folder, file } = await existingFile("sigterm", "keep me\n");
+    const run = spawnNatsmon([
+      "query",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--format",
+      "csv",
+      "--out",
+      file,
+      ENDLESS_SQL,
+    ]);
+    // The temporary file appears with the first rows: the result is streaming.
+    await waitFor(async () => (await readdir(folder)).length > 1, {
+      message: "rows to reach the temporary file",
+    });
+    assert.equal(await run.kill("SIGTERM"), 143, run.stderr());
+    assert.match(run.stderr(), /natsmon: interrupted by SIGTERM; .*result\.out untouched/);
+    assert.equal(await readFile(file, "utf8"), "keep me\n");
+    assert.deepEqual(await readdir(folder), ["result.out"]);
   });
 });
