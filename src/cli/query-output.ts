@@ -1,12 +1,13 @@
 /**
  * Where `natsmon query` writes: stdout or `--out FILE`, with back-pressure, so a result of
- * any size streams through in bounded memory; and the rows-so-far line on stderr.
+ * any size streams through in bounded memory; and the progress line on stderr.
  */
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
+import { size, type ProgressSink } from "./backup-progress.ts";
 
 export interface Output {
   /** Resolves once the destination can take more. */
@@ -117,31 +118,34 @@ function drained(out: Writable): Promise<void> {
   });
 }
 
-/** Rows so far on stderr, for a result that takes a while, only when stderr is a terminal. */
+/** Rows and bytes received so far, for a result that takes a while, only on a terminal. */
 export interface Progress {
-  rows(total: number): void;
+  update(rows: number, bytes: number): void;
   done(): void;
 }
 
+/** Quiet for a result that arrives at once; then redrawn at most this often. */
 const PROGRESS_AFTER_MS = 500;
 const PROGRESS_EVERY_MS = 200;
 
-export function progressOnStderr(): Progress {
-  const err = process.stderr;
-  if (!err.isTTY) return { rows: () => undefined, done: () => undefined };
-  const started = performance.now();
+export function progressOn(
+  out: ProgressSink = process.stderr,
+  now: () => number = () => performance.now(),
+): Progress {
+  if (!out.isTTY) return { update: () => undefined, done: () => undefined };
+  const started = now();
   let shownAt = 0;
   let shown = false;
   return {
-    rows(total) {
-      const now = performance.now();
-      if (now - started < PROGRESS_AFTER_MS || now - shownAt < PROGRESS_EVERY_MS) return;
-      shownAt = now;
+    update(rows, bytes) {
+      const at = now();
+      if (at - started < PROGRESS_AFTER_MS || (shown && at - shownAt < PROGRESS_EVERY_MS)) return;
+      shownAt = at;
       shown = true;
-      err.write(`\r\x1b[Knatsmon: ${total.toLocaleString("en-US")} rows…`);
+      out.write(`\r\x1b[Knatsmon: ${rows.toLocaleString("en-US")} rows, ${size(bytes)} received…`);
     },
     done() {
-      if (shown) err.write("\r\x1b[K");
+      if (shown) out.write("\r\x1b[K");
     },
   };
 }

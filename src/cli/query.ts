@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { setImmediate } from "node:timers/promises";
 import type { Command } from "commander";
 import type { RecordBatch, Schema } from "apache-arrow";
-import { END_OF_STREAM } from "../lib/index.ts";
+import { END_OF_STREAM, ipcRowCount } from "../lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
 import { MonError } from "../domain/index.ts";
@@ -11,7 +11,7 @@ import { connectClient, fail, withClientOptions, type ClientOptions } from "./cl
 import { resolveSystem } from "./discover.ts";
 import { parseParam, readSql } from "./input.ts";
 import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
-import { openOutput, progressOnStderr, type Output } from "./query-output.ts";
+import { openOutput, progressOn, type Output } from "./query-output.ts";
 import { resultWriter, type TextFormat } from "./result-writers.ts";
 import { catchInterrupts, Interrupted } from "./stop-signal.ts";
 import {
@@ -130,13 +130,15 @@ async function streamed(
   options: QueryOptions,
   output: Output,
 ): Promise<void> {
-  const progress = progressOnStderr();
+  const progress = progressOn();
+  let received = 0;
   try {
     const stream = await readArrowStream(nc, systemSubjects(system).dbQueryStream, request, {
       timeoutMs: options.timeout,
+      onProgress: (p) => (received = p.bytes),
     });
     if (options.format === "arrow") {
-      await passThrough(stream, output);
+      await passThrough(stream, output, (rows) => progress.update(rows, received));
       return;
     }
     const sink = textSink(options.format, output);
@@ -145,7 +147,7 @@ async function streamed(
     for await (const batch of stream) {
       await sink.batch(batch);
       rows += batch.numRows;
-      progress.rows(rows);
+      progress.update(rows, received);
       // The reader is gone (`| head`): leaving the loop cancels the stream on the server.
       if (output.closed) return;
     }
@@ -189,14 +191,22 @@ function textSink(format: TextFormat, output: Output): BatchSink {
 
 /**
  * `--format arrow`: the chunks' bytes written as they arrive, neither decoded nor
- * re-encoded; with the end-of-stream marker they form one Arrow IPC stream.
+ * re-encoded; with the end-of-stream marker they form one Arrow IPC stream. The rows so
+ * far, for the progress line, come from each chunk's metadata.
  */
-async function passThrough(stream: ArrowStreamReader, output: Output): Promise<void> {
+async function passThrough(
+  stream: ArrowStreamReader,
+  output: Output,
+  onRows: (rows: number) => void,
+): Promise<void> {
   await output.write(stream.schemaMessage);
   let chunks = 1;
+  let rows = 0;
   for await (const chunk of stream.chunks()) {
     await output.write(chunk);
     chunks++;
+    rows += ipcRowCount(chunk);
+    onRows(rows);
     if (output.closed) return;
   }
   if (stream.totals && stream.totals.chunks !== chunks) {

@@ -8,6 +8,7 @@ export { parseJsonExact, stringifyExact } from "./json.ts";
 export { registerArrowCodecs } from "./arrow-codecs.ts";
 export { IpcMessageEncoder, END_OF_STREAM } from "./arrow-ipc.ts";
 export type { IpcCompression } from "./arrow-ipc.ts";
+export { ipcRowCount } from "./ipc-row-count.ts";
 export { uniqueNames } from "./unique-names.ts";
 export { createMetrics, noMetrics } from "./metrics.ts";
 export type { NodeMetrics, LagReader } from "./metrics.ts";

@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { tableFromIPC, type Decimal, type Table } from "apache-arrow";
 import { openCatalog } from "../../src/catalog/index.ts";
 import { registerArrowCodecs } from "../../src/lib/index.ts";
-import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import {
+  runNatsmon,
+  spawnNatsmon,
+  spawnNatsmonOnTerminal,
+  type NatsmonProcess,
+} from "../harness/natsmon-process.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { TEST_DB } from "../integration/catalog/lab-epoch.ts";
@@ -246,6 +251,32 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.equal(await run.kill("SIGTERM"), 143, run.stderr());
     assert.match(run.stderr(), /natsmon: interrupted by SIGTERM; .*result\.out untouched/);
     assert.equal(await readFile(file, "utf8"), "keep me\n");
+    assert.deepEqual(await readdir(folder), ["result.out"]);
+  });
+
+  test("on a terminal --format arrow shows rows and bytes received; Ctrl-C exits 130 leaving FILE as it was", async () => {
+    const { folder, file } = await existingFile("terminal", "keep me too\n");
+    const terminal = spawnNatsmonOnTerminal([
+      "query",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "--format",
+      "arrow",
+      "--out",
+      file,
+      ENDLESS_SQL,
+    ]);
+    const progress = /natsmon: ([\d,]+) rows, [\d.]+ [KMGT]?B received…/g;
+    // Two progress lines with rows counted: the count comes from the chunks, not a guess.
+    await waitFor(() => [...terminal.output().matchAll(progress)].filter((m) => m[1] !== "0").length >= 2, {
+      message: "the progress line to count rows",
+    });
+    terminal.type("\x03");
+    assert.equal(await terminal.exited, 130, terminal.output());
+    assert.match(terminal.output(), /natsmon: interrupted by SIGINT; .*result\.out untouched/);
+    assert.equal(await readFile(file, "utf8"), "keep me too\n");
     assert.deepEqual(await readdir(folder), ["result.out"]);
   });
 });
