@@ -55,12 +55,17 @@ export interface ReadArrowStreamOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Called after each chunk. */
   readonly onProgress?: (progress: StreamProgress) => void;
+  /**
+   * Ends the wait for the next message at once when it aborts: the read throws the
+   * signal's reason and the stream is cancelled on the server.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * An open stream: iterate it once for the record batches. Breaking off early cancels the
  * stream on the server. Iteration throws StreamFailedError for an error trailer and
- * StreamTimeoutError when the server falls silent.
+ * StreamTimeoutError when the server falls silent, the signal's reason once it aborts.
  */
 export interface ArrowStreamReader extends AsyncIterable<RecordBatch> {
   readonly schema: Schema;
@@ -79,7 +84,8 @@ export interface ArrowStreamReader extends AsyncIterable<RecordBatch> {
 /**
  * Sends `request` to `subject` and waits for the first chunk (the schema). Throws
  * NoResponderError when nobody serves the subject, StreamFailedError for an error trailer
- * in place of the schema (refused SQL, 503 catalog not open), StreamTimeoutError.
+ * in place of the schema (refused SQL, 503 catalog not open), StreamTimeoutError, or the
+ * signal's reason once it aborts.
  */
 export async function readArrowStream(
   nc: NatsConnection,
@@ -88,6 +94,8 @@ export async function readArrowStream(
   options: ReadArrowStreamOptions,
 ): Promise<ArrowStreamReader> {
   registerArrowCodecs();
+  const { signal } = options;
+  signal?.throwIfAborted();
   const inbox = createInbox();
   const queue = new MessageQueue();
   const sub = nc.subscribe(inbox, { callback: (err, msg) => queue.push(err ?? msg) });
@@ -102,7 +110,17 @@ export async function readArrowStream(
     if (ackSubject) nc.publish(ackSubject, JSON.stringify(body));
     if ("seq" in body) acked = body.seq;
   };
+  // Nothing arrives on a closed subscription (the connection closed, say): a wait for it
+  // ends there rather than holding its timer, and with it the process, until the timeout.
+  // There is nothing to cancel then: either the stream is over or the connection is gone.
+  void sub.closed.then(() => {
+    finished = true;
+    queue.end(new MonError(ErrorCode.Unavailable, "the stream's subscription closed"));
+  });
+  const onAbort = () => queue.end(signal?.reason as Error);
+  signal?.addEventListener("abort", onAbort, { once: true });
   const stop = () => {
+    signal?.removeEventListener("abort", onAbort);
     if (!finished) ack({ cancel: true });
     finished = true;
     sub.unsubscribe();
@@ -243,12 +261,17 @@ function knownCode(code: string): ErrorCode {
   return (Object.values(ErrorCode) as number[]).includes(n) ? (n as ErrorCode) : ErrorCode.Internal;
 }
 
-/** Messages of one subscription, awaited one at a time with a timeout. */
+/**
+ * Messages of one subscription, awaited one at a time with a timeout, until `end` makes
+ * every wait, the current one included, throw its error.
+ */
 class MessageQueue {
   private readonly items: (Msg | Error)[] = [];
   private waiter: ((item: Msg | Error) => void) | undefined;
+  private ended: Error | undefined;
 
   push(item: Msg | Error): void {
+    if (this.ended) return;
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
@@ -258,7 +281,16 @@ class MessageQueue {
     }
   }
 
+  end(error: Error): void {
+    this.ended ??= error;
+    this.items.length = 0;
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.(this.ended);
+  }
+
   async next(timeoutMs: number): Promise<Msg> {
+    if (this.ended) throw this.ended;
     const queued = this.items.shift();
     const item =
       queued ??
