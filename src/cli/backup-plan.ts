@@ -31,19 +31,67 @@ export interface EpochWindow {
   readonly end?: string;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
 /**
  * A --since/--until value: an RFC 3339 timestamp (kept as given), or a duration such as
  * `24h` or `90m` meaning that long before `now`. Throws a message for a person otherwise.
  */
 export function resolveTime(flag: string, text: string, now: Date): string {
-  if (RFC3339.test(text) && !Number.isNaN(Date.parse(text))) return text;
+  const fields = RFC3339.exec(text);
+  if (fields) {
+    // Date.parse rolls an impossible date over (February 30th becomes March 2nd), so the
+    // server would be asked for a window the user never named.
+    const problem = calendarProblem(fields);
+    if (problem) throw new Error(`${flag} ${text} is not a real date and time: ${problem}`);
+    if (!Number.isNaN(Date.parse(text))) return text;
+  }
   const ms = parseDuration(text);
   if (ms !== undefined) return new Date(now.getTime() - ms).toISOString();
   throw new Error(
     `${flag} must be an RFC 3339 timestamp (2026-11-22T11:00:00Z) or a duration before now (24h, 90m); got ${text}`,
   );
+}
+
+/** Why the fields of an RFC 3339 timestamp name no instant, or undefined when they do. */
+function calendarProblem(fields: RegExpExecArray): string | undefined {
+  const [, year, month, day, hour, minute, second, offsetHour, offsetMinute] = fields;
+  const n = Number;
+  if (n(month) < 1 || n(month) > 12) return `there is no month ${month}`;
+  const days = daysInMonth(n(year), n(month));
+  if (n(day) < 1 || n(day) > days) return `${year}-${month} has ${days} days`;
+  if (n(hour) > 23) return `there is no hour ${hour}`;
+  if (n(minute) > 59) return `there is no minute ${minute}`;
+  // RFC 3339 allows second 60 for a leap second; neither JavaScript nor DuckDB keeps one.
+  if (n(second) > 59) return `there is no second ${second}`;
+  if (offsetHour !== undefined && (n(offsetHour) > 23 || n(offsetMinute) > 59)) {
+    return `the offset ${offsetHour}:${offsetMinute} is out of range`;
+  }
+  return undefined;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * Why the window given cannot be backed up, for a person, or undefined when it can. Checked
+ * before anything is asked or written: without --until the end is the newest epoch or now,
+ * so a --since past now would reach the server as a window that ends before it starts.
+ */
+export function windowProblem(window: { since?: string; until?: string }, now: Date): string | undefined {
+  const { since, until } = window;
+  if (since === undefined) return undefined;
+  if (until !== undefined) {
+    return Date.parse(since) > Date.parse(until)
+      ? `--since (${since}) is after --until (${until})`
+      : undefined;
+  }
+  return Date.parse(since) > now.getTime()
+    ? `--since (${since}) is in the future (now is ${now.toISOString()}); nothing to back up`
+    : undefined;
 }
 
 /** The tables of the backup set, as the server defines it (src/catalog/backup.ts). */

@@ -10,6 +10,7 @@ import {
   planBackup,
   resolveTime,
   schemaStatements,
+  windowProblem,
   type EpochWindow,
   type PlannedTable,
   type PlannedView,
@@ -68,8 +69,9 @@ async function runBackup(options: BackupOptions): Promise<void> {
     fail((err as Error).message, 2);
     return;
   }
-  if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
-    fail(`--since (${since}) is after --until (${until})`, 2);
+  const problem = windowProblem({ since, until }, now);
+  if (problem) {
+    fail(problem, 2);
     return;
   }
   if (

@@ -313,6 +313,27 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     assert.equal((await localPrint(file.con, "SELECT * FROM hx.epochs")).n, 2);
   });
 
+  test("a --since in the future without --until, or a date that does not exist, is refused before anything is written", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--since", "2099-01-01T00:00:00Z"], /--since \(2099-01-01T00:00:00Z\) is in the future/],
+      [
+        ["--until", "2026-02-30T00:00:00Z"],
+        /--until 2026-02-30T00:00:00Z is not a real date and time: 2026-02 has 28 days/,
+      ],
+      [
+        ["--since", "2026-11-22T10:61:00Z"],
+        /--since 2026-11-22T10:61:00Z is not a real date and time: there is no minute 61/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const run = await backup("--out", join(dir.path, "refused.duckdb"), ...args);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /start_epoch|end_epoch/);
+    }
+    assert.deepEqual(await partials("refused"), []);
+  });
+
   /**
    * Holds the node's backup connection: a db.backup.stream request whose chunks are never
    * acknowledged keeps its scan open (window 1), so any other backup waits for it.

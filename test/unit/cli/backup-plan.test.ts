@@ -1,6 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { commentStatements, resolveTime, schemaStatements } from "../../../src/cli/backup-plan.ts";
+import {
+  commentStatements,
+  resolveTime,
+  schemaStatements,
+  windowProblem,
+} from "../../../src/cli/backup-plan.ts";
 import { size } from "../../../src/cli/backup-progress.ts";
 
 const NOW = new Date("2026-11-23T12:00:00.000Z");
@@ -15,12 +20,74 @@ test("--since and --until take RFC 3339 as given, or a duration counted back fro
     ["0", "2026-11-23T12:00:00.000Z"],
   ];
   for (const [given, expected] of cases) assert.equal(resolveTime("--since", given, NOW), expected, given);
-  for (const bad of ["yesterday", "2026-11-22", "2026-13-01T00:00:00Z", "24", "-1h"]) {
+  for (const bad of ["yesterday", "2026-11-22", "24", "-1h"]) {
     assert.throws(
       () => resolveTime("--until", bad, NOW),
       /--until must be an RFC 3339 timestamp .* or a duration/,
       bad,
     );
+  }
+});
+
+test("--since and --until refuse a timestamp that names no real instant, rather than rolling it over", () => {
+  const cases: [string, RegExp][] = [
+    ["2026-02-30T00:00:00Z", /2026-02 has 28 days/],
+    ["2026-02-29T00:00:00Z", /2026-02 has 28 days/],
+    ["2026-04-31T12:00:00+02:00", /2026-04 has 30 days/],
+    ["2026-11-00T00:00:00Z", /2026-11 has 30 days/],
+    ["2026-13-01T00:00:00Z", /there is no month 13/],
+    ["2026-00-10T00:00:00Z", /there is no month 00/],
+    ["2026-11-22T24:00:00Z", /there is no hour 24/],
+    ["2026-11-22T11:60:00Z", /there is no minute 60/],
+    ["2016-12-31T23:59:60Z", /there is no second 60/],
+    ["2026-11-22T11:00:00+24:00", /the offset 24:00 is out of range/],
+    ["2026-11-22T11:00:00-05:60", /the offset 05:60 is out of range/],
+  ];
+  for (const [given, reason] of cases) {
+    assert.throws(
+      () => resolveTime("--since", given, NOW),
+      (err: Error) => {
+        assert.ok(err.message.startsWith(`--since ${given} is not a real date and time: `), err.message);
+        assert.match(err.message, reason);
+        return true;
+      },
+    );
+  }
+  // Leap days where there are some, and the last day of each kind of month.
+  for (const good of [
+    "2028-02-29T00:00:00Z",
+    "2000-02-29T23:59:59Z",
+    "2026-04-30T00:00:00Z",
+    "2026-12-31T23:59:59.999999Z",
+    "2026-11-22T11:00:00+23:59",
+  ]) {
+    assert.equal(resolveTime("--until", good, NOW), good);
+  }
+  assert.throws(() => resolveTime("--until", "1900-02-29T00:00:00Z", NOW), /1900-02 has 28 days/);
+});
+
+test("a window is refused before anything is asked when it starts after it ends, or in the future without --until", () => {
+  const cases: [{ since?: string; until?: string }, RegExp | undefined][] = [
+    [{}, undefined],
+    [{ since: "2026-11-22T11:00:00Z" }, undefined],
+    [{ since: "2026-11-23T12:00:00Z" }, undefined],
+    [{ until: "2099-01-01T00:00:00Z" }, undefined],
+    [{ since: "2026-11-22T11:00:00Z", until: "2026-11-22T11:00:00Z" }, undefined],
+    [{ since: "2099-01-01T00:00:00Z", until: "2099-01-02T00:00:00Z" }, undefined],
+    [
+      { since: "2026-11-22T12:00:00Z", until: "2026-11-22T11:00:00Z" },
+      /^--since \(2026-11-22T12:00:00Z\) is after --until \(2026-11-22T11:00:00Z\)$/,
+    ],
+    [
+      { since: "2026-11-23T12:00:01Z" },
+      /^--since \(2026-11-23T12:00:01Z\) is in the future \(now is 2026-11-23T12:00:00.000Z\); nothing to back up$/,
+    ],
+    [{ since: "2026-11-23T13:30:00+01:00" }, /is in the future/],
+  ];
+  for (const [window, expected] of cases) {
+    const problem = windowProblem(window, NOW);
+    if (expected === undefined) assert.equal(problem, undefined, JSON.stringify(window));
+    else assert.match(problem ?? "", expected, JSON.stringify(window));
   }
 });
 
