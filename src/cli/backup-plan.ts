@@ -3,7 +3,7 @@
  * SELECTs over DuckDB's metadata functions): the epoch window pinned to the newest folded
  * epoch, the backup set with each table's DDL and comments, and the hx views.
  */
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { parseDuration } from "../config/index.ts";
 import type { SystemSubjects } from "../protocol/index.ts";
 
@@ -98,18 +98,23 @@ export function windowProblem(window: { since?: string; until?: string }, now: D
 const BACKUP_SET = `database_name = current_database() AND NOT internal AND NOT temporary
   AND ((schema_name = 'hx' AND table_name <> 'migrations') OR (schema_name = 'main' AND table_name = 'ips'))`;
 
-/** Runs one read-only statement over db.query and returns its rows. */
+/** Runs one read-only statement over db.query and returns its rows; `timeoutMs` is --timeout. */
 export async function queryRows(
   nc: NatsConnection,
   subjects: SystemSubjects,
+  timeoutMs: number,
   sql: string,
   params: readonly unknown[] = [],
-  timeoutMs = 60_000,
 ): Promise<Record<string, unknown>[]> {
   let reply;
   try {
     reply = await nc.request(subjects.dbQuery, JSON.stringify({ sql, params }), { timeout: timeoutMs });
   } catch (err) {
+    if (err instanceof errors.TimeoutError) {
+      throw new Error(`no answer from ${subjects.dbQuery} within ${timeoutMs} ms (--timeout)`, {
+        cause: err,
+      });
+    }
     if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
       throw new Error(
         `no catalog answers for ${subjects.dbQuery}; natsmon systems lists the reachable systems`,
@@ -137,6 +142,7 @@ export async function pinWindow(
   subjects: SystemSubjects,
   window: { since?: string; until?: string },
   now: Date,
+  timeoutMs: number,
 ): Promise<EpochWindow & { epochs: number }> {
   const params: string[] = [];
   const conditions: string[] = [];
@@ -145,6 +151,7 @@ export async function pinWindow(
   const [row] = await queryRows(
     nc,
     subjects,
+    timeoutMs,
     `SELECT strftime(max(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') AS newest, count(*) AS epochs FROM hx.epochs
       ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}`,
     params,
@@ -162,16 +169,19 @@ export async function pinWindow(
 export async function planBackup(
   nc: NatsConnection,
   subjects: SystemSubjects,
+  timeoutMs: number,
 ): Promise<{ tables: PlannedTable[]; views: PlannedView[] }> {
   const tables = await queryRows(
     nc,
     subjects,
+    timeoutMs,
     `SELECT schema_name, table_name, sql, comment, estimated_size FROM duckdb_tables()
       WHERE ${BACKUP_SET} ORDER BY schema_name, table_name`,
   );
   const views = await queryRows(
     nc,
     subjects,
+    timeoutMs,
     `SELECT schema_name, view_name, sql, comment FROM duckdb_views()
       WHERE database_name = current_database() AND NOT internal AND NOT temporary AND schema_name IN ('hx', 'main')
       ORDER BY schema_name, view_name`,
@@ -179,6 +189,7 @@ export async function planBackup(
   const comments = await queryRows(
     nc,
     subjects,
+    timeoutMs,
     `SELECT schema_name, table_name, column_name, comment FROM duckdb_columns()
       WHERE database_name = current_database() AND schema_name IN ('hx', 'main') AND comment IS NOT NULL
       ORDER BY schema_name, table_name, column_index`,

@@ -1,24 +1,14 @@
-import { rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createBackupFile, type BackupFile } from "../catalog/index.ts";
-import { STREAM_COMPRESSIONS, systemSubjects, type SystemSubjects } from "../protocol/index.ts";
-import {
-  commentStatements,
-  pinWindow,
-  planBackup,
-  resolveTime,
-  schemaStatements,
-  windowProblem,
-  type EpochWindow,
-  type PlannedTable,
-  type PlannedView,
-} from "./backup-plan.ts";
+import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
+import { copyTable, createTables, createViews } from "./backup-copy.ts";
+import { commitBackup, exists, removeTemp, tempPathFor } from "./backup-output.ts";
+import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan.ts";
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
-import { readArrowStream } from "./stream-client.ts";
 
 interface BackupOptions extends ClientOptions {
   system?: string;
@@ -92,7 +82,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
     return;
   }
 
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const temp = tempPathFor(out, process.pid);
   const nc = await connectClient(options);
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -105,11 +95,12 @@ async function runBackup(options: BackupOptions): Promise<void> {
   let file: BackupFile | undefined;
   let progress: BackupProgress | undefined;
   try {
-    const system = await resolveSystem(nc, options.system);
-    const subjects = systemSubjects(system);
-    const window = await pinWindow(nc, subjects, { since, until }, now);
-    const plan = await planBackup(nc, subjects);
-    stop.signal.throwIfAborted();
+    // A request left waiting here ends when the connection closes (finally).
+    const { system, window, plan } = await untilAborted(
+      planRun(nc, options.system, { since, until }, now, timeoutMs),
+      stop.signal,
+    );
+    const subject = systemSubjects(system).dbBackupStream;
     process.stderr.write(
       `backing up system ${system}: ${plan.tables.length} tables, ${window.epochs} epochs` +
         ` (${window.start ?? "first"} .. ${window.end ?? "last"}) into ${out}\n`,
@@ -119,7 +110,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
     progress = new BackupProgress(process.stderr, plan.tables.length);
     for (const table of plan.tables) {
       stop.signal.throwIfAborted();
-      await copyTable(nc, subjects, file, table, window, progress, {
+      await copyTable(nc, subject, file, table, window, progress, {
         timeoutMs,
         signal: stop.signal,
         ...(options.compression ? { compression: options.compression } : {}),
@@ -127,9 +118,12 @@ async function runBackup(options: BackupOptions): Promise<void> {
     }
     const skipped = await createViews(file, plan.views);
     stop.signal.throwIfAborted();
-    await file.close();
-    if (!options.force && (await exists(out))) throw new Error(`${out} appeared meanwhile; not replaced`);
-    await rename(temp, out);
+    await commitBackup(file, out, { replace: options.force === true, signal: stop.signal });
+    // FILE is complete from the rename on; a signal since then has nothing left to undo.
+    const late: unknown = stop.signal.reason;
+    if (late instanceof Interrupted) {
+      process.stderr.write(`natsmon: ${late.signal} arrived once ${out} was complete; it is kept\n`);
+    }
     const totals = progress.totals;
     for (const line of skipped) process.stderr.write(`natsmon: ${line}\n`);
     process.stdout.write(
@@ -165,82 +159,22 @@ class Interrupted extends Error {
   }
 }
 
-async function createTables(file: BackupFile, tables: readonly PlannedTable[]): Promise<void> {
-  const schemas = schemaStatements(tables);
-  if (schemas) await file.run(schemas);
-  for (const table of tables) {
-    await file.run(table.ddl);
-    const comments = commentStatements("TABLE", table);
-    if (comments) await file.run(comments);
-  }
-}
-
-/** One db.backup.stream request, its batches appended as they come. */
-async function copyTable(
+/** Everything learnt before the file is made: the system, the pinned window, the plan. */
+async function planRun(
   nc: NatsConnection,
-  subjects: SystemSubjects,
-  file: BackupFile,
-  table: PlannedTable,
-  window: EpochWindow,
-  progress: BackupProgress,
-  options: { timeoutMs: number; signal: AbortSignal; compression?: string },
-): Promise<void> {
-  progress.startTable(`${table.schema}.${table.name}`);
-  const appender = await file.appendTo(table.schema, table.name);
-  try {
-    const request = {
-      schema: table.schema,
-      table: table.name,
-      ...(window.start !== undefined ? { start_epoch: window.start } : {}),
-      ...(window.end !== undefined ? { end_epoch: window.end } : {}),
-      ...(options.compression ? { compression: options.compression } : {}),
-    };
-    const stream = await untilAborted(
-      readArrowStream(nc, subjects.dbBackupStream, request, {
-        timeoutMs: options.timeoutMs,
-        onProgress: (p) => progress.update(p.rows, p.bytes),
-      }),
-      options.signal,
-    );
-    for await (const batch of abortable(stream, options.signal)) await appender.append(batch);
-    await appender.finish();
-    progress.endTable(stream.totals?.rows ?? 0, stream.totals?.bytes ?? 0);
-  } catch (err) {
-    appender.abandon();
-    throw err;
-  }
+  given: string | undefined,
+  window: { since?: string; until?: string },
+  now: Date,
+  timeoutMs: number,
+) {
+  const system = await resolveSystem(nc, given);
+  const subjects = systemSubjects(system);
+  const pinned = await pinWindow(nc, subjects, window, now, timeoutMs);
+  const plan = await planBackup(nc, subjects, timeoutMs);
+  return { system, window: pinned, plan };
 }
 
-/**
- * Recreates the views from their definitions; a view over another view waits for it, so
- * the definitions are retried until a round creates none. Returns what could not be made.
- */
-async function createViews(file: BackupFile, views: readonly PlannedView[]): Promise<string[]> {
-  let pending = [...views];
-  let errors = new Map<string, string>();
-  while (pending.length > 0) {
-    const failed: PlannedView[] = [];
-    errors = new Map();
-    for (const view of pending) {
-      try {
-        await file.run(view.ddl);
-        const comments = commentStatements("VIEW", view);
-        if (comments) await file.run(comments);
-      } catch (err) {
-        failed.push(view);
-        errors.set(`${view.schema}.${view.name}`, (err as Error).message.split("\n")[0] ?? "");
-      }
-    }
-    if (failed.length === pending.length) break;
-    pending = failed;
-  }
-  return [...errors].map(([name, message]) => `view ${name} not recreated: ${message}`);
-}
-
-/**
- * `promise`, or the signal's reason once it aborts first. A stream left waiting this way is
- * freed by the server when its acks stop coming (db.query-stream.ack-timeout).
- */
+/** `promise`, or the signal's reason once it aborts first. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -251,41 +185,4 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return Promise.race([promise, aborted]).finally(() => {
     if (onAbort) signal.removeEventListener("abort", onAbort);
   });
-}
-
-/** Iterates `source` until `signal` aborts; returning early ends (cancels) the source. */
-async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const iterator = source[Symbol.asyncIterator]();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  try {
-    for (;;) {
-      const next = await Promise.race([iterator.next(), aborted]);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-    // Tells the server to stop (a cancel on the ack subject) without waiting for it.
-    void iterator.return?.()?.catch(() => undefined);
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The temporary file and what DuckDB may have left beside it (its WAL, its spill directory). */
-async function removeTemp(temp: string): Promise<void> {
-  await Promise.all(
-    [temp, `${temp}.wal`, `${temp}.tmp`].map((path) => rm(path, { force: true, recursive: true })),
-  );
 }

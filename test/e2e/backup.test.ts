@@ -7,7 +7,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { readArrowStream, StreamFailedError } from "../../src/cli/index.ts";
 import { systemSubjects } from "../../src/protocol/index.ts";
-import { sqlQuery } from "../harness/api-client.ts";
+import { callApi, sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -335,6 +335,71 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
   });
 
   /**
+   * A peer that takes the planning requests (db.query) of system `silent` and never answers,
+   * as a node would whose catalog is stuck; returns how many it has taken.
+   */
+  function silentCatalog(): { requests: () => number } & Disposable {
+    let requests = 0;
+    const sub = nc.subscribe(systemSubjects("silent").dbQuery, { callback: () => void requests++ });
+    return { requests: () => requests, [Symbol.dispose]: () => sub.unsubscribe() };
+  }
+
+  // The planning requests once waited 60 s whatever --timeout said: a test timeout under
+  // that catches a Ctrl-C left waiting for them.
+  test(
+    "Ctrl-C while the backup is still planning exits 130 at once and writes nothing",
+    { timeout: 45_000 },
+    async () => {
+      using silent = silentCatalog();
+      await nc.flush();
+      const out = "planning.duckdb";
+      const run = spawnNatsmon([
+        "backup",
+        "--server",
+        url,
+        "--system",
+        "silent",
+        "--out",
+        join(dir.path, out),
+        "--timeout",
+        "600000",
+      ]);
+      await waitFor(() => silent.requests() > 0 || undefined, {
+        timeoutMs: 30_000,
+        message: "the backup's first planning request",
+      });
+      assert.equal(await run.kill("SIGINT"), 130);
+      assert.match(run.stderr(), /interrupted by SIGINT; no backup written/);
+      assert.doesNotMatch(run.stderr(), /backing up system/);
+      assert.deepEqual(await partials(out), []);
+    },
+  );
+
+  test("a planning request unanswered within --timeout fails the backup, naming the subject and the limit", async () => {
+    using silent = silentCatalog();
+    await nc.flush();
+    const run = await runNatsmon([
+      "backup",
+      "--server",
+      url,
+      "--system",
+      "silent",
+      "--out",
+      join(dir.path, "unplanned.duckdb"),
+      "--timeout",
+      "1500",
+    ]);
+    assert.equal(run.code, 1, run.stderr);
+    const subject = systemSubjects("silent").dbQuery.replaceAll(".", "\\.").replaceAll("$", "\\$");
+    assert.match(
+      run.stderr,
+      new RegExp(`backup failed, no backup written: no answer from ${subject} within 1500 ms`),
+    );
+    assert.equal(silent.requests(), 1);
+    assert.deepEqual(await partials("unplanned"), []);
+  });
+
+  /**
    * Holds the node's backup connection: a db.backup.stream request whose chunks are never
    * acknowledged keeps its scan open (window 1), so any other backup waits for it.
    */
@@ -357,6 +422,10 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     };
   }
 
+  /** Requests waiting at the node for its backup connection (ops.storage). */
+  const backupWaiting = async () =>
+    (await callApi<{ pools: { backup: { waiting: number } } }>(nc, subjects.opsStorage)).pools.backup.waiting;
+
   const partials = async (prefix: string) => (await readdir(dir.path)).filter((n) => n.includes(prefix));
 
   for (const [signal, code] of [
@@ -375,11 +444,19 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
           SYSTEM,
           "--out",
           join(dir.path, out),
+          // Far longer than the test's own timeout: the process must not wait for it to run out.
+          "--timeout",
+          "600000",
         ]);
-        // The temporary file exists once the schema is being written; the first table waits for the held connection.
+        // The temporary file exists once the schema is being written; the first table's
+        // request then waits at the node for the held connection, and the CLI for its answer.
         await waitFor(async () => (await partials(out)).length > 0 || undefined, {
           timeoutMs: 30_000,
           message: "the temporary backup file",
+        });
+        await waitFor(async () => (await backupWaiting()) > 0 || undefined, {
+          timeoutMs: 30_000,
+          message: "the backup's first table to wait at the node",
         });
         assert.equal(await run.kill(signal), code);
         assert.match(run.stderr(), /backing up system lab: \d+ tables/);

@@ -1,0 +1,44 @@
+/**
+ * Where `natsmon backup` writes: a hidden temporary file next to FILE, renamed to FILE in
+ * one step once complete, removed on any failure, so FILE is either complete or absent.
+ */
+import { rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { BackupFile } from "../catalog/index.ts";
+
+/** `.FILE.<pid>.partial` beside FILE: on the same file system, so the rename is atomic. */
+export function tempPathFor(out: string, pid: number): string {
+  return join(dirname(out), `.${basename(out)}.${pid}.partial`);
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Checkpoints `file` (the temporary file) and renames it to `out`. An abort of `signal` up
+ * to the rename is honoured: this throws its reason, `out` is untouched, and the caller
+ * removes the temporary file. Once renamed, the backup is complete and stays: a signal
+ * arriving then changes nothing (and with `replace`, the file it replaced is gone already).
+ */
+export async function commitBackup(
+  file: BackupFile,
+  out: string,
+  options: { replace: boolean; signal: AbortSignal },
+): Promise<void> {
+  await file.close();
+  options.signal.throwIfAborted();
+  if (!options.replace && (await exists(out))) throw new Error(`${out} appeared meanwhile; not replaced`);
+  options.signal.throwIfAborted();
+  await rename(file.path, out);
+}
+
+/** The temporary file and what DuckDB may have left beside it (its WAL, its spill directory). */
+export async function removeTemp(temp: string): Promise<void> {
+  await Promise.all(
+    [temp, `${temp}.wal`, `${temp}.tmp`].map((path) => rm(path, { force: true, recursive: true })),
+  );
+}
