@@ -1,6 +1,8 @@
 /**
  * What `natsmon backup` writes into its temporary file, in order: the tables (DDL and
- * comments), each table's rows from one db.backup.stream request, then the views.
+ * comments), each table's rows from one db.backup.stream request, then the views. Anything
+ * that would leave the file different from the node's catalog throws, so that no file is
+ * kept under the name.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { BackupFile } from "../catalog/index.ts";
@@ -32,7 +34,10 @@ export interface CopyTableOptions {
   readonly compression?: string;
 }
 
-/** One db.backup.stream request to `subject`, its batches appended as they come. */
+/**
+ * One db.backup.stream request to `subject`, its batches appended as they come. Throws when
+ * the rows received differ from the end trailer's count: the table would not be the node's.
+ */
 export async function copyTable(
   nc: NatsConnection,
   subject: string,
@@ -42,7 +47,8 @@ export async function copyTable(
   progress: BackupProgress,
   options: CopyTableOptions,
 ): Promise<void> {
-  progress.startTable(`${table.schema}.${table.name}`);
+  const name = `${table.schema}.${table.name}`;
+  progress.startTable(name);
   const appender = await file.appendTo(table.schema, table.name);
   try {
     const request = {
@@ -57,9 +63,19 @@ export async function copyTable(
       signal: options.signal,
       onProgress: (p) => progress.update(p.rows, p.bytes),
     });
-    for await (const batch of stream) await appender.append(batch);
+    let rows = 0;
+    for await (const batch of stream) {
+      await appender.append(batch);
+      rows += batch.numRows;
+    }
+    const totals = stream.totals;
+    if (totals?.rows !== rows) {
+      throw new Error(
+        `${name}: the node announced ${totals?.rows ?? "no"} rows and ${rows} arrived; the copy would differ`,
+      );
+    }
     await appender.finish();
-    progress.endTable(stream.totals?.rows ?? 0, stream.totals?.bytes ?? 0);
+    progress.endTable(rows, totals.bytes);
   } catch (err) {
     appender.abandon();
     throw err;
@@ -68,9 +84,10 @@ export async function copyTable(
 
 /**
  * Recreates the views from their definitions; a view over another view waits for it, so
- * the definitions are retried until a round creates none. Returns what could not be made.
+ * the definitions are retried until a round creates none. Throws, naming every view left
+ * and DuckDB's reason, when one cannot be made: the backup would not read like the catalog.
  */
-export async function createViews(file: BackupFile, views: readonly PlannedView[]): Promise<string[]> {
+export async function createViews(file: BackupFile, views: readonly PlannedView[]): Promise<void> {
   let pending = [...views];
   let errors = new Map<string, string>();
   while (pending.length > 0) {
@@ -89,5 +106,9 @@ export async function createViews(file: BackupFile, views: readonly PlannedView[
     if (failed.length === pending.length) break;
     pending = failed;
   }
-  return [...errors].map(([name, message]) => `view ${name} not recreated: ${message}`);
+  if (errors.size > 0) {
+    throw new Error(
+      [...errors].map(([name, message]) => `view ${name} cannot be recreated: ${message}`).join("; "),
+    );
+  }
 }

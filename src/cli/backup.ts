@@ -116,7 +116,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
         ...(options.compression ? { compression: options.compression } : {}),
       });
     }
-    const skipped = await createViews(file, plan.views);
+    await createViews(file, plan.views);
     stop.signal.throwIfAborted();
     await commitBackup(file, out, { replace: options.force === true, signal: stop.signal });
     // FILE is complete from the rename on; a signal since then has nothing left to undo.
@@ -125,9 +125,8 @@ async function runBackup(options: BackupOptions): Promise<void> {
       process.stderr.write(`natsmon: ${late.signal} arrived once ${out} was complete; it is kept\n`);
     }
     const totals = progress.totals;
-    for (const line of skipped) process.stderr.write(`natsmon: ${line}\n`);
     process.stdout.write(
-      `${out}: ${totals.tables} tables, ${plan.views.length - skipped.length} views, ` +
+      `${out}: ${totals.tables} tables, ${plan.views.length} views, ` +
         `${totals.rows.toLocaleString("en-US")} rows, ${size(totals.bytes)} streamed in ` +
         `${(totals.ms / 1000).toFixed(1)} s\n`,
     );

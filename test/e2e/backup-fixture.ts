@@ -22,11 +22,11 @@ function repliesOf(i: number): ScrapeReply[] {
   return changingLabReplies(i, { connzUntil: 25, ordersEditFrom: 20 });
 }
 
-/** Folds the 50 epochs into `<dataDir>/lab.duckdb`. */
-export async function buildLabCatalog(dataDir: string): Promise<void> {
+/** Folds the first `epochs` (all 50 unless told) into `<dataDir>/lab.duckdb`. */
+export async function buildLabCatalog(dataDir: string, epochs = EPOCHS): Promise<void> {
   const catalog = await openCatalog({ path: join(dataDir, `${SYSTEM}.duckdb`), db: TEST_DB });
   try {
-    for (let i = 0; i < EPOCHS; i++) {
+    for (let i = 0; i < epochs; i++) {
       const replies = repliesOf(i);
       const result = await foldEpoch(catalog, {
         markerSeq: i + 1,
