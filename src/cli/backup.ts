@@ -9,6 +9,7 @@ import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
+import { timeoutOption } from "./timeout-option.ts";
 
 interface BackupOptions extends ClientOptions {
   system?: string;
@@ -17,7 +18,7 @@ interface BackupOptions extends ClientOptions {
   until?: string;
   force?: boolean;
   compression?: string;
-  timeout: string;
+  timeout: number;
 }
 
 /** Exit codes of a backup stopped by a signal, as a shell reports them. */
@@ -43,7 +44,7 @@ export function backupCommand(program: Command): void {
         "--compression <codec>",
         `chunk compression: ${STREAM_COMPRESSIONS.join(", ")} (default: the server's)`,
       )
-      .option("--timeout <ms>", "how long to wait for each answer", "60000"),
+      .addOption(timeoutOption("how long to wait for each answer, in milliseconds")),
   ).action((options: BackupOptions) => runBackup(options));
 }
 
@@ -76,12 +77,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
     return;
   }
 
-  const timeoutMs = Number(options.timeout);
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-    fail(`--timeout must be a positive number of milliseconds, not ${options.timeout}`, 2);
-    return;
-  }
-
+  const timeoutMs = options.timeout;
   const temp = tempPathFor(out, process.pid);
   const nc = await connectClient(options);
   const stop = new AbortController();

@@ -39,7 +39,7 @@ test("help and --version asked for exit 0 on stdout", async () => {
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
 });
 
-test("--timeout must be a positive whole number of milliseconds in query and every db subcommand", async () => {
+test("--timeout must be a positive whole number of milliseconds in query, backup and every db subcommand", async () => {
   const runs = [
     ["query", ...NOWHERE, "--timeout", "abc", "SELECT 1"],
     ["query", ...NOWHERE, "--timeout", "0", "SELECT 1"],
@@ -49,6 +49,7 @@ test("--timeout must be a positive whole number of milliseconds in query and eve
     ["db", "columns", ...NOWHERE, "--timeout", "", "hx.epochs"],
     ["db", "macros", ...NOWHERE, "--timeout", "1e400"],
     ["db", "explain", ...NOWHERE, "--timeout", "soon", "SELECT 1"],
+    ["backup", ...NOWHERE, "--out", "never.duckdb", "--timeout", "0x"],
   ];
   for (const args of runs) {
     const value = args[args.indexOf("--timeout") + 1]!;
