@@ -25,8 +25,8 @@
  *
  * npm runs this process with the CLI's `--initial-heap-size=128` (see src/cli/v8-heap.ts).
  * Its small JS heap would otherwise answer the in-process side's megabyte buffers with
- * full collections, about five per run, that the node, whose heap is larger, does not
- * have: the in-process figure would be slower than the node's own conversion, and the
+ * full collections, about five per run, that the node (started with the flag, as `npm
+ * start` and the installed binary start it) does not have: the in-process figure would be slower than the node's own conversion, and the
  * ratio flattered (measured: none 0.73–0.78 with them, 0.60–0.63 without, same code).
  *   BENCH_ROWS=1000000 BENCH_RUNS=5 BENCH_SMALL_RUNS=200 BENCH_COMPRESSIONS=none,lz4,zstd npm run bench:query
  */

@@ -16,15 +16,18 @@
  * none after the first, and about 50 ms less CPU; the node's peak RSS within its
  * run-to-run spread (368–424 MB with or without).
  *
- * One more setting only works from the command line, so the entry's shebang and `npm run
- * natsmon` pass it to node: `--initial-heap-size=128`. A client's JS heap is small (about
+ * One more setting only works from the command line, so the entry's shebang, `npm run
+ * natsmon` and `npm start` pass it to node: `--initial-heap-size=128`. A client's JS heap is small (about
  * 12 MB), and the global limit grows with it, so the chunks' arrays still reached the
  * limit about four times per 1M-row stream, each time a mark-compact; starting the heap's
  * limits at 128 MB leaves them to the scavenges. Measured in `bench:query`'s client: 33 →
- * 5 mark-compacts over seven streams, CPU per stream 190–220 → 120–145 ms. The node does
- * not need it (`npm start` leaves it out): its CPU did not change, and its peak RSS grew
- * by about 50 MB. `npm run bench:query` runs with it too, so that its in-process side is
- * not slowed by full collections the node does not have.
+ * 5 mark-compacts over seven streams, CPU per stream 190–220 → 120–145 ms. `npm start`
+ * gives it to the node as well, as the installed binary's shebang does: over `bench:query`'s
+ * 21 streams of mixed compression, V8's background GC threads in the node used 0.7–0.8 s
+ * of CPU with it against 1.9–2.9 s without, and the node's CPU fell by 10–18%, for a peak
+ * RSS of about 480 MB against 390 (streams of one compression alone showed no gain).
+ * `npm run bench:query` runs with it too, so that its in-process side is not slowed by full
+ * collections the node does not have.
  */
 import { setFlagsFromString } from "node:v8";
 

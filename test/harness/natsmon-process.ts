@@ -1,10 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "./wait-for.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+/** node's flags as `npm run natsmon` (and the installed binary's shebang) give them. */
+const NODE_FLAGS = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    scripts: { natsmon: string };
+  }
+).scripts.natsmon
+  .split(" ")
+  .slice(1, -1);
 
 const live = new Set<ChildProcess>();
 process.once("exit", () => {
@@ -25,15 +34,16 @@ export interface NatsmonProcess extends AsyncDisposable {
 }
 
 /**
- * Runs `natsmon <args>` as a separate process, exactly as a user would. `stdin`, when given,
- * is piped into the process and closed; otherwise stdin is empty (not a terminal).
+ * Runs `natsmon <args>` as a separate process, exactly as a user would, node's flags
+ * included. `stdin`, when given, is piped into the process and closed; otherwise stdin is
+ * empty (not a terminal).
  */
 export function spawnNatsmon(
   args: readonly string[],
   env: Record<string, string> = {},
   stdin?: string,
 ): NatsmonProcess {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -146,7 +156,7 @@ export interface TerminalProcess {
  */
 export function spawnNatsmonOnTerminal(args: readonly string[]): TerminalProcess {
   const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
-  const command = `exec ${[process.execPath, MAIN, ...args].map(quote).join(" ")}`;
+  const command = `exec ${[process.execPath, ...NODE_FLAGS, MAIN, ...args].map(quote).join(" ")}`;
   // -e: script exits with the command's exit code; -q: no banner; /dev/null: no log file.
   const child = spawn("script", ["-qec", command, "/dev/null"], {
     cwd: REPO_ROOT,

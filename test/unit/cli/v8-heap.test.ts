@@ -37,7 +37,7 @@ test("v8-heap: short-lived large arrays no longer force full GCs", async () => {
   assert.ok(tuned < untuned / 2, `tuned: ${tuned} mark-compacts, untuned ${untuned}`);
 });
 
-test("v8-heap: npm run natsmon, the entry's shebang and bench:query start node with the same V8 flags", async () => {
+test("v8-heap: npm run natsmon, npm start, the entry's shebang and bench:query start node with the same V8 flags", async () => {
   const root = new URL("../../../", import.meta.url);
   const pkg = JSON.parse(await readFile(new URL("package.json", root), "utf8")) as {
     scripts: Record<string, string>;
@@ -48,6 +48,11 @@ test("v8-heap: npm run natsmon, the entry's shebang and bench:query start node w
   const shebang = (await readFile(new URL("src/main.ts", root), "utf8")).split("\n")[0]!;
   assert.equal(shebang, `#!/usr/bin/env -S ${script.slice(0, -1).join(" ")}`);
   assert.ok(script.includes("--initial-heap-size=128"), pkg.scripts.natsmon);
+  // npm start runs the node with them, as the installed binary does.
+  assert.ok(
+    pkg.scripts.start!.endsWith(`&& ${script.slice(0, -1).join(" ")} src/main.ts run`),
+    pkg.scripts.start,
+  );
   // bench:query's in-process side runs with them too, or its baseline is slowed (bench/query.ts).
   assert.equal(pkg.scripts["bench:query"], `${script.slice(0, -1).join(" ")} bench/query.ts`);
   // The flag is one node accepts at start-up.
