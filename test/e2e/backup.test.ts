@@ -343,6 +343,18 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     const sub = nc.subscribe(systemSubjects("silent").dbQuery, { callback: () => void requests++ });
     return { requests: () => requests, [Symbol.dispose]: () => sub.unsubscribe() };
   }
+  /** `natsmon backup` of system `silent` into `out` (in the test's folder). */
+  const silentBackup = (out: string, timeoutMs: number) => [
+    "backup",
+    "--server",
+    url,
+    "--system",
+    "silent",
+    "--out",
+    join(dir.path, out),
+    "--timeout",
+    String(timeoutMs),
+  ];
 
   // The planning requests once waited 60 s whatever --timeout said: a test timeout under
   // that catches a Ctrl-C left waiting for them.
@@ -353,17 +365,7 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
       using silent = silentCatalog();
       await nc.flush();
       const out = "planning.duckdb";
-      const run = spawnNatsmon([
-        "backup",
-        "--server",
-        url,
-        "--system",
-        "silent",
-        "--out",
-        join(dir.path, out),
-        "--timeout",
-        "600000",
-      ]);
+      const run = spawnNatsmon(silentBackup(out, 600_000));
       await waitFor(() => silent.requests() > 0 || undefined, {
         timeoutMs: 30_000,
         message: "the backup's first planning request",
@@ -378,17 +380,7 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
   test("a planning request unanswered within --timeout fails the backup, naming the subject and the limit", async () => {
     using silent = silentCatalog();
     await nc.flush();
-    const run = await runNatsmon([
-      "backup",
-      "--server",
-      url,
-      "--system",
-      "silent",
-      "--out",
-      join(dir.path, "unplanned.duckdb"),
-      "--timeout",
-      "1500",
-    ]);
+    const run = await runNatsmon(silentBackup("unplanned.duckdb", 1500));
     assert.equal(run.code, 1, run.stderr);
     const subject = systemSubjects("silent").dbQuery.replaceAll(".", "\\.").replaceAll("$", "\\$");
     assert.match(

@@ -207,6 +207,19 @@ describe("natsmon query over db.query.stream on a real node", () => {
     await writeFile(file, content);
     return { folder, file };
   };
+  /** `natsmon query` streaming a long result in `format` into `file`. */
+  const endlessInto = (format: string, file: string) => [
+    "query",
+    "--server",
+    url,
+    "--system",
+    "local",
+    "--format",
+    format,
+    "--out",
+    file,
+    ENDLESS_SQL,
+  ];
 
   test("--out onto an existing file: a failing query leaves it as it was, a successful one replaces it", async () => {
     const { folder, file } = await existingFile("replace", "the user's own data\n");
@@ -232,18 +245,7 @@ describe("natsmon query over db.query.stream on a real node", () => {
 
   test("SIGTERM while a result streams into --out: exit 143, FILE as it was, no temporary file", async () => {
     const { folder, file } = await existingFile("sigterm", "keep me\n");
-    const run = spawnNatsmon([
-      "query",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--format",
-      "csv",
-      "--out",
-      file,
-      ENDLESS_SQL,
-    ]);
+    const run = spawnNatsmon(endlessInto("csv", file));
     // The temporary file appears with the first rows: the result is streaming.
     await waitFor(async () => (await readdir(folder)).length > 1, {
       message: "rows to reach the temporary file",
@@ -256,18 +258,7 @@ describe("natsmon query over db.query.stream on a real node", () => {
 
   test("on a terminal --format arrow shows rows and bytes received; Ctrl-C exits 130 leaving FILE as it was", async () => {
     const { folder, file } = await existingFile("terminal", "keep me too\n");
-    const terminal = spawnNatsmonOnTerminal([
-      "query",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--format",
-      "arrow",
-      "--out",
-      file,
-      ENDLESS_SQL,
-    ]);
+    const terminal = spawnNatsmonOnTerminal(endlessInto("arrow", file));
     const progress = /natsmon: ([\d,]+) rows, [\d.]+ [KMGT]?B received…/g;
     // Two progress lines with rows counted: the count comes from the chunks, not a guess.
     await waitFor(() => [...terminal.output().matchAll(progress)].filter((m) => m[1] !== "0").length >= 2, {
