@@ -9,6 +9,7 @@ import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
+import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
 import { timeoutOption } from "./timeout-option.ts";
 
 interface BackupOptions extends ClientOptions {
@@ -20,9 +21,6 @@ interface BackupOptions extends ClientOptions {
   compression?: string;
   timeout: number;
 }
-
-/** Exit codes of a backup stopped by a signal, as a shell reports them. */
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
  * `natsmon backup --out FILE`: a local DuckDB copy of a system's catalog, built over the
@@ -80,14 +78,9 @@ async function runBackup(options: BackupOptions): Promise<void> {
   const timeoutMs = options.timeout;
   const temp = tempPathFor(out, process.pid);
   const nc = await connectClient(options);
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (!stop.signal.aborted) stop.abort(new Interrupted(signal));
-  };
-  // Kept for the whole run (not once): a second Ctrl-C must not kill the process before it
-  // has removed the temporary file.
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // Kept for the whole run: a second Ctrl-C must not kill the process before it has removed
+  // the temporary file.
+  using stop = catchInterrupts();
   let file: BackupFile | undefined;
   let progress: BackupProgress | undefined;
   try {
@@ -132,25 +125,12 @@ async function runBackup(options: BackupOptions): Promise<void> {
     await removeTemp(temp);
     const reason: unknown = stop.signal.aborted ? stop.signal.reason : err;
     if (reason instanceof Interrupted) {
-      fail(
-        `interrupted by ${reason.signal}; no backup written (${out} untouched)`,
-        SIGNAL_EXIT[reason.signal] ?? 1,
-      );
+      fail(`${reason.message}; no backup written (${out} untouched)`, reason.exitCode);
     } else {
       fail(`backup failed, no backup written: ${reason instanceof Error ? reason.message : String(reason)}`);
     }
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
     await nc.close();
-  }
-}
-
-class Interrupted extends Error {
-  readonly signal: NodeJS.Signals;
-  constructor(signal: NodeJS.Signals) {
-    super(`interrupted by ${signal}`);
-    this.signal = signal;
   }
 }
 
@@ -167,17 +147,4 @@ async function planRun(
   const pinned = await pinWindow(nc, subjects, window, now, timeoutMs);
   const plan = await planBackup(nc, subjects, timeoutMs);
   return { system, window: pinned, plan };
-}
-
-/** `promise`, or the signal's reason once it aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([promise, aborted]).finally(() => {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-  });
 }

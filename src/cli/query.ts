@@ -13,7 +13,7 @@ import { parseParam, readSql } from "./input.ts";
 import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
 import { openOutput, progressOn, type Output } from "./query-output.ts";
 import { resultWriter, type TextFormat } from "./result-writers.ts";
-import { catchInterrupts, Interrupted } from "./stop-signal.ts";
+import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
 import {
   NoResponderError,
   readArrowStream,
@@ -71,20 +71,19 @@ async function runQuery(sqlArg: string | undefined, options: QueryOptions): Prom
   const params = options.param?.map(parseParam);
   const nc = await connectClient(options);
   const output = openOutput(options.out);
-  const interrupts = catchInterrupts();
+  using interrupts = catchInterrupts();
+  const { signal } = interrupts;
   try {
-    // A signal ends the wait at once, whatever the query is waiting for.
-    await Promise.race([answer(nc, sql, params, options, output), interrupts.interrupted]);
+    // A signal ends the wait at once, whatever the query is waiting for; a request left
+    // waiting ends when the connection closes (finally).
+    await untilAborted(answer(nc, sql, params, options, output, signal), signal);
     await output.close();
   } catch (err) {
     await output.discard();
-    report(err, options.out);
+    report(signal.aborted ? signal.reason : err, options.out);
   } finally {
-    interrupts[Symbol.dispose]();
     await nc.close();
   }
-  // The abandoned query may still be waiting on a timer for its next chunk.
-  if (interrupts.signal) process.exit();
 }
 
 /** Errors the server reported (or the stream's own) print as code and description. */
@@ -102,6 +101,7 @@ async function answer(
   params: unknown[] | undefined,
   options: QueryOptions,
   output: Output,
+  signal: AbortSignal,
 ): Promise<void> {
   const system = await resolveSystem(nc, options.system);
   const request: QueryStreamRequest = {
@@ -114,7 +114,7 @@ async function answer(
       : {}),
   };
   try {
-    await streamed(nc, system, request, options, output);
+    await streamed(nc, system, request, options, output, signal);
   } catch (err) {
     if (!(err instanceof NoResponderError)) throw err;
     if (options.format === "arrow") throw await arrowWithoutStream(nc, system);
@@ -129,6 +129,7 @@ async function streamed(
   request: QueryStreamRequest,
   options: QueryOptions,
   output: Output,
+  signal: AbortSignal,
 ): Promise<void> {
   const progress = progressOn();
   let received = 0;
@@ -136,6 +137,8 @@ async function streamed(
     const stream = await readArrowStream(nc, systemSubjects(system).dbQueryStream, request, {
       timeoutMs: options.timeout,
       onProgress: (p) => (received = p.bytes),
+      // A signal cancels the stream on the server rather than leave it to the ack timeout.
+      signal,
     });
     if (options.format === "arrow") {
       await passThrough(stream, output, (rows) => progress.update(rows, received));

@@ -36,10 +36,8 @@ export class Interrupted extends Error {
 }
 
 export interface Interrupts extends Disposable {
-  /** Rejects with Interrupted on the first SIGINT or SIGTERM; race the work against it. */
-  readonly interrupted: Promise<never>;
-  /** The first signal caught, once there was one. */
-  readonly signal: NodeJS.Signals | undefined;
+  /** Aborts on the first SIGINT or SIGTERM, its reason the Interrupted. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -48,26 +46,30 @@ export interface Interrupts extends Disposable {
  * disposed, so a second Ctrl-C cannot cut the clean-up short.
  */
 export function catchInterrupts(): Interrupts {
-  let signal: NodeJS.Signals | undefined;
-  let reject: (err: Interrupted) => void = () => undefined;
-  const interrupted = new Promise<never>((_, r) => (reject = r));
-  // Nobody need be waiting when a signal comes (during the clean-up, say).
-  interrupted.catch(() => undefined);
+  const stop = new AbortController();
   const onSignal = (received: NodeJS.Signals) => {
-    if (signal) return;
-    signal = received;
-    reject(new Interrupted(received));
+    if (!stop.signal.aborted) stop.abort(new Interrupted(received));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {
-    interrupted,
-    get signal() {
-      return signal;
-    },
+    signal: stop.signal,
     [Symbol.dispose]() {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     },
   };
+}
+
+/** `promise`, or the signal's reason once it aborts first. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  });
 }
