@@ -95,10 +95,7 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
   /** The body offsets and lengths of each message's non-empty buffers, in message order. */
   const messages: { start: number; length: number }[][] = [];
   let recordBatch = -1;
-  // Encapsulated messages: continuation marker, metadata length, metadata, then the body.
-  for (let at = 0; at < bytes.byteLength;) {
-    const metadataLength = view.getInt32(at + 4, true);
-    const message = Message.decode(bytes.subarray(at + 8, at + 8 + metadataLength));
+  for (const { message, body } of ipcMessages(bytes)) {
     let header;
     if (message.isRecordBatch()) {
       header = message.header();
@@ -108,13 +105,11 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
     } else {
       throw new Error(`IPC encoder: unexpected message header type ${message.headerType}`);
     }
-    const body = at + 8 + metadataLength;
     messages.push(
       header.buffers
         .filter((region) => region.length > 0)
         .map((region) => ({ start: body + region.offset, length: region.length })),
     );
-    at = body + Number(message.bodyLength);
   }
   if (messages.length === 0 || recordBatch !== messages.length - 1) {
     throw new Error("IPC encoder: a batch's bytes do not end with its record batch message");
@@ -136,4 +131,32 @@ function setUncompressedLengths(bytes: Uint8Array, made: readonly Compression[])
     }
     view.setBigInt64(start, BigInt(before), true);
   });
+}
+
+/**
+ * The encapsulated IPC messages in `bytes` (continuation marker, metadata length, metadata,
+ * then the body), each decoded from its metadata alone, with the offset its body starts at.
+ * Ends at the end of `bytes` or at the end-of-stream marker.
+ */
+export function* ipcMessages(bytes: Uint8Array): Generator<{ message: Message; body: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at + 8 <= bytes.byteLength;) {
+    const metadataLength = view.getInt32(at + 4, true);
+    if (metadataLength <= 0) return;
+    const message = Message.decode(bytes.subarray(at + 8, at + 8 + metadataLength));
+    const body = at + 8 + metadataLength;
+    yield { message, body };
+    at = body + Number(message.bodyLength);
+  }
+}
+
+/**
+ * The rows in `bytes`, one or more encapsulated Arrow IPC messages (a record batch message,
+ * with the dictionary batches it needs before it), read from the messages' metadata alone:
+ * the bodies are neither decompressed nor decoded. Schema and dictionary messages count 0.
+ */
+export function ipcRowCount(bytes: Uint8Array): number {
+  let rows = 0;
+  for (const { message } of ipcMessages(bytes)) if (message.isRecordBatch()) rows += message.header().length;
+  return rows;
 }
