@@ -5,8 +5,9 @@
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Writable } from "node:stream";
+import { tempPathFor } from "./backup-output.ts";
 import { size, type ProgressSink } from "./backup-progress.ts";
 
 export interface Output {
@@ -57,7 +58,7 @@ function stdoutOutput(): Output {
 }
 
 function fileOutput(file: string): Output {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.partial`);
+  const temp = tempPathFor(file, process.pid);
   let stream: Writable | undefined;
   const state: { discarded: boolean; failure?: Error } = { discarded: false };
   const rethrow = () => {
