@@ -1,7 +1,8 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { discoverNodes } from "../bus/index.ts";
 import { connectClient, withClientOptions, type ClientOptions } from "./client.ts";
 import { renderTable } from "./table.ts";
+import { parseTimeoutMs } from "./timeout-option.ts";
 
 /** `natsmon systems`: which nodes and systems answer the discovery ping. */
 export function systemsCommand(program: Command): void {
@@ -10,11 +11,13 @@ export function systemsCommand(program: Command): void {
       .command("systems")
       .description("list the natsmon nodes and systems on the bus ($MON.ping)")
       .option("--json", "print the discovery replies as JSON")
-      .option("--wait <ms>", "how long to collect replies", "1000"),
-  ).action(async (options: ClientOptions & { json?: boolean; wait: string }) => {
+      .addOption(
+        new Option("--wait <ms>", "how long to collect replies").argParser(parseTimeoutMs).default(1000),
+      ),
+  ).action(async (options: ClientOptions & { json?: boolean; wait: number }) => {
     const nc = await connectClient(options);
     try {
-      const replies = await discoverNodes(nc, Number(options.wait));
+      const replies = await discoverNodes(nc, options.wait);
       if (options.json) {
         process.stdout.write(JSON.stringify(replies, null, 2) + "\n");
         return;

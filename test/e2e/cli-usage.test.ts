@@ -39,7 +39,7 @@ test("help and --version asked for exit 0 on stdout", async () => {
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
 });
 
-test("--timeout must be a positive whole number of milliseconds in query, backup and every db subcommand", async () => {
+test("--timeout (query, backup, every db subcommand) and systems --wait must be positive whole numbers of milliseconds", async () => {
   const runs = [
     ["query", ...NOWHERE, "--timeout", "abc", "SELECT 1"],
     ["query", ...NOWHERE, "--timeout", "0", "SELECT 1"],
@@ -50,14 +50,17 @@ test("--timeout must be a positive whole number of milliseconds in query, backup
     ["db", "macros", ...NOWHERE, "--timeout", "1e400"],
     ["db", "explain", ...NOWHERE, "--timeout", "soon", "SELECT 1"],
     ["backup", ...NOWHERE, "--out", "never.duckdb", "--timeout", "0x"],
+    ["systems", ...NOWHERE, "--wait", "1s"],
+    ["systems", ...NOWHERE, "--wait", "-1"],
   ];
   for (const args of runs) {
-    const value = args[args.indexOf("--timeout") + 1]!;
+    const flag = args.includes("--wait") ? "--wait" : "--timeout";
+    const value = args[args.indexOf(flag) + 1]!;
     const r = await runNatsmon(args);
     assert.equal(r.code, 2, args.join(" "));
     assert.ok(
       r.stderr.startsWith(
-        `error: option '--timeout <ms>' argument '${value}' is invalid. ` +
+        `error: option '${flag} <ms>' argument '${value}' is invalid. ` +
           "expected a positive whole number of milliseconds, such as 60000.\n",
       ),
       r.stderr,
