@@ -6,6 +6,7 @@
 import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { parseDuration } from "../config/index.ts";
 import type { SystemSubjects } from "../protocol/index.ts";
+import { NoResponderError } from "./stream-client.ts";
 
 /** One table to copy: where it lives, how to create it, its comments, the server's row estimate. */
 export interface PlannedTable {
@@ -98,7 +99,10 @@ export function windowProblem(window: { since?: string; until?: string }, now: D
 const BACKUP_SET = `database_name = current_database() AND NOT internal AND NOT temporary
   AND ((schema_name = 'hx' AND table_name <> 'migrations') OR (schema_name = 'main' AND table_name = 'ips'))`;
 
-/** Runs one read-only statement over db.query and returns its rows; `timeoutMs` is --timeout. */
+/**
+ * Runs one read-only statement over db.query and returns its rows; `timeoutMs` is --timeout.
+ * Throws NoResponderError when nothing serves db.query.
+ */
 export async function queryRows(
   nc: NatsConnection,
   subjects: SystemSubjects,
@@ -116,12 +120,7 @@ export async function queryRows(
       });
     }
     if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-      throw new Error(
-        `no catalog answers for ${subjects.dbQuery}; natsmon systems lists the reachable systems`,
-        {
-          cause: err,
-        },
-      );
+      throw new NoResponderError(subjects.dbQuery);
     }
     throw err;
   }

@@ -8,8 +8,9 @@ import { commitBackup, exists, removeTemp, tempPathFor } from "./backup-output.t
 import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan.ts";
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { resolveSystem } from "./discover.ts";
+import { noNodeServes, resolveSystem } from "./discover.ts";
 import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
+import { NoResponderError } from "./stream-client.ts";
 import { timeoutOption } from "./timeout-option.ts";
 
 interface BackupOptions extends ClientOptions {
@@ -144,7 +145,15 @@ async function planRun(
 ) {
   const system = await resolveSystem(nc, given);
   const subjects = systemSubjects(system);
-  const pinned = await pinWindow(nc, subjects, window, now, timeoutMs);
-  const plan = await planBackup(nc, subjects, timeoutMs);
-  return { system, window: pinned, plan };
+  try {
+    const pinned = await pinWindow(nc, subjects, window, now, timeoutMs);
+    const plan = await planBackup(nc, subjects, timeoutMs);
+    return { system, window: pinned, plan };
+  } catch (err) {
+    // The first request to the system: nothing answering is a mistyped id or a stopped node.
+    if (err instanceof NoResponderError) {
+      throw new Error(noNodeServes(system, `${err.subject} has no responder`), { cause: err });
+    }
+    throw err;
+  }
 }
