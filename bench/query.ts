@@ -20,8 +20,8 @@
  *
  * Prints medians, rows/s and MB/s, the CPU time of each process (node, its nats-server,
  * client: where the stream's time goes), and the ratios (stream / in-process rows/s, target
- * ≥ 0.70; db.query round trip / in-process, target < 1.5x), and the load average, since
- * other work on the machine skews every figure. Asserts nothing.
+ * ≥ 0.70, of the medians and run by run; db.query round trip / in-process, target < 1.5x),
+ * and the load average, since other work on the machine skews every figure. Asserts nothing.
  *
  * npm runs this process with the CLI's `--initial-heap-size=128` (see src/cli/v8-heap.ts).
  * Its small JS heap would otherwise answer the in-process side's megabyte buffers with
@@ -312,8 +312,12 @@ async function bigResult(side: StreamSide, catalog: Catalog): Promise<void> {
     const ms = (runs: readonly Run[]) => median(runs.map((r) => r.ms));
     const ratio = ms(local.get(c)!) / ms(stream.get(c)!);
     const withDecode = ms(local.get(c)!) / ms(decoded.get(c)!);
+    // Each run's in-process and stream figures were taken back to back: their ratio, run by
+    // run, shows how far the machine's load moves the median.
+    const perRun = local.get(c)!.map((l, i) => l.ms / stream.get(c)![i]!.ms);
     console.log(
-      `  ${c.padEnd(5)} ${fmt(ratio, 2)}${ratio >= 0.7 ? "" : "  (missed)"}  (${fmt(withDecode, 2)})`,
+      `  ${c.padEnd(5)} ${fmt(ratio, 2)}${ratio >= 0.7 ? "" : "  (missed)"}  (${fmt(withDecode, 2)})` +
+        `  run by run: ${perRun.map((r) => fmt(r, 2)).join(" ")}, median ${fmt(median(perRun), 2)}`,
     );
   }
   // The node, its nats-server and the client share this machine's cores: the stream cannot
