@@ -7,6 +7,7 @@ import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { bearerCheck } from "./bearer-auth.ts";
 import { checkSystemId } from "./check-system-id.ts";
+import { answerClientError } from "./client-errors.ts";
 import { watchBus, type BusLink } from "./bus-link.ts";
 import { busUnavailable, DB_ACTIONS, forwardDb, mapBusFailure, type DbAction } from "./forward.ts";
 import { errorReply, jsonReply, type GatewayReply } from "./replies.ts";
@@ -110,6 +111,7 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     // longer than its header limit, so with that as the limit the router never cuts an id short
     // and checkSystemId decides alone.
     routerOptions: { maxParamLength: maxHeaderSize },
+    clientErrorHandler: answerClientError(options.log),
     // What the router refuses itself (a malformed percent-encoding, say) skips the hooks, so the
     // token is checked here: an unauthenticated request to a protected path only ever gets 401.
     frameworkErrors: (error, request, reply) => {

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createConnection } from "node:net";
 import { connect } from "@nats-io/transport-node";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { MAX_SYSTEM_ID_LENGTH, startGateway, type Gateway } from "../../src/gateway/index.ts";
@@ -260,6 +261,31 @@ describe("the HTTP gateway in front of a real node", () => {
     );
     assert.equal(large.status, 413);
     assert.match(large.json<ErrorBody>().description, new RegExp(`limit of ${BODY_LIMIT} bytes`));
+  });
+
+  test("what Node's HTTP parser refuses gets the gateway's error shape: 431 over its 16 KiB limit, token or not; 400 malformed", async () => {
+    const path = `/sys/${"z".repeat(17 * 1024)}/db/query`;
+    for (const token of [TOKEN, undefined]) {
+      const r = await httpCall(gateway.url, path, {
+        method: "POST",
+        body: "{}",
+        ...(token === undefined ? {} : { token }),
+      });
+      assert.equal(r.status, 431);
+      assert.equal(r.json<ErrorBody>().code, 431);
+      assert.match(r.json<ErrorBody>().description, /exceed 16384 bytes, Node's HTTP limit/);
+    }
+    // Malformed HTTP never reaches fetch: sent by hand, it gets a 400 in the same shape.
+    const { hostname, port } = new URL(gateway.url);
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    socket.end("NOT HTTP AT ALL\r\n\r\n");
+    const raw = Buffer.concat(await socket.toArray()).toString();
+    assert.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)), {
+      code: 400,
+      description: "malformed HTTP request",
+    });
+    assert.equal((await post("/sys/local/db/schemas")).status, 200);
   });
 
   test("an unknown system gets 503 saying no responder exists and pointing at GET /systems", async () => {

@@ -1,0 +1,38 @@
+import { maxHeaderSize, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Logger } from "../lib/index.ts";
+import { MAX_SYSTEM_ID_LENGTH } from "./check-system-id.ts";
+import { errorReply } from "./replies.ts";
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route runs (a
+ * request line and headers over Node's limit, malformed HTTP, headers sent too slowly). No
+ * request exists yet, so the answer is written to the socket, which is then closed; it has
+ * the gateway's error body rather than Fastify's own shape.
+ */
+export function answerClientError(log: Logger): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    // A reset connection has nobody to answer.
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    const reply =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? errorReply(
+            431,
+            `the request line and headers exceed ${maxHeaderSize} bytes, Node's HTTP limit ` +
+              `(a system id is at most ${MAX_SYSTEM_ID_LENGTH} characters)`,
+          )
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? errorReply(408, "the request's headers did not arrive in time")
+          : errorReply(400, "malformed HTTP request");
+    log.debug({ err: error, status: reply.status }, "HTTP request refused before routing");
+    if (socket.writable) {
+      const body = Buffer.from(reply.body);
+      socket.write(
+        `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n` +
+          `Content-Type: ${reply.contentType}\r\nContent-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n`,
+      );
+      socket.write(body);
+    }
+    socket.destroy(error);
+  };
+}
