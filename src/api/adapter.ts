@@ -134,7 +134,7 @@ export function parseJsonRequest(data: Uint8Array): Record<string, unknown> {
     throw new BadRequestError(`invalid JSON: ${(cause as Error).message}`, { cause });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new BadRequestError("invalid JSON: the request must be a JSON object");
+    throw new BadRequestError("the request must be a JSON object");
   }
   return value as Record<string, unknown>;
 }

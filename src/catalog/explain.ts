@@ -8,7 +8,7 @@ import { BadRequestError, QueryTimeoutError } from "../domain/index.ts";
 import type { ExplainReply } from "../protocol/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { bindParams, type ReadOnlyQuery } from "./query.ts";
-import { prepareReadOnly } from "./read-only-guard.ts";
+import { pragmaName, prepareReadOnly } from "./read-only-guard.ts";
 
 /** How often a stopped statement is interrupted again until it gives up its connection. */
 const INTERRUPT_REPEAT_MS = 50;
@@ -54,7 +54,16 @@ async function explainOn(
 ): Promise<ExplainReply> {
   // The guard sees the statement exactly as sent; only then is it wrapped.
   (await prepareReadOnly(con, request.sql)).destroySync();
-  const wrapped = `${request.analyze ? "EXPLAIN ANALYZE" : "EXPLAIN"}\n${request.sql}`;
+  // DuckDB runs a PRAGMA as the SELECT it stands for, but cannot EXPLAIN one.
+  const pragma = pragmaName(request.sql);
+  if (pragma !== undefined) {
+    throw new BadRequestError(
+      `PRAGMA ${pragma} cannot be explained (DuckDB plans no PRAGMA); explain a SELECT over ` +
+        "the table function instead, such as SELECT * FROM pragma_table_info('hx.epochs')",
+    );
+  }
+  // On the statement's first line, so the line numbers of DuckDB's errors are the client's.
+  const wrapped = `${request.analyze ? "EXPLAIN ANALYZE" : "EXPLAIN"} ${request.sql}`;
   const extracted = await duck(() => con.extractStatements(wrapped), stopReason);
   if (extracted.count !== 1) throw new BadRequestError("the statement cannot be explained");
   const prepared = await duck(() => extracted.prepare(0), stopReason);

@@ -91,7 +91,7 @@ async function refuseStatefulFunctions(con: DuckDBConnection, sql: string): Prom
     error?: boolean;
   };
   if (tree.error) {
-    const pragma = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
+    const pragma = pragmaName(sql);
     if (pragma !== undefined && READ_ONLY_PRAGMAS.has(pragma.toLowerCase())) return;
     throw new BadRequestError(`this statement cannot be checked as read-only: ${READ_ONLY_RULE}`);
   }
@@ -114,6 +114,11 @@ function functionNames(node: unknown, into = new Set<string>()): Set<string> {
     }
   }
   return into;
+}
+
+/** The name of the PRAGMA `sql` is (`PRAGMA table_info(…)` → `table_info`); undefined for any other statement. */
+export function pragmaName(sql: string): string | undefined {
+  return /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
 }
 
 function withoutLeadingComments(sql: string): string {

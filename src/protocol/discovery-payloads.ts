@@ -22,7 +22,11 @@ export interface ExplainReply {
   plan: { explain_key: string; explain_value: string }[];
 }
 
-/** The schemas discovery is limited to (spec: db.explain, db.schemas…), in listing order. */
+/**
+ * The schemas db.schemas, db.tables, db.columns and db.macros list, in listing order (spec:
+ * db.explain, db.schemas…). db.explain is not held to them: it plans any statement db.query
+ * would run, under the same read-only guard.
+ */
 export const DISCOVERY_SCHEMAS = ["hx", "main", "checks", "contexts"] as const;
 export type DiscoverySchema = (typeof DISCOVERY_SCHEMAS)[number];
 

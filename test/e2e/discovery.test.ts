@@ -103,6 +103,23 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.match(analyzed.body?.plan[0]?.explain_value ?? "", /Total Time/);
   });
 
+  test("db.explain reports DuckDB's errors at the client's own line numbers, as db.query does", async () => {
+    // Fails only once run, so with analyze the error comes from the wrapped statement, not the guard.
+    const sql = "SELECT 1\nFROM (VALUES ('a'), ('b')) v(x)\nWHERE x::INTEGER > 0";
+    const explained = await ask(nc, subjects.dbExplain, { sql, analyze: true });
+    const queried = await ask(nc, subjects.dbQuery, { sql });
+    assert.equal(explained.code, "400");
+    assert.match(queried.error ?? "", /LINE 3:/);
+    assert.match(explained.error ?? "", /LINE 3:/);
+  });
+
+  test("db.explain refuses a read-only PRAGMA, which db.query runs, saying what to explain instead", async () => {
+    assert.equal((await ask(nc, subjects.dbQuery, { sql: "PRAGMA version" })).code, undefined);
+    const r = await ask(nc, subjects.dbExplain, { sql: "-- which version\nPRAGMA version", analyze: true });
+    assert.equal(r.code, "400");
+    assert.match(r.error ?? "", /PRAGMA version cannot be explained.*SELECT \* FROM pragma_table_info/);
+  });
+
   test("refuses writes, bad JSON, missing SQL and schemas outside the allowlist with 400", async () => {
     for (const analyze of [false, true]) {
       const write = await ask(nc, subjects.dbExplain, { sql: "DELETE FROM hx.epochs", analyze });
