@@ -98,12 +98,13 @@ export async function listColumns(
   table: string,
 ): Promise<ColumnsReply> {
   const [tables, columns] = await readAll(catalog, timeoutMs, [
-    [`SELECT * FROM (${TABLES_SQL}) WHERE schema = $1 AND name = $2`, [schema, table]],
+    // DuckDB's names are case-insensitive: `hx.EPOCHS` is hx.epochs, answered under its own name.
+    [`SELECT * FROM (${TABLES_SQL}) WHERE schema = $1 AND lower(name) = lower($2)`, [schema, table]],
     [
       `SELECT column_name AS name, column_index::INTEGER AS position, data_type, is_nullable AS nullable,
               column_default AS "default", comment
          FROM duckdb_columns()
-        WHERE ${OWN} AND schema_name = $1 AND table_name = $2
+        WHERE ${OWN} AND schema_name = $1 AND lower(table_name) = lower($2)
         ORDER BY column_index`,
       [schema, table],
     ],

@@ -73,6 +73,10 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.equal(columns.code, undefined, columns.error);
     assert.match(columns.body?.comment ?? "", /folded epoch/);
     assert.match(columns.body?.columns.find((c) => c.name === "epoch")?.comment ?? "", /Start time/);
+    // Names are case-insensitive, as in DuckDB's SQL; the reply names the table as it is.
+    const upper = await ask<ColumnsReply>(nc, subjects.dbColumns, { schema: "hx", table: "EPOCHS" });
+    assert.equal(upper.body?.table, "epochs");
+    assert.deepEqual(upper.body?.columns, columns.body?.columns);
 
     const macros = await ask<MacrosReply>(nc, subjects.dbMacros, { schema: "checks" });
     const server007 = macros.body?.macros.find((m) => m.signature.startsWith("checks.server_007("));
@@ -103,7 +107,7 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.match(analyzed.body?.plan[0]?.explain_value ?? "", /Total Time/);
   });
 
-  test("db.explain reports DuckDB's errors at the client's own line numbers, as db.query does", async () => {
+  test("db.explain reports DuckDB's errors at the client's own line numbers, as db.query does; without analyze it only plans", async () => {
     // Fails only once run, so with analyze the error comes from the wrapped statement, not the guard.
     const sql = "SELECT 1\nFROM (VALUES ('a'), ('b')) v(x)\nWHERE x::INTEGER > 0";
     const explained = await ask(nc, subjects.dbExplain, { sql, analyze: true });
@@ -111,6 +115,10 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.equal(explained.code, "400");
     assert.match(queried.error ?? "", /LINE 3:/);
     assert.match(explained.error ?? "", /LINE 3:/);
+    // Without analyze the statement is only planned, so what fails when run plans fine.
+    const planned = await ask<ExplainReply>(nc, subjects.dbExplain, { sql, analyze: false });
+    assert.equal(planned.code, undefined, planned.error);
+    assert.equal(planned.body?.plan[0]?.explain_key, "physical_plan");
   });
 
   test("db.explain refuses a read-only PRAGMA, which db.query runs, saying what to explain instead", async () => {
