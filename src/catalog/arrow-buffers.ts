@@ -62,6 +62,26 @@ const ZEROS = Uint8Array.from({ length: 256 }, (_, b) => {
   return zeros;
 });
 
+/**
+ * Zeroes the `width`-byte values at `start` of `out` whose rows `mask` marks NULL. DuckDB
+ * leaves whatever its buffer held under a NULL (heap addresses among it): copied as is, it
+ * would reach clients, and identical results would differ byte for byte.
+ */
+export function zeroNullSlots(
+  out: Uint8Array,
+  start: number,
+  width: number,
+  mask: Uint8Array | null,
+  offset: number,
+  count: number,
+): void {
+  if (mask === null) return;
+  for (let i = 0; i < count; i++) {
+    const row = offset + i;
+    if ((mask[row >> 3]! & (1 << (row & 7))) === 0) out.fill(0, start + i * width, start + (i + 1) * width);
+  }
+}
+
 /** Arrow validity bitmap of the appended rows, built from DuckDB's validity masks. */
 export class Validity {
   private bits = new Bytes();

@@ -45,7 +45,7 @@ import {
   type Data,
   type DataType,
 } from "apache-arrow";
-import { Bytes, Validity, vectorOf, type ColumnBuilder } from "./arrow-buffers.ts";
+import { Bytes, Validity, vectorOf, zeroNullSlots, type ColumnBuilder } from "./arrow-buffers.ts";
 import { StringBuilder, TextBuilder } from "./arrow-strings.ts";
 
 export type { ColumnBuilder } from "./arrow-buffers.ts";
@@ -139,8 +139,11 @@ class FixedBuilder implements ColumnBuilder {
   append(chunk: DuckDBDataChunk, column: number, offset: number, count: number): void {
     const vector = vectorOf(chunk, column);
     const data = duckdb.vector_get_data(vector, (offset + count) * this.width);
+    const mask = Validity.of(vector, offset + count);
+    const start = this.values.length;
     this.values.push(data.subarray(offset * this.width, (offset + count) * this.width));
-    this.validity.append(Validity.of(vector, offset + count), offset, count);
+    zeroNullSlots(this.values.buf, start, this.width, mask, offset, count);
+    this.validity.append(mask, offset, count);
     this.rows += count;
   }
 
@@ -199,6 +202,8 @@ class DecimalBuilder implements ColumnBuilder {
     const vector = vectorOf(chunk, column);
     const size = this.storage;
     const raw = duckdb.vector_get_data(vector, (offset + count) * size).subarray(offset * size);
+    const mask = Validity.of(vector, offset + count);
+    const start = this.values.length;
     if (size === 16) {
       this.values.push(raw.subarray(0, count * 16));
     } else {
@@ -226,7 +231,8 @@ class DecimalBuilder implements ColumnBuilder {
       }
       this.values.length += count * 16;
     }
-    this.validity.append(Validity.of(vector, offset + count), offset, count);
+    zeroNullSlots(this.values.buf, start, 16, mask, offset, count);
+    this.validity.append(mask, offset, count);
     this.rows += count;
   }
 

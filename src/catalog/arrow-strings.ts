@@ -140,7 +140,10 @@ export class StringBuilder implements ColumnBuilder {
 
 const encoder = new TextEncoder();
 
-/** Any other type, as text: the value rendered as db.query does, nested values as JSON. */
+/**
+ * Any other type, as text: the value rendered by db.query's rules in their stream style
+ * (DECIMAL and HUGEINT as decimal strings, as at top level), nested values as JSON.
+ */
 export class TextBuilder implements ColumnBuilder {
   readonly type = new Utf8();
   private readonly values = new Bytes();
@@ -169,7 +172,7 @@ export class TextBuilder implements ColumnBuilder {
     for (let i = 0; i < count; i++) {
       const value = vector.getItem(offset + i);
       if (value !== null) {
-        const rendered = renderValue(value, this.duckType);
+        const rendered = renderValue(value, this.duckType, "stream");
         const text = typeof rendered === "string" && !this.nested ? rendered : JSON.stringify(rendered);
         this.values.push(encoder.encode(text));
       }

@@ -34,7 +34,14 @@ import {
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-type Renderer = (value: DuckDBValue, type: DuckDBType) => JsonValue;
+/**
+ * "query": db.query's rules above. "stream": db.query.stream's, for the values it sends as
+ * text (LIST, STRUCT, MAP… as JSON): the same, except that DECIMAL and HUGEINT/UHUGEINT are
+ * always decimal strings, as its top-level columns are (spec: db.query.stream).
+ */
+export type RenderStyle = "query" | "stream";
+
+type Renderer = (value: DuckDBValue, type: DuckDBType, style: RenderStyle) => JsonValue;
 
 const asIs: Renderer = (value) => value as boolean | number | string;
 const asInteger: Renderer = (value) => integer(value as bigint);
@@ -52,12 +59,15 @@ const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
   [DuckDBTypeId.VARCHAR]: asIs,
   [DuckDBTypeId.BIGINT]: asInteger,
   [DuckDBTypeId.UBIGINT]: asInteger,
-  [DuckDBTypeId.HUGEINT]: asInteger,
-  [DuckDBTypeId.UHUGEINT]: asInteger,
+  [DuckDBTypeId.HUGEINT]: (value, _type, style) =>
+    style === "stream" ? String(value) : integer(value as bigint),
+  [DuckDBTypeId.UHUGEINT]: (value, _type, style) =>
+    style === "stream" ? String(value) : integer(value as bigint),
   [DuckDBTypeId.BIGNUM]: asInteger,
   [DuckDBTypeId.FLOAT]: asDouble,
   [DuckDBTypeId.DOUBLE]: asDouble,
-  [DuckDBTypeId.DECIMAL]: (value) => decimal(value as DuckDBDecimalValue),
+  [DuckDBTypeId.DECIMAL]: (value, _type, style) =>
+    style === "stream" ? (value as DuckDBDecimalValue).toString() : decimal(value as DuckDBDecimalValue),
   [DuckDBTypeId.TIMESTAMP]: (value) => timestamp((value as { micros: bigint }).micros * 1000n, 6, value),
   [DuckDBTypeId.TIMESTAMP_TZ]: (value) => timestamp((value as { micros: bigint }).micros * 1000n, 6, value),
   [DuckDBTypeId.TIMESTAMP_S]: (value) =>
@@ -69,44 +79,51 @@ const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
   [DuckDBTypeId.BLOB]: (value) => Buffer.from((value as DuckDBBlobValue).bytes).toString("base64"),
   [DuckDBTypeId.LIST]: items,
   [DuckDBTypeId.ARRAY]: items,
-  [DuckDBTypeId.STRUCT]: (value, type) => {
+  [DuckDBTypeId.STRUCT]: (value, type, style) => {
     if (type.typeId !== DuckDBTypeId.STRUCT) return text(value);
     const entries = (value as DuckDBStructValue).entries;
     return Object.fromEntries(
-      type.entryNames.map((name, i) => [name, renderValue(entries[name] ?? null, type.entryTypes[i]!)]),
+      type.entryNames.map((name, i) => [
+        name,
+        renderValue(entries[name] ?? null, type.entryTypes[i]!, style),
+      ]),
     );
   },
-  [DuckDBTypeId.MAP]: (value, type) => {
+  [DuckDBTypeId.MAP]: (value, type, style) => {
     if (type.typeId !== DuckDBTypeId.MAP) return text(value);
     const out: Record<string, JsonValue> = {};
     for (const entry of (value as DuckDBMapValue).entries) {
-      const key = renderValue(entry.key, type.keyType);
-      out[typeof key === "string" ? key : JSON.stringify(key)] = renderValue(entry.value, type.valueType);
+      const key = renderValue(entry.key, type.keyType, style);
+      out[typeof key === "string" ? key : JSON.stringify(key)] = renderValue(
+        entry.value,
+        type.valueType,
+        style,
+      );
     }
     return out;
   },
-  [DuckDBTypeId.UNION]: (value, type) => {
+  [DuckDBTypeId.UNION]: (value, type, style) => {
     const union = value as DuckDBUnionValue;
     if (type.typeId !== DuckDBTypeId.UNION) return untyped(union.value);
     const member = type.memberTypes[type.tagMemberIndexes[union.tag] ?? -1];
-    return member ? renderValue(union.value, member) : untyped(union.value);
+    return member ? renderValue(union.value, member, style) : untyped(union.value);
   },
-  [DuckDBTypeId.VARIANT]: (value) => {
+  [DuckDBTypeId.VARIANT]: (value, _type, style) => {
     const variant = value as DuckDBVariantValue;
-    return variant.type ? renderValue(variant.value, variant.type) : untyped(variant.value);
+    return variant.type ? renderValue(variant.value, variant.type, style) : untyped(variant.value);
   },
 };
 
-export function renderValue(value: DuckDBValue, type: DuckDBType): JsonValue {
+export function renderValue(value: DuckDBValue, type: DuckDBType, style: RenderStyle = "query"): JsonValue {
   if (value === null) return null;
   const render = RENDERERS[type.typeId];
-  return render ? render(value, type) : text(value);
+  return render ? render(value, type, style) : text(value);
 }
 
-function items(value: DuckDBValue, type: DuckDBType): JsonValue {
+function items(value: DuckDBValue, type: DuckDBType, style: RenderStyle): JsonValue {
   const list = (value as { items: readonly DuckDBValue[] }).items;
   if (type.typeId !== DuckDBTypeId.LIST && type.typeId !== DuckDBTypeId.ARRAY) return list.map(untyped);
-  return list.map((item) => renderValue(item, type.valueType));
+  return list.map((item) => renderValue(item, type.valueType, style));
 }
 
 /** Text of a value object (TIME, INTERVAL, UUID, BIT, …): all define toString. */
@@ -140,7 +157,8 @@ const NANOS_PER_MS = 1_000_000n;
  * fraction finer than milliseconds is written only when the value has one.
  */
 function timestamp(nanos: bigint, digits: number, value: DuckDBValue): string {
-  if (isInfinite(value)) return text(value).startsWith("-") ? "-infinity" : "infinity";
+  const infinite = infinity(value);
+  if (infinite) return infinite;
   const ms = nanos >= 0n ? nanos / NANOS_PER_MS : -((-nanos + NANOS_PER_MS - 1n) / NANOS_PER_MS);
   const date = new Date(Number(ms));
   const year = date.getUTCFullYear();
@@ -150,11 +168,17 @@ function timestamp(nanos: bigint, digits: number, value: DuckDBValue): string {
   return date.toISOString().replace("Z", `${extra}Z`);
 }
 
-function isInfinite(value: DuckDBValue): boolean {
+/**
+ * "infinity" or "-infinity" for DuckDB's infinite timestamps, which are the extreme int64
+ * values in every unit; the sign is the raw value's (the library's text for an _S, _MS or _NS
+ * one is a BC date with no minus).
+ */
+function infinity(value: DuckDBValue): "infinity" | "-infinity" | undefined {
   const v = value as { micros?: bigint; nanos?: bigint; seconds?: bigint; millis?: bigint };
   const raw = v.micros ?? v.nanos ?? v.seconds ?? v.millis;
-  // DuckDB encodes ±infinity as the extreme int64 values.
-  return raw === DuckDBTimestampTZValue.PosInf.micros || raw === DuckDBTimestampTZValue.NegInf.micros;
+  if (raw === DuckDBTimestampTZValue.PosInf.micros) return "infinity";
+  if (raw === DuckDBTimestampTZValue.NegInf.micros) return "-infinity";
+  return undefined;
 }
 
 function date(value: DuckDBDateValue): string {

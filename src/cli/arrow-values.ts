@@ -11,7 +11,7 @@
  * - 64-bit integers → numbers within ±(2^53−1), else decimal strings, as db.query does,
  *   so no reader ever sees a rounded bigint.
  * - BLOB (Binary) → base64. Floats → numbers; NaN and ±Infinity → strings (JSON has none).
- * - DATE → "YYYY-MM-DD"; TIME → "HH:MM:SS[.fraction]"; lists → arrays; structs and maps →
+ * - DATE → "YYYY-MM-DD", ±infinity → "infinity" / "-infinity"; TIME → "HH:MM:SS[.fraction]"; lists → arrays; structs and maps →
  *   objects, whether Arrow types or JSON text the server marked `natsmon.encoding: json`;
  *   dictionary-encoded values (ENUM) → their dictionary entry.
  *
@@ -135,7 +135,7 @@ function valueReader(data: Data): CellReader {
     // DateDay holds days as int32; DateMillisecond holds milliseconds as int64.
     if (type.unit === DateUnit.DAY) {
       const values = data.values as Int32Array;
-      return (i) => dateText(values[i]! * 86_400_000);
+      return (i) => dayText(values[i]!);
     }
     const values = data.values as BigInt64Array;
     return (i) => dateText(Number(values[i]!));
@@ -356,6 +356,15 @@ function timestampMicros(micros: number): string {
   const sec = Math.floor(rest / 1000);
   const milli = rest - sec * 1000;
   return `${cachedDate}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(milli)}${sub === 0 ? "" : pad3(sub)}Z`;
+}
+
+/** DuckDB keeps a DATE's ±infinity as ±(2^31 − 1) days. */
+const INFINITE_DAYS = 2_147_483_647;
+
+function dayText(days: number): string {
+  if (days === INFINITE_DAYS) return "infinity";
+  if (days === -INFINITE_DAYS) return "-infinity";
+  return dateText(days * 86_400_000);
 }
 
 function dateText(ms: number): string {

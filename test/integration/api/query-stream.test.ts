@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { headers } from "@nats-io/nats-core";
-import { Field, Int32, Schema, tableFromIPC, type RecordBatch } from "apache-arrow";
+import { Field, Int32, Schema, tableFromIPC, type Data, type RecordBatch } from "apache-arrow";
 import {
   NoResponderError,
   StreamFailedError,
@@ -20,6 +20,7 @@ import {
 import { assertLengthPrefixes } from "../../harness/ipc-body-buffers.ts";
 import { startTestServer } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
+import { batchRows } from "../../../src/cli/arrow-values.ts";
 import { renderBatches } from "./arrow-render.ts";
 import { openRawStream, startStreamFixture, type StreamFixture } from "./stream-fixture.ts";
 
@@ -190,6 +191,73 @@ describe("db.query.stream on a real server and catalog", () => {
     assert.equal(got[0]!.huge, "170141183460469231731687303715884105727");
     assert.equal(got[0]!.ts, "2026-11-22T11:02:13.123456Z");
     assert.equal(got[0]!.bl, "AP8Q");
+  });
+
+  test("infinities keep their sign, nested DECIMAL and HUGEINT are decimal strings, NULL slots carry zeros", async () => {
+    const sql = `SELECT '-infinity'::TIMESTAMP_S AS s_neg, 'infinity'::TIMESTAMP_MS AS ms_pos,
+        '-infinity'::TIMESTAMP_MS AS ms_neg, '-infinity'::TIMESTAMP_NS AS ns_neg,
+        'infinity'::DATE AS d_pos, '-infinity'::DATE AS d_neg, ['-infinity'::TIMESTAMP_MS] AS l_ts,
+        [1.50::DECIMAL(4,2), -0.5] AS l_dec, [5::HUGEINT] AS l_huge, {'d': 0.10::DECIMAL(38,10)} AS st`;
+    const infinities = {
+      s_neg: "-infinity",
+      ms_pos: "infinity",
+      ms_neg: "-infinity",
+      ns_neg: "-infinity",
+      d_pos: "infinity",
+      d_neg: "-infinity",
+    };
+    // db.query keeps the numbers it can (JSON numbers); the stream's rule is decimal strings.
+    const [buffered] = await f.queryJson(sql);
+    assert.deepEqual(buffered, {
+      ...infinities,
+      l_ts: ["-infinity"],
+      l_dec: [1.5, -0.5],
+      l_huge: [5],
+      st: { d: 0.1 },
+    });
+    const streamed = await readAll(
+      await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 }),
+    );
+    const names = streamed.batches[0]!.schema.fields.map((field) => field.name);
+    const cells = batchRows(streamed.batches[0]!)[0]!;
+    const row = Object.fromEntries(cells.map((cell, i): [string, unknown] => [names[i]!, cell]));
+    assert.deepEqual(row, {
+      ...infinities,
+      l_ts: ["-infinity"],
+      l_dec: ["1.50", "-0.50"],
+      l_huge: ["5"],
+      st: { d: "0.1000000000" },
+    });
+
+    // What lies under a NULL in DuckDB's vectors never leaves the server: those slots are zero.
+    const nulls = await readAll(
+      await readArrowStream(
+        f.nc,
+        f.subjects.dbQueryStream,
+        {
+          sql: `SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i * 1000003 END::BIGINT AS big,
+                       CASE WHEN i % 3 = 0 THEN NULL ELSE i::DECIMAL(9,2) END AS dec,
+                       CASE WHEN i % 3 = 0 THEN NULL ELSE TIMESTAMP '2026-01-01' + to_seconds(i) END AS ts
+                  FROM range(5000) t(i)`,
+        },
+        { timeoutMs: 10_000 },
+      ),
+    );
+    let checked = 0;
+    for (const batch of nulls.batches) {
+      for (const name of ["big", "dec", "ts"]) {
+        const data = batch.getChild(name)!.data[0]! as Data;
+        const values = data.values as Uint8Array;
+        const width = name === "dec" ? 4 : 2; // 32-bit words per value
+        const words = new Int32Array(values.buffer, values.byteOffset, batch.numRows * width);
+        for (let i = 0; i < batch.numRows; i++) {
+          if (data.getValid(i)) continue;
+          checked++;
+          assert.deepEqual([...words.subarray(i * width, (i + 1) * width)], new Array(width).fill(0), name);
+        }
+      }
+    }
+    assert.equal(checked, 3 * 1667);
   });
 
   test("refused SQL ends the stream with a 400 error trailer before any chunk", async () => {
