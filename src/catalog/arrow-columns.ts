@@ -168,14 +168,18 @@ class BoolBuilder implements ColumnBuilder {
     this.values.reserve(Math.ceil((start + count) / 8) - this.values.length + 1);
     const out = this.values.buf;
     const size = duckdb.sizeof_bool;
+    const mask = Validity.of(vector, offset + count);
     for (let i = 0; i < count; i++) {
       const bit = start + i;
-      if (data[(offset + i) * size] !== 0) out[bit >> 3]! |= 1 << (bit & 7);
+      const row = offset + i;
+      // Under a NULL, DuckDB's byte is a leftover: the bit is left clear (see zeroNullSlots).
+      const valid = mask === null || (mask[row >> 3]! & (1 << (row & 7))) !== 0;
+      if (valid && data[row * size] !== 0) out[bit >> 3]! |= 1 << (bit & 7);
       else out[bit >> 3]! &= ~(1 << (bit & 7));
     }
     this.rows += count;
     this.values.length = Math.ceil(this.rows / 8);
-    this.validity.append(Validity.of(vector, offset + count), offset, count);
+    this.validity.append(mask, offset, count);
   }
 
   finish(): Data {

@@ -237,7 +237,8 @@ describe("db.query.stream on a real server and catalog", () => {
         {
           sql: `SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i * 1000003 END::BIGINT AS big,
                        CASE WHEN i % 3 = 0 THEN NULL ELSE i::DECIMAL(9,2) END AS dec,
-                       CASE WHEN i % 3 = 0 THEN NULL ELSE TIMESTAMP '2026-01-01' + to_seconds(i) END AS ts
+                       CASE WHEN i % 3 = 0 THEN NULL ELSE TIMESTAMP '2026-01-01' + to_seconds(i) END AS ts,
+                       CASE WHEN i % 3 = 0 THEN NULL ELSE i % 3 = 1 END AS flag
                   FROM range(5000) t(i)`,
         },
         { timeoutMs: 10_000 },
@@ -258,6 +259,13 @@ describe("db.query.stream on a real server and catalog", () => {
       }
     }
     assert.equal(checked, 3 * 1667);
+    for (const batch of nulls.batches) {
+      const flags = batch.getChild("flag")!.data[0]! as Data;
+      const bits = flags.values as Uint8Array;
+      for (let i = 0; i < batch.numRows; i++) {
+        if (!flags.getValid(i)) assert.equal(bits[i >> 3]! & (1 << (i & 7)), 0, `flag ${i}`);
+      }
+    }
   });
 
   test("refused SQL ends the stream with a 400 error trailer before any chunk", async () => {
