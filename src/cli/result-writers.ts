@@ -138,7 +138,7 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
   };
   return {
     begin(names) {
-      columns = names;
+      columns = names.map(escapeControls);
       numeric = names.map(() => true);
       seen = names.map(() => false);
       return "";
@@ -172,12 +172,24 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
   };
 }
 
-/** Control characters would break the alignment, so a table shows them escaped. */
 function tableText(value: Cell): string {
   if (value === null) return "NULL";
   if (typeof value === "number") return String(value);
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return /[\r\n\t]/.test(text)
-    ? text.replace(/[\r\n\t]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t"))
-    : text;
+  return escapeControls(typeof value === "string" ? value : JSON.stringify(value));
+}
+
+// Matching control characters is the point here.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * Control characters would break the alignment (or the terminal), so a table shows them
+ * escaped, in values and column names alike: \n, \r, \t, and \xNN for the rest (NUL is \x00).
+ */
+function escapeControls(text: string): string {
+  return text.replace(
+    CONTROL,
+    (c) => SHORT_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }

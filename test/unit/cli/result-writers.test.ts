@@ -65,7 +65,7 @@ test("csv: RFC 4180 with a header, CRLF, and NULL apart from the empty string", 
   for (const [cell, field] of fields) assert.equal(csvField(cell), field);
 });
 
-test("table: aligned columns, numbers to the right, NULL shown, control characters escaped", () => {
+test("table: aligned columns, numbers to the right, NULL shown, control characters escaped in values and names", () => {
   const text = write(
     resultWriter("table"),
     ["n", "word"],
@@ -85,6 +85,14 @@ test("table: aligned columns, numbers to the right, NULL shown, control characte
       "(3 rows)\n",
   );
   assert.equal(write(resultWriter("table"), ["x"], []), "x\n-\n(0 rows)\n");
+  // Column names too, and every other control character (NUL, ESC…) as \xNN.
+  assert.equal(
+    write(resultWriter("table"), ["two\nlines"], [["nul\u0000 esc\u001b del\u007f"]]),
+    "two\\nlines\n" + //
+      "-----------------------\n" +
+      "nul\\x00 esc\\x1b del\\x7f\n" +
+      "(1 row)\n",
+  );
   // A column that also holds text is aligned left throughout.
   assert.equal(
     write(resultWriter("table"), ["mixed"], [[1], ["ab"], [null]]),
