@@ -46,6 +46,8 @@ type Renderer = (value: DuckDBValue, type: DuckDBType, style: RenderStyle) => Js
 const asIs: Renderer = (value) => value as boolean | number | string;
 const asInteger: Renderer = (value) => integer(value as bigint);
 const asDouble: Renderer = (value) => double(value as number);
+const asHugeint: Renderer = (value, _type, style) =>
+  style === "stream" ? String(value) : integer(value as bigint);
 
 /** Renderers by type id; any other type is written as DuckDB's text for it. */
 const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
@@ -59,10 +61,8 @@ const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
   [DuckDBTypeId.VARCHAR]: asIs,
   [DuckDBTypeId.BIGINT]: asInteger,
   [DuckDBTypeId.UBIGINT]: asInteger,
-  [DuckDBTypeId.HUGEINT]: (value, _type, style) =>
-    style === "stream" ? String(value) : integer(value as bigint),
-  [DuckDBTypeId.UHUGEINT]: (value, _type, style) =>
-    style === "stream" ? String(value) : integer(value as bigint),
+  [DuckDBTypeId.HUGEINT]: asHugeint,
+  [DuckDBTypeId.UHUGEINT]: asHugeint,
   [DuckDBTypeId.BIGNUM]: asInteger,
   [DuckDBTypeId.FLOAT]: asDouble,
   [DuckDBTypeId.DOUBLE]: asDouble,
