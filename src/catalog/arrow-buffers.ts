@@ -62,6 +62,11 @@ const ZEROS = Uint8Array.from({ length: 256 }, (_, b) => {
   return zeros;
 });
 
+/** Whether `row` is valid (not NULL) in a DuckDB validity mask; a null mask means every row is. */
+export function rowValid(mask: Uint8Array | null, row: number): boolean {
+  return mask === null || (mask[row >> 3]! & (1 << (row & 7))) !== 0;
+}
+
 /**
  * Zeroes the `width`-byte values at `start` of `out` whose rows `mask` marks NULL. DuckDB
  * leaves whatever its buffer held under a NULL (heap addresses among it): copied as is, it
@@ -77,8 +82,7 @@ export function zeroNullSlots(
 ): void {
   if (mask === null) return;
   for (let i = 0; i < count; i++) {
-    const row = offset + i;
-    if ((mask[row >> 3]! & (1 << (row & 7))) === 0) out.fill(0, start + i * width, start + (i + 1) * width);
+    if (!rowValid(mask, offset + i)) out.fill(0, start + i * width, start + (i + 1) * width);
   }
 }
 
@@ -110,8 +114,7 @@ export class Validity {
     } else {
       for (let i = 0; i < count; i++) {
         const bit = start + i;
-        const valid = mask === null || (mask[(offset + i) >> 3]! & (1 << ((offset + i) & 7))) !== 0;
-        if (valid) out[bit >> 3]! |= 1 << (bit & 7);
+        if (rowValid(mask, offset + i)) out[bit >> 3]! |= 1 << (bit & 7);
         else {
           out[bit >> 3]! &= ~(1 << (bit & 7));
           this.nullCount++;

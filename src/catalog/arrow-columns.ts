@@ -45,7 +45,7 @@ import {
   type Data,
   type DataType,
 } from "apache-arrow";
-import { Bytes, Validity, vectorOf, zeroNullSlots, type ColumnBuilder } from "./arrow-buffers.ts";
+import { Bytes, rowValid, Validity, vectorOf, zeroNullSlots, type ColumnBuilder } from "./arrow-buffers.ts";
 import { StringBuilder, TextBuilder } from "./arrow-strings.ts";
 
 export type { ColumnBuilder } from "./arrow-buffers.ts";
@@ -173,8 +173,7 @@ class BoolBuilder implements ColumnBuilder {
       const bit = start + i;
       const row = offset + i;
       // Under a NULL, DuckDB's byte is a leftover: the bit is left clear (see zeroNullSlots).
-      const valid = mask === null || (mask[row >> 3]! & (1 << (row & 7))) !== 0;
-      if (valid && data[row * size] !== 0) out[bit >> 3]! |= 1 << (bit & 7);
+      if (rowValid(mask, row) && data[row * size] !== 0) out[bit >> 3]! |= 1 << (bit & 7);
       else out[bit >> 3]! &= ~(1 << (bit & 7));
     }
     this.rows += count;

@@ -5,7 +5,14 @@
 import duckdb from "@duckdb/node-bindings";
 import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from "@duckdb/node-api";
 import { Utf8, makeData, type Binary, type Data } from "apache-arrow";
-import { Bytes, INITIAL_CAPACITY, Validity, vectorOf, type ColumnBuilder } from "./arrow-buffers.ts";
+import {
+  Bytes,
+  INITIAL_CAPACITY,
+  rowValid,
+  Validity,
+  vectorOf,
+  type ColumnBuilder,
+} from "./arrow-buffers.ts";
 import { renderValue } from "./render.ts";
 
 /**
@@ -49,7 +56,7 @@ export class StringBuilder implements ColumnBuilder {
     let sorted = true;
     for (let i = 0; i < count; i++) {
       const row = offset + i;
-      if (mask !== null && (mask[row >> 3]! & (1 << (row & 7))) === 0) continue;
+      if (!rowValid(mask, row)) continue;
       const at = row * 16;
       const len = view.getUint32(at, true);
       lengths[i] = len;
