@@ -17,6 +17,7 @@ interface GatewayFlags extends ClientOptions {
   requestTimeout: string;
   systemsWait: string;
   bodyLimit: string;
+  receiveTimeout: string;
   logLevel: string;
 }
 
@@ -50,6 +51,11 @@ export function gatewayCommand(program: Command): void {
         "largest request body accepted",
         String(GATEWAY_DEFAULTS.bodyLimitBytes),
       )
+      .option(
+        "--receive-timeout <duration>",
+        "how long a client may take to send a whole request, headers and body; slower gets 408",
+        `${GATEWAY_DEFAULTS.receiveTimeoutMs / 1000}s`,
+      )
       .option("--log-level <level>", LOG_LEVELS.join(", "), process.env.NATSMON_LOG_LEVEL ?? "info"),
   ).action(async (flags: GatewayFlags) => {
     const token = flags.authToken ?? process.env[TOKEN_ENV];
@@ -67,6 +73,7 @@ export function gatewayCommand(program: Command): void {
     const requestTimeoutMs = parseDuration(flags.requestTimeout);
     const systemsWindowMs = parseDuration(flags.systemsWait);
     const bodyLimitBytes = Number(flags.bodyLimit);
+    const receiveTimeoutMs = parseDuration(flags.receiveTimeout);
     const problems = [
       !requestTimeoutMs
         ? `--request-timeout ${flags.requestTimeout} is not a positive duration (e.g. 35s)`
@@ -75,9 +82,12 @@ export function gatewayCommand(program: Command): void {
       !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes <= 0
         ? `--body-limit ${flags.bodyLimit} is not a positive number of bytes`
         : "",
+      !receiveTimeoutMs
+        ? `--receive-timeout ${flags.receiveTimeout} is not a positive duration (e.g. 30s)`
+        : "",
       LOG_LEVELS.includes(flags.logLevel) ? "" : `--log-level must be one of ${LOG_LEVELS.join(", ")}`,
     ].filter((p) => p !== "");
-    if (problems.length > 0 || !requestTimeoutMs || !systemsWindowMs) {
+    if (problems.length > 0 || !requestTimeoutMs || !systemsWindowMs || !receiveTimeoutMs) {
       fail(problems.join("\n"), 2);
       return;
     }
@@ -98,6 +108,7 @@ export function gatewayCommand(program: Command): void {
       requestTimeoutMs,
       systemsWindowMs,
       bodyLimitBytes,
+      receiveTimeoutMs,
       log,
     }).catch((cause: unknown) => {
       throw new Error(`gateway did not start: ${(cause as Error).message}`, { cause });

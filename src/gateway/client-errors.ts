@@ -7,10 +7,13 @@ import { errorReply } from "./replies.ts";
 /**
  * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route runs (a
  * request line and headers over Node's limit, malformed HTTP, headers sent too slowly). No
- * request exists yet, so the answer is written to the socket, which is then closed; it has
+ * request exists yet (or, for a body sent too slowly, none Fastify can still answer), so the answer is written to the socket, which is then closed; it has
  * the gateway's error body rather than Fastify's own shape.
  */
-export function answerClientError(log: Logger): (error: Error & { code?: string }, socket: Duplex) => void {
+export function answerClientError(
+  log: Logger,
+  receiveTimeoutMs: number,
+): (error: Error & { code?: string }, socket: Duplex) => void {
   return (error, socket) => {
     // A reset connection has nobody to answer.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
@@ -22,7 +25,11 @@ export function answerClientError(log: Logger): (error: Error & { code?: string 
               `(a system id is at most ${MAX_SYSTEM_ID_LENGTH} characters)`,
           )
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? errorReply(408, "the request's headers did not arrive in time")
+          ? errorReply(
+              408,
+              `the request did not arrive in full within ${receiveTimeoutMs} ms (--receive-timeout); ` +
+                "the connection is closed",
+            )
           : errorReply(400, "malformed HTTP request");
     log.debug({ err: error, status: reply.status }, "HTTP request refused before routing");
     if (socket.writable) {

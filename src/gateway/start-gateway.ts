@@ -27,6 +27,11 @@ export interface GatewayOptions {
   readonly systemsWindowMs: number;
   /** Largest request body accepted; larger gets 413. */
   readonly bodyLimitBytes: number;
+  /**
+   * How long a client may take to send one whole request, headers and body; past it the
+   * request gets 408 and the connection is closed. Unset: GATEWAY_DEFAULTS.receiveTimeoutMs.
+   */
+  readonly receiveTimeoutMs?: number;
   readonly log: Logger;
 }
 
@@ -35,6 +40,7 @@ export const GATEWAY_DEFAULTS = {
   requestTimeoutMs: 35_000,
   systemsWindowMs: 1000,
   bodyLimitBytes: 1024 * 1024,
+  receiveTimeoutMs: 30_000,
 } as const;
 
 /** A running gateway. Closing stops accepting, finishes in-flight requests, drains the bus. */
@@ -103,15 +109,24 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     return send(reply.header("WWW-Authenticate", outcome.challenge), errorReply(401, outcome.description));
   };
 
+  const receiveTimeoutMs = options.receiveTimeoutMs ?? GATEWAY_DEFAULTS.receiveTimeoutMs;
   const app = Fastify({
     loggerInstance: options.log,
     bodyLimit: options.bodyLimitBytes,
+    // Fastify turns Node's request timeout off, so a client trickling a body would hold its
+    // connection for ever. One bound covers headers and body; Node checks it every
+    // connectionsCheckingInterval (30 s by default, which would let a 1 s bound run to 31 s).
+    requestTimeout: receiveTimeoutMs,
+    http: {
+      headersTimeout: receiveTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(receiveTimeoutMs / 4))),
+    },
     // The router's default limit of 100 characters per path parameter would answer a longer
     // system id with its own 414, before the token and id checks. Node refuses a request line
     // longer than its header limit, so with that as the limit the router never cuts an id short
     // and checkSystemId decides alone.
     routerOptions: { maxParamLength: maxHeaderSize },
-    clientErrorHandler: answerClientError(options.log),
+    clientErrorHandler: answerClientError(options.log, receiveTimeoutMs),
     // What the router refuses itself (a malformed percent-encoding, say) skips the hooks, so the
     // token is checked here: an unauthenticated request to a protected path only ever gets 401.
     frameworkErrors: (error, request, reply) => {

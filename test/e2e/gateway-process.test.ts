@@ -36,7 +36,7 @@ function gatewayOptions(url: string, extra: Partial<GatewayOptions> = {}): Gatew
   };
 }
 
-test("natsmon gateway refuses to start without a token, with an unusable token or without its bus", async () => {
+test("natsmon gateway refuses to start without a token, with an unusable token, with bad flags or without its bus", async () => {
   for (const env of [{}, { NATSMON_GATEWAY_AUTH_TOKEN: "" }] as Record<string, string>[]) {
     const refused = await runNatsmon(
       ["gateway", "--server", "nats://127.0.0.1:1", "--listen", "127.0.0.1:0"],
@@ -46,6 +46,13 @@ test("natsmon gateway refuses to start without a token, with an unusable token o
     assert.ok(refused.stderr.includes(MISSING_TOKEN_MESSAGE), refused.stderr);
     assert.equal(refused.stdout, "");
   }
+  const badFlags = await runNatsmon(
+    ["gateway", "--server", "nats://127.0.0.1:1", "--receive-timeout", "0s", "--body-limit", "-1"],
+    { NATSMON_GATEWAY_AUTH_TOKEN: TOKEN },
+  );
+  assert.equal(badFlags.code, 2);
+  assert.match(badFlags.stderr, /--receive-timeout 0s is not a positive duration/);
+  assert.match(badFlags.stderr, /--body-limit -1 is not a positive number of bytes/);
   const noBus = await runNatsmon([
     "gateway",
     "--auth-token",

@@ -288,6 +288,47 @@ describe("the HTTP gateway in front of a real node", () => {
     assert.equal((await post("/sys/local/db/schemas")).status, 200);
   });
 
+  test("a request sent too slowly, headers or body, gets 408 once --receive-timeout passes, and its connection closes", async () => {
+    await using slow = await startGateway({
+      bus: { url: busUrl },
+      authToken: TOKEN,
+      host: "127.0.0.1",
+      port: 0,
+      requestTimeoutMs: 30_000,
+      systemsWindowMs: 500,
+      bodyLimitBytes: BODY_LIMIT,
+      receiveTimeoutMs: 400,
+      log: silentLogger(),
+    });
+    const { hostname, port } = new URL(slow.url);
+    const head = `POST /sys/local/db/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\n`;
+    // Headers never finished; then complete headers with only half the promised body.
+    for (const partial of [head, `${head}Content-Length: 20\r\n\r\n{"sql": "SEL`]) {
+      const socket = createConnection({ host: hostname, port: Number(port) });
+      socket.write(partial);
+      // The server ends the exchange: reading to the end returns only because it closed.
+      const raw = Buffer.concat(await socket.toArray()).toString();
+      assert.match(raw, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.deepEqual(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)), {
+        code: 408,
+        description:
+          "the request did not arrive in full within 400 ms (--receive-timeout); the connection is closed",
+      });
+    }
+    // A request sent at once is unaffected, also when its answer takes longer than the bound.
+    const sub = nc.subscribe(systemSubjects("slowpoke").dbQuery, {
+      callback: (_err, msg) => void setTimeout(() => msg.respond('{"rows":[]}'), 1200),
+    });
+    await nc.flush();
+    const r = await httpCall(slow.url, "/sys/slowpoke/db/query", {
+      token: TOKEN,
+      body: '{"sql":"SELECT 1"}',
+    });
+    sub.unsubscribe();
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json(), { rows: [] });
+  });
+
   test("an unknown system gets 503 saying no responder exists and pointing at GET /systems", async () => {
     const r = await post("/sys/no-such-system/db/query", JSON.stringify({ sql: "SELECT 1" }));
     assert.equal(r.status, 503);
