@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from "commander";
+import { MAX_TIMER_MS } from "../config/index.ts";
 
 /** How long a client command waits for an answer unless `--timeout` says otherwise. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -10,8 +11,10 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export function parseTimeoutMs(value: string): number {
   const ms = Number(value);
-  if (!Number.isSafeInteger(ms) || ms <= 0) {
-    throw new InvalidArgumentError("expected a positive whole number of milliseconds, such as 60000.");
+  if (!Number.isSafeInteger(ms) || ms <= 0 || ms > MAX_TIMER_MS) {
+    throw new InvalidArgumentError(
+      `expected a positive whole number of milliseconds up to ${MAX_TIMER_MS}, such as 60000.`,
+    );
   }
   return ms;
 }

@@ -9,6 +9,9 @@ const UNITS: Record<string, number> = {
 };
 const DURATION = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/;
 
+/** The longest delay Node times (2^31 - 1 ms, about 596 h); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Parses a Go-style duration ("30s", "1h30m", "250ms", "0") into milliseconds. */
 export function parseDuration(text: string): number | undefined {
   if (text === "0") return 0;

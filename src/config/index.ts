@@ -5,7 +5,7 @@
  */
 export { loadConfig, formatConfigIssues } from "./load.ts";
 export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
-export { parseDuration } from "./duration.ts";
+export { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 export { envName } from "./sources.ts";
 export type {
   Config,

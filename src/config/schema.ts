@@ -1,12 +1,17 @@
 import { z } from "zod";
 import { isToken } from "../domain/index.ts";
-import { parseDuration } from "./duration.ts";
+import { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 
 const token = z.string().refine(isToken, "must be a token of letters, digits, _ and - only");
 const duration = z
   .string()
   .refine((v) => parseDuration(v) !== undefined, 'must be a duration such as "30s", "1m" or "768h"')
   .transform((v) => parseDuration(v)!);
+/** A duration natsmon waits with a timer: Node cannot time longer than MAX_TIMER_MS. */
+const timer = duration.refine(
+  (ms) => ms <= MAX_TIMER_MS,
+  "must be at most 596h, the longest delay Node can time",
+);
 const natsUrl = z
   .string()
   .refine(
@@ -26,9 +31,9 @@ const natsAuth = {
 };
 
 export const scraperSchema = z.strictObject({
-  interval: duration.optional(),
-  quiet: duration.optional(),
-  timeout: duration.optional(),
+  interval: timer.optional(),
+  quiet: timer.optional(),
+  timeout: timer.optional(),
   "disconnect-bucket": duration.refine((ms) => ms >= 1000, "must be at least 1s").optional(),
   "disconnect-history": duration.optional(),
 });
@@ -38,17 +43,17 @@ export const dbSchema = z.strictObject({
   "memory-limit": z.string().optional(),
   threads: z.number().int().min(0).optional(),
   "query-max-rows": z.number().int().positive().optional(),
-  "query-timeout": duration.optional(),
+  "query-timeout": timer.optional(),
   "query-stream": z
     .strictObject({
       "max-rows": z.number().int().min(0).optional(),
       window: z.number().int().positive().optional(),
       compression: z.enum(["none", "lz4", "zstd"]).optional(),
-      "ack-timeout": duration.refine((ms) => ms > 0, "must be more than 0").optional(),
+      "ack-timeout": timer.refine((ms) => ms > 0, "must be more than 0").optional(),
     })
     .optional(),
   "memory-profile": z
-    .strictObject({ enabled: z.boolean().optional(), interval: duration.optional() })
+    .strictObject({ enabled: z.boolean().optional(), interval: timer.optional() })
     .optional(),
 });
 

@@ -52,6 +52,7 @@ test("--timeout (query, backup, every db subcommand) and systems --wait must be 
     ["backup", ...NOWHERE, "--out", "never.duckdb", "--timeout", "0x"],
     ["systems", ...NOWHERE, "--wait", "1s"],
     ["systems", ...NOWHERE, "--wait", "-1"],
+    ["systems", ...NOWHERE, "--wait", "2520000000"],
   ];
   for (const args of runs) {
     const flag = args.includes("--wait") ? "--wait" : "--timeout";
@@ -61,7 +62,7 @@ test("--timeout (query, backup, every db subcommand) and systems --wait must be 
     assert.ok(
       r.stderr.startsWith(
         `error: option '${flag} <ms>' argument '${value}' is invalid. ` +
-          "expected a positive whole number of milliseconds, such as 60000.\n",
+          "expected a positive whole number of milliseconds up to 2147483647, such as 60000.\n",
       ),
       r.stderr,
     );

@@ -7,6 +7,7 @@ test("--timeout: a positive whole number of milliseconds is taken as a number", 
   for (const [given, ms] of [
     ["1", 1],
     ["60000", 60_000],
+    ["2147483647", 2 ** 31 - 1],
     ["1e3", 1000],
     [" 250 ", 250],
   ] as const) {
@@ -26,13 +27,14 @@ test("--timeout: anything else is commander's invalid argument, saying what is e
     "Infinity",
     "1e400",
     "9007199254740992",
+    "2147483648",
     "10s",
   ]) {
     assert.throws(
       () => parseTimeoutMs(given),
       (err: unknown) =>
         err instanceof InvalidArgumentError &&
-        err.message === "expected a positive whole number of milliseconds, such as 60000.",
+        err.message === "expected a positive whole number of milliseconds up to 2147483647, such as 60000.",
       JSON.stringify(given),
     );
   }

@@ -71,6 +71,18 @@ describe("loadConfig", () => {
     });
   });
 
+  test("refuses a timed duration longer than Node can time, but not a retention that long", async () => {
+    await withFile("db: {query-timeout: 700h, retention: 2000h}\n", async (file) => {
+      const result = await loadConfig({ file });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(
+        result.errors.map((e) => [e.path, e.message]),
+        [["db.query-timeout", "must be at most 596h, the longest delay Node can time"]],
+      );
+    });
+  });
+
   test("applies the file, then NATSMON_* environment, then flags", async () => {
     await withFile(
       "sink: {url: 'nats://file:4222'}\nscraper: {interval: 10s}\ndb: {query-max-rows: 7}\nsystem: {id: prod}\n",
