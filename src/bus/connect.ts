@@ -20,12 +20,15 @@ export async function connectionOptions(target: ConnectTarget, name: string): Pr
 
 /**
  * Connects and keeps reconnecting for ever: a monitor must outlive restarts of the
- * servers it watches.
+ * servers it watches. That includes a reconnect refused for its credentials (rotated on
+ * the server, say): the client would otherwise close for good after two such refusals in
+ * a row and leave a running process that can never reach the bus again.
  */
 export async function connectNats(target: ConnectTarget, name: string): Promise<NatsConnection> {
   return connect({
     ...(await connectionOptions(target, name)),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
+    ignoreAuthErrorAbort: true,
   });
 }

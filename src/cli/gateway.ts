@@ -1,6 +1,6 @@
 import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { parseDuration } from "../config/index.ts";
+import { MAX_TIMER_MS, parseDuration } from "../config/index.ts";
 import {
   GATEWAY_DEFAULTS,
   MISSING_TOKEN_MESSAGE,
@@ -70,24 +70,25 @@ export function gatewayCommand(program: Command): void {
       fail((err as Error).message, 2);
       return;
     }
-    const requestTimeoutMs = parseDuration(flags.requestTimeout);
-    const systemsWindowMs = parseDuration(flags.systemsWait);
+    const problems: string[] = [];
+    /** A duration flag's value in ms, or a problem naming it: positive, and short enough to time. */
+    const durationFlag = (flag: string, text: string, example: string): number => {
+      const ms = parseDuration(text);
+      if (!ms) problems.push(`${flag} ${text} is not a positive duration (e.g. ${example})`);
+      else if (ms > MAX_TIMER_MS)
+        problems.push(`${flag} ${text} is longer than 596h, the longest delay Node can time`);
+      return ms ?? 0;
+    };
+    const requestTimeoutMs = durationFlag("--request-timeout", flags.requestTimeout, "35s");
+    const systemsWindowMs = durationFlag("--systems-wait", flags.systemsWait, "1s");
+    const receiveTimeoutMs = durationFlag("--receive-timeout", flags.receiveTimeout, "30s");
     const bodyLimitBytes = Number(flags.bodyLimit);
-    const receiveTimeoutMs = parseDuration(flags.receiveTimeout);
-    const problems = [
-      !requestTimeoutMs
-        ? `--request-timeout ${flags.requestTimeout} is not a positive duration (e.g. 35s)`
-        : "",
-      !systemsWindowMs ? `--systems-wait ${flags.systemsWait} is not a positive duration (e.g. 1s)` : "",
-      !Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes <= 0
-        ? `--body-limit ${flags.bodyLimit} is not a positive number of bytes`
-        : "",
-      !receiveTimeoutMs
-        ? `--receive-timeout ${flags.receiveTimeout} is not a positive duration (e.g. 30s)`
-        : "",
-      LOG_LEVELS.includes(flags.logLevel) ? "" : `--log-level must be one of ${LOG_LEVELS.join(", ")}`,
-    ].filter((p) => p !== "");
-    if (problems.length > 0 || !requestTimeoutMs || !systemsWindowMs || !receiveTimeoutMs) {
+    if (!Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes <= 0) {
+      problems.push(`--body-limit ${flags.bodyLimit} is not a positive number of bytes`);
+    }
+    if (!LOG_LEVELS.includes(flags.logLevel))
+      problems.push(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+    if (problems.length > 0) {
       fail(problems.join("\n"), 2);
       return;
     }
@@ -117,7 +118,17 @@ export function gatewayCommand(program: Command): void {
     process.stdout.write(`natsmon gateway listens at ${gateway.url} (stop with Ctrl-C)\n`);
 
     // In-flight requests may run up to their own timeout before the stop gives up on them.
-    await untilStopSignal(log, requestTimeoutMs + 15_000);
+    const stopped = await Promise.race([
+      untilStopSignal(log, Math.min(requestTimeoutMs + 15_000, MAX_TIMER_MS)).then(() => undefined),
+      gateway.lost,
+    ]);
+    if (stopped) {
+      // It reconnects through outages and refused credentials: a connection closed for good
+      // cannot come back, and a supervisor restarting the process can.
+      log.fatal({ err: stopped }, "the bus connection closed for good; exiting");
+      await gateway.close();
+      process.exit(1);
+    }
     await gateway.close();
     process.exit(0);
   });

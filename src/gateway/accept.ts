@@ -1,21 +1,32 @@
-import { CSV_MEDIA_TYPE } from "../protocol/index.ts";
+import { CSV_MEDIA_TYPE, JSON_MEDIA_TYPE } from "../protocol/index.ts";
 
 /**
- * Whether an HTTP `Accept` header asks for CSV (spec: HTTP gateway rule 1): a `text/csv`
- * range with a non-zero quality that no JSON range outranks. Anything else, an absent
- * header included, gets JSON, the default of `db.query`.
+ * Whether an HTTP `Accept` header asks for CSV (spec: HTTP gateway rule 1): it names
+ * `text/csv` with a non-zero quality, and JSON is not preferred over it. Each type's
+ * quality is that of the most specific range matching it (RFC 9110, 12.5.1), so JSON wins
+ * over `text/csv;q=0.5` when the header also allows any type at 1. A wildcard alone never
+ * asks for CSV: anything but
+ * `text/csv`, an absent header included, gets JSON, the default of `db.query`.
  */
 export function wantsCsv(accept: string | undefined): boolean {
   if (accept === undefined) return false;
-  let csv = 0;
-  let json = 0;
-  for (const range of accept.split(",")) {
+  const ranges = accept.split(",").map((range) => {
     const [type = "", ...params] = range.split(";").map((p) => p.trim().toLowerCase());
-    const q = quality(params);
-    if (type === CSV_MEDIA_TYPE) csv = Math.max(csv, q);
-    else if (type === "application/json") json = Math.max(json, q);
+    return { type, q: quality(params) };
+  });
+  if (!ranges.some((r) => r.type === CSV_MEDIA_TYPE)) return false;
+  const csv = qualityOf(ranges, CSV_MEDIA_TYPE);
+  return csv > 0 && csv >= qualityOf(ranges, JSON_MEDIA_TYPE);
+}
+
+/** The quality the most specific matching range gives `mediaType` (0 when none matches). */
+function qualityOf(ranges: readonly { type: string; q: number }[], mediaType: string): number {
+  const [major] = mediaType.split("/");
+  for (const candidate of [mediaType, `${major}/*`, "*/*"]) {
+    const matching = ranges.filter((r) => r.type === candidate);
+    if (matching.length > 0) return Math.max(...matching.map((r) => r.q));
   }
-  return csv > 0 && csv >= json;
+  return 0;
 }
 
 function quality(params: readonly string[]): number {

@@ -7,6 +7,15 @@ export type BusState = "connected" | "disconnected" | "closed";
 export interface BusLink {
   readonly nc: NatsConnection;
   state(): BusState;
+  /**
+   * Aborts when the connection drops (or at once when it is down): a request in flight on
+   * it gets no answer, whatever its timeout.
+   */
+  dropped(): AbortSignal;
+  /** The bus's round trip in ms, or undefined when no answer came within `timeoutMs`. */
+  roundTrip(timeoutMs: number): Promise<number | undefined>;
+  /** Resolves with the reason when the connection closes for good without close() being called. */
+  readonly lost: Promise<Error>;
   /** Ends the connection: drained when connected (in-flight replies still arrive), else closed. */
   close(drainTimeoutMs: number): Promise<void>;
 }
@@ -18,25 +27,48 @@ export interface BusLink {
  */
 export function watchBus(nc: NatsConnection, log: Logger): BusLink {
   let connected = true;
+  let drop = new AbortController();
   const watching = (async () => {
     for await (const status of nc.status()) {
       // Closing is read from the connection itself; the other events do not change reachability.
       if (status.type === "disconnect") {
         connected = false;
+        drop.abort();
         log.warn({ server: status.server }, "bus connection lost; reconnecting");
       } else if (status.type === "reconnect") {
         connected = true;
+        drop = new AbortController();
         log.info({ server: status.server }, "bus connection restored");
       } else if (status.type === "error") {
         log.warn({ err: status.error }, "bus server reported an error");
       }
     }
   })();
+  let closing = false;
+  const lost = nc.closed().then((err) => {
+    drop.abort();
+    return err ?? new Error("the bus connection closed");
+  });
   const state = (): BusState => (nc.isClosed() ? "closed" : connected ? "connected" : "disconnected");
   return {
     nc,
     state,
+    dropped: () => drop.signal,
+    async roundTrip(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutMs);
+      });
+      try {
+        return await Promise.race([nc.rtt().catch(() => undefined), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    // Never resolves once close() was called: that closing is the caller's own.
+    lost: lost.then((err) => (closing ? new Promise<Error>(() => undefined) : err)),
     async close(drainTimeoutMs) {
+      closing = true;
       if (!nc.isClosed()) {
         if (state() === "connected") {
           // A drain waits for the server; if the bus goes away meanwhile, close anyway.

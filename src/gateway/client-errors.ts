@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES } from "node:http";
+import { maxHeaderSize, STATUS_CODES, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../lib/index.ts";
 import { MAX_SYSTEM_ID_LENGTH } from "./check-system-id.ts";
@@ -32,7 +32,11 @@ export function answerClientError(
             )
           : errorReply(400, "malformed HTTP request");
     log.debug({ err: error, status: reply.status }, "HTTP request refused before routing");
-    if (socket.writable) {
+    // A request answered already (a 401 while its body was still arriving, say) gets no second
+    // response on the same connection; Node's own handler checks the same.
+    const answered =
+      (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true;
+    if (socket.writable && !answered) {
       const body = Buffer.from(reply.body);
       socket.write(
         `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n` +

@@ -48,11 +48,34 @@ export async function forwardDb(link: BusLink, request: DbRequest, timeoutMs: nu
   if (request.apiVersion !== undefined) h.set(API_VERSION_HEADER, request.apiVersion);
   let reply: Msg;
   try {
-    reply = await link.nc.request(subject, request.body, { timeout: timeoutMs, headers: h });
+    reply = await untilDropped(
+      link.nc.request(subject, request.body, { timeout: timeoutMs, headers: h }),
+      link.dropped(),
+    );
   } catch (err) {
-    return mapBusFailure(err, { system: request.system, timeoutMs });
+    return mapBusFailure(err, {
+      system: request.system,
+      timeoutMs,
+      ...(link.nc.info ? { maxPayload: link.nc.info.max_payload } : {}),
+    });
   }
   return relay(reply);
+}
+
+/** The connection a request went out on dropped: its reply can no longer arrive. */
+class DroppedError extends Error {}
+
+/** `request`, or DroppedError as soon as `dropped` aborts (the request is then left to time out unheard). */
+function untilDropped<T>(request: Promise<T>, dropped: AbortSignal): Promise<T> {
+  if (dropped.aborted) {
+    request.catch(() => undefined);
+    return Promise.reject(new DroppedError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onDrop = () => reject(new DroppedError());
+    dropped.addEventListener("abort", onDrop, { once: true });
+    request.then(resolve, reject).finally(() => dropped.removeEventListener("abort", onDrop));
+  });
 }
 
 /** 502 without asking when the bus is away: the client would only buffer the request. */
@@ -63,7 +86,10 @@ export function busUnavailable(link: BusLink): GatewayReply | undefined {
 }
 
 /** A bus failure as an HTTP answer; rethrows what is not one (it becomes a masked 500). */
-export function mapBusFailure(err: unknown, context: { system?: string; timeoutMs: number }): GatewayReply {
+export function mapBusFailure(
+  err: unknown,
+  context: { system?: string; timeoutMs: number; maxPayload?: number },
+): GatewayReply {
   const noResponders =
     (err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError;
   if (noResponders) {
@@ -77,6 +103,17 @@ export function mapBusFailure(err: unknown, context: { system?: string; timeoutM
   if (err instanceof errors.TimeoutError) {
     const from = context.system === undefined ? "" : ` from system "${context.system}"`;
     return errorReply(504, `no answer${from} within ${context.timeoutMs} ms`);
+  }
+  if (err instanceof DroppedError) {
+    return errorReply(
+      502,
+      "the gateway's bus connection dropped before the answer came; try again when it is back",
+    );
+  }
+  if (err instanceof errors.InvalidArgumentError && /max_payload/.test(err.message)) {
+    // The body passed --body-limit but is larger than the bus carries in one message.
+    const limit = context.maxPayload === undefined ? "" : ` (${context.maxPayload} bytes with headers)`;
+    return errorReply(413, `the request is larger than the bus's max_payload${limit}; send a smaller body`);
   }
   if (TRANSPORT_FAILURES.some((kind) => err instanceof kind)) {
     return errorReply(502, `bus request failed: ${(err as Error).message}`);

@@ -49,6 +49,11 @@ export interface Gateway extends AsyncDisposable {
   readonly port: number;
   /** `http://host:port`. */
   readonly url: string;
+  /**
+   * Resolves with the reason if the bus connection closes for good (it reconnects through
+   * outages and refused credentials, so this is rare): the gateway can then never answer.
+   */
+  readonly lost: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,8 @@ export const MISSING_TOKEN_MESSAGE =
 
 const HEALTHZ = "/healthz";
 const DRAIN_TIMEOUT_MS = 10_000;
+/** How long `GET /healthz` waits for the bus to answer a ping before calling it unresponsive. */
+const HEALTH_ROUND_TRIP_MS = 2000;
 
 /** Starts the HTTP gateway (spec: HTTP gateway): connects to the bus, then listens. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -77,8 +84,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     throw new Error(`cannot connect to the bus at ${where}: ${(cause as Error).message}`, { cause });
   });
   const link = watchBus(nc, log);
-  const app = buildApp(link, { ...options, authToken: token });
+  let app;
   try {
+    app = buildApp(link, { ...options, authToken: token });
     await app.listen({ host: options.host, port: options.port });
   } catch (err) {
     await link.close(DRAIN_TIMEOUT_MS);
@@ -91,13 +99,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Fastify stops accepting, answers 503 on kept-alive sockets and waits for in-flight requests;
+      // Fastify stops accepting, the onRequest hook answers 503 on kept-alive sockets, in-flight requests finish;
       // only then is the bus drained, so their replies still arrive.
       await app.close();
       await link.close(DRAIN_TIMEOUT_MS);
       log.info("gateway stopped");
     })());
-  return { host: options.host, port, url, close, [Symbol.asyncDispose]: close };
+  return { host: options.host, port, url, lost: link.lost, close, [Symbol.asyncDispose]: close };
 }
 
 function buildApp(link: BusLink, options: GatewayOptions) {
@@ -127,6 +135,8 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     // and checkSystemId decides alone.
     routerOptions: { maxParamLength: maxHeaderSize },
     clientErrorHandler: answerClientError(options.log, receiveTimeoutMs),
+    // Fastify's own 503 while closing has its own body; the onRequest hook answers in the gateway's.
+    return503OnClosing: false,
     // What the router refuses itself (a malformed percent-encoding, say) skips the hooks, so the
     // token is checked here: an unauthenticated request to a protected path only ever gets 401.
     frameworkErrors: (error, request, reply) => {
@@ -165,31 +175,63 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     closing = true;
     done();
   });
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (closing) reply.header("connection", "close");
+  app.addHook("onSend", (request, reply, payload, done) => {
+    // An answer sent before the request's body is all in (a 401, say) ends the connection:
+    // the rest of the body is not worth reading, and the receive timeout must not answer
+    // the same request a second time.
+    if (closing || !request.raw.complete) reply.header("connection", "close");
     done(null, payload);
   });
 
   app.addHook("onRequest", async (request, reply) => {
+    if (closing) {
+      return send(
+        reply,
+        errorReply(503, "the gateway is shutting down; send the request again (to another gateway)"),
+      );
+    }
+    // Every body is read as JSON whatever its type, so a type Fastify cannot even parse
+    // (`foo`, `;;`) must not stop it with a 415 before the body is read.
+    if (request.raw.headers["content-type"] !== undefined)
+      request.raw.headers["content-type"] = "application/json";
     if (request.routeOptions.url === HEALTHZ) return undefined;
     return refuseUnauthorized(request, reply);
   });
 
   app.get(HEALTHZ, async (_request, reply) => {
     const state = link.state();
-    const body =
-      state === "connected"
-        ? { status: "ok", bus: state, server: link.nc.getServer() }
-        : { status: "unavailable", bus: state };
-    return send(reply, jsonReply(body, state === "connected" ? 200 : 503));
+    if (state !== "connected") return send(reply, jsonReply({ status: "unavailable", bus: state }, 503));
+    // The client's state lags a server that stopped answering by minutes (its pings are
+    // two minutes apart): a round trip tells.
+    const rtt = await link.roundTrip(HEALTH_ROUND_TRIP_MS);
+    if (rtt === undefined) {
+      return send(
+        reply,
+        jsonReply({ status: "unavailable", bus: "unresponsive", server: link.nc.getServer() }, 503),
+      );
+    }
+    const body = {
+      status: "ok",
+      bus: state,
+      server: link.nc.getServer(),
+      rtt_ms: Math.round(rtt * 100) / 100,
+    };
+    return send(reply, jsonReply(body));
   });
 
-  app.get("/systems", async (_request, reply) => {
+  app.get("/systems", async (request, reply) => {
     const unavailable = busUnavailable(link);
     if (unavailable) return send(reply, unavailable);
     let answer: GatewayReply;
     try {
-      answer = jsonReply(await discoverNodes(link.nc, options.systemsWindowMs));
+      const ignored = { count: 0 };
+      answer = jsonReply(await discoverNodes(link.nc, options.systemsWindowMs, ignored));
+      if (ignored.count > 0) {
+        request.log.warn(
+          { ignored: ignored.count },
+          "replies to the discovery ping that are not discovery replies were left out",
+        );
+      }
     } catch (err) {
       answer = mapBusFailure(err, { timeoutMs: options.systemsWindowMs });
     }

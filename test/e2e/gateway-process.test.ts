@@ -47,12 +47,23 @@ test("natsmon gateway refuses to start without a token, with an unusable token, 
     assert.equal(refused.stdout, "");
   }
   const badFlags = await runNatsmon(
-    ["gateway", "--server", "nats://127.0.0.1:1", "--receive-timeout", "0s", "--body-limit", "-1"],
+    [
+      "gateway",
+      "--server",
+      "nats://127.0.0.1:1",
+      "--receive-timeout",
+      "0s",
+      "--body-limit",
+      "-1",
+      "--request-timeout",
+      "700h",
+    ],
     { NATSMON_GATEWAY_AUTH_TOKEN: TOKEN },
   );
   assert.equal(badFlags.code, 2);
   assert.match(badFlags.stderr, /--receive-timeout 0s is not a positive duration/);
   assert.match(badFlags.stderr, /--body-limit -1 is not a positive number of bytes/);
+  assert.match(badFlags.stderr, /--request-timeout 700h is longer than 596h/);
   const noBus = await runNatsmon([
     "gateway",
     "--auth-token",
