@@ -5,8 +5,7 @@ import { CSV_MEDIA_TYPE, JSON_MEDIA_TYPE } from "../protocol/index.ts";
  * `text/csv` with a non-zero quality, and JSON is not preferred over it. Each type's
  * quality is that of the most specific range matching it (RFC 9110, 12.5.1), so JSON wins
  * over `text/csv;q=0.5` when the header also allows any type at 1. A wildcard alone never
- * asks for CSV: anything but
- * `text/csv`, an absent header included, gets JSON, the default of `db.query`.
+ * asks for CSV: a header without `text/csv`, or no header, gets JSON, `db.query`'s default.
  */
 export function wantsCsv(accept: string | undefined): boolean {
   if (accept === undefined) return false;

@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES, type ServerResponse } from "node:http";
+import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../lib/index.ts";
 import { MAX_SYSTEM_ID_LENGTH } from "./check-system-id.ts";
@@ -6,8 +6,9 @@ import { errorReply } from "./replies.ts";
 
 /**
  * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route runs (a
- * request line and headers over Node's limit, malformed HTTP, headers sent too slowly). No
- * request exists yet (or, for a body sent too slowly, none Fastify can still answer), so the answer is written to the socket, which is then closed; it has
+ * request line and headers over Node's limit, malformed HTTP), and a request whose headers
+ * or body did not all arrive within the receive timeout. No request exists that Fastify
+ * could still answer, so the answer is written to the socket, which is then closed; it has
  * the gateway's error body rather than Fastify's own shape.
  */
 export function answerClientError(
@@ -32,11 +33,9 @@ export function answerClientError(
             )
           : errorReply(400, "malformed HTTP request");
     log.debug({ err: error, status: reply.status }, "HTTP request refused before routing");
-    // A request answered already (a 401 while its body was still arriving, say) gets no second
-    // response on the same connection; Node's own handler checks the same.
-    const answered =
-      (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true;
-    if (socket.writable && !answered) {
+    // A request answered before its body was all in (a 401, say) never gets here: that answer
+    // closed the connection (start-gateway's onSend hook).
+    if (socket.writable) {
       const body = Buffer.from(reply.body);
       socket.write(
         `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n` +

@@ -99,8 +99,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Fastify stops accepting, the onRequest hook answers 503 on kept-alive sockets, in-flight requests finish;
-      // only then is the bus drained, so their replies still arrive.
+      // Fastify stops accepting, requests still arriving on open sockets get 503 (onRequest hook),
+      // in-flight ones finish; only then is the bus drained, so their replies still arrive.
       await app.close();
       await link.close(DRAIN_TIMEOUT_MS);
       log.info("gateway stopped");
