@@ -2,7 +2,7 @@ import { headers as natsHeaders } from "@nats-io/nats-core";
 import type { ServiceHandler, ServiceMsg } from "@nats-io/services";
 import { BadRequestError, MonError } from "../domain/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { parseJsonExact, type Logger } from "../lib/index.ts";
 
 /** What a handler sees of a request. */
 export interface ApiRequest {
@@ -124,12 +124,16 @@ export function errorDescription(message: string): string {
     .slice(0, MAX_DESCRIPTION);
 }
 
-/** Parses a JSON request body; an empty body is `{}`. */
+/**
+ * Parses a JSON request body; an empty body is `{}`. An integer literal beyond 2^53 arrives
+ * as a bigint with every digit, so a query parameter is bound as the number sent, never
+ * rounded to the nearest double.
+ */
 export function parseJsonRequest(data: Uint8Array): Record<string, unknown> {
   if (data.length === 0) return {};
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(data).toString("utf8"));
+    value = parseJsonExact(Buffer.from(data).toString("utf8"));
   } catch (cause) {
     throw new BadRequestError(`invalid JSON: ${(cause as Error).message}`, { cause });
   }

@@ -150,13 +150,33 @@ export function bindParams(prepared: DuckDBPreparedStatement, params: readonly u
   }
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT128_MIN = -(2n ** 127n);
+const INT128_MAX = 2n ** 127n - 1n;
+
+/**
+ * One parameter with its DuckDB type. Integers are exact: a safe one or a bigint (an
+ * integer literal beyond 2^53, kept whole by the request parser) is a BIGINT, or a HUGEINT
+ * past BIGINT's range; other numbers are DOUBLEs. A number no DOUBLE holds (`1e400`
+ * parses as Infinity) is refused rather than bound as inf.
+ */
 function param(value: unknown, i: number): [DuckDBValue, DuckDBType] {
   if (value === null) return [null, SQLNULL];
   if (typeof value === "string") return [value, VARCHAR];
   if (typeof value === "boolean") return [value, BOOLEAN];
-  if (typeof value === "bigint") return [value, HUGEINT];
-  if (typeof value === "number")
-    return Number.isSafeInteger(value) ? [BigInt(value), BIGINT] : [value, DOUBLE];
+  if (typeof value === "bigint") {
+    if (value >= INT64_MIN && value <= INT64_MAX) return [value, BIGINT];
+    if (value >= INT128_MIN && value <= INT128_MAX) return [value, HUGEINT];
+    throw new BadRequestError(`params[${i}] is an integer beyond HUGEINT's range; pass it as a string`);
+  }
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value)) return [BigInt(value), BIGINT];
+    if (!Number.isFinite(value)) {
+      throw new BadRequestError(`params[${i}] is a number beyond DOUBLE's range; pass it as a string`);
+    }
+    return [value, DOUBLE];
+  }
   throw new BadRequestError(`params[${i}] must be a string, number, boolean or null`);
 }
 

@@ -8,9 +8,10 @@ import {
   type SchemasReply,
   type TablesReply,
 } from "../protocol/index.ts";
+import { stringifyExact } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { noNodeServes, resolveSystem } from "./discover.ts";
-import { parseParam, readSql } from "./input.ts";
+import { parseParams, readSql } from "./input.ts";
 import { renderTable } from "./table.ts";
 import { timeoutOption } from "./timeout-option.ts";
 
@@ -109,7 +110,9 @@ export function dbCommand(program: Command): void {
         // Checked before connecting, as `natsmon query` does: none or empty is a usage error.
         const sql = await readSql(sqlArg);
         if (sql === undefined) return;
-        const params = options.param?.map(parseParam);
+        const parsed = parseParams(options.param);
+        if (parsed === undefined) return;
+        const { params } = parsed;
         return ask<ExplainReply>(options, {
           endpoint: "db.explain",
           subject: (s) => s.dbExplain,
@@ -158,7 +161,7 @@ async function request<R>(
 ): Promise<R | undefined> {
   try {
     const subject = discovery.subject(systemSubjects(system));
-    const reply = await nc.request(subject, JSON.stringify(discovery.body), { timeout: options.timeout });
+    const reply = await nc.request(subject, stringifyExact(discovery.body), { timeout: options.timeout });
     const code = reply.headers?.get("Nats-Service-Error-Code");
     if (code) {
       fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);

@@ -1,4 +1,5 @@
 /** What client commands read from the person running them: SQL on stdin, parameters on argv. */
+import { parseJsonExact } from "../lib/index.ts";
 import { fail } from "./client.ts";
 
 /** Where a statement can come from, said in every message that finds none. */
@@ -32,12 +33,30 @@ async function readStdin(): Promise<string> {
 }
 
 /**
- * One `--param` value: JSON when it parses (numbers, booleans, null, quoted strings), else
- * the text itself, so `-p prod` and `-p '"prod"'` both bind the string.
+ * The `--param` values of `natsmon query` and `natsmon db explain`: each one JSON when it
+ * parses (numbers, booleans, null, quoted strings), else the text itself, so `-p prod` and
+ * `-p '"prod"'` both bind the string. An integer beyond 2^53 keeps every digit (a bigint,
+ * sent as the same literal). A number no double holds (`1e400`) fails as a usage error
+ * (exit 2), answering undefined, before anything is sent: it would otherwise go out as
+ * null (JSON has no Infinity).
  */
+export function parseParams(
+  values: readonly string[] | undefined,
+): { params: unknown[] | undefined } | undefined {
+  if (values === undefined) return { params: undefined };
+  const params = values.map(parseParam);
+  const bad = params.findIndex((p) => typeof p === "number" && !Number.isFinite(p));
+  if (bad >= 0) {
+    fail(`-p ${values[bad]}: the number is beyond a double's range; quote it to pass the text`, 2);
+    return undefined;
+  }
+  return { params };
+}
+
+/** One `--param` value: JSON when it parses, else the text itself. */
 export function parseParam(value: string): unknown {
   try {
-    return JSON.parse(value);
+    return parseJsonExact(value);
   } catch {
     return value;
   }

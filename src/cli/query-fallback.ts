@@ -5,6 +5,7 @@
  */
 import { errors, headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
 import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects, type QueryStreamRequest } from "../protocol/index.ts";
+import { stringifyExact } from "../lib/index.ts";
 import { parseCsvResult } from "./csv-cells.ts";
 import { noNodeServes, systemListed } from "./discover.ts";
 import type { Output } from "./query-output.ts";
@@ -27,7 +28,7 @@ export async function queryBuffered(
 ): Promise<void> {
   const h = natsHeaders();
   if (options.format !== "json") h.set(ACCEPT, CSV_MEDIA_TYPE);
-  const body = JSON.stringify(
+  const body = stringifyExact(
     request.params ? { sql: request.sql, params: request.params } : { sql: request.sql },
   );
   let reply;

@@ -9,7 +9,7 @@ import { MonError } from "../domain/index.ts";
 import { batchReaders } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
-import { parseParam, readSql } from "./input.ts";
+import { parseParams, readSql } from "./input.ts";
 import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
 import { openOutput, progressOn, type Output } from "./query-output.ts";
 import { resultWriter, type TextFormat } from "./result-writers.ts";
@@ -68,7 +68,9 @@ async function runQuery(sqlArg: string | undefined, options: QueryOptions): Prom
   }
   const sql = await readSql(sqlArg);
   if (sql === undefined) return;
-  const params = options.param?.map(parseParam);
+  const parsed = parseParams(options.param);
+  if (parsed === undefined) return;
+  const { params } = parsed;
   const nc = await connectClient(options);
   const output = openOutput(options.out);
   using interrupts = catchInterrupts();

@@ -7,7 +7,7 @@
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { RecordBatchReader, type RecordBatch, type Schema } from "apache-arrow";
 import { ErrorCode, MonError } from "../domain/index.ts";
-import { END_OF_STREAM, registerArrowCodecs } from "../lib/index.ts";
+import { END_OF_STREAM, registerArrowCodecs, stringifyExact } from "../lib/index.ts";
 import {
   ServiceErrorHeader,
   StreamHeader,
@@ -129,7 +129,7 @@ export async function readArrowStream(
   let schemaMessage: Uint8Array;
   let schema: Schema;
   try {
-    nc.publish(subject, JSON.stringify(request), { reply: inbox, headers: h });
+    nc.publish(subject, stringifyExact(request), { reply: inbox, headers: h });
     const first = await queue.next(options.timeoutMs);
     if (first.headers?.code === 503 && first.data.length === 0) {
       finished = true;

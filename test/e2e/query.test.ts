@@ -163,6 +163,32 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.deepEqual(JSON.parse(await readFile(out, "utf8")), [{ id: 2, label: "" }]);
   });
 
+  test("-p binds an integer beyond 2^53 with every digit; a number beyond a double is a usage error", async () => {
+    const r = await query([
+      "--format",
+      "json",
+      "SELECT $1::VARCHAR AS a, typeof($1) AS ta, $2::VARCHAR AS b, typeof($2) AS tb, typeof($3) AS tc",
+      "-p",
+      "9007199254740993",
+      "170141183460469231731687303715884105727",
+      "1.5",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), [
+      {
+        a: "9007199254740993",
+        ta: "BIGINT",
+        b: "170141183460469231731687303715884105727",
+        tb: "HUGEINT",
+        tc: "DOUBLE",
+      },
+    ]);
+    const inf = await query(["SELECT $1 AS v", "-p", "1e400"]);
+    assert.equal(inf.code, 2);
+    assert.equal(inf.stdout, "");
+    assert.match(inf.stderr, /^natsmon: -p 1e400: the number is beyond a double's range/);
+  });
+
   test("a result of a million wide rows streams through in many chunks, every row written", async () => {
     const out = join(dir.path, "big.csv");
     const r = await query([

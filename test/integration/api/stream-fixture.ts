@@ -139,6 +139,7 @@ export interface RawStream {
   close(): void;
 }
 
+/** `request` is sent as JSON, or as it is when it is a string (raw JSON text, bigints and all). */
 export function openRawStream(nc: NatsConnection, subject: string, request: unknown): RawStream {
   const inbox = createInbox();
   const received: Msg[] = [];
@@ -149,7 +150,7 @@ export function openRawStream(nc: NatsConnection, subject: string, request: unkn
       wake?.();
     },
   });
-  nc.publish(subject, JSON.stringify(request), { reply: inbox });
+  nc.publish(subject, typeof request === "string" ? request : JSON.stringify(request), { reply: inbox });
   const ackSubject = () => {
     const subject = received[0]?.headers?.get(StreamHeader.Ack);
     if (!subject) throw new Error("no ack subject yet");
