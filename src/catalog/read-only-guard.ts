@@ -59,8 +59,9 @@ const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
 
 /** Prepares `sql` if it is one read-only statement; otherwise throws BadRequestError. */
 export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
-  // DuckDB fails an empty payload with a bare "Error in native callback".
-  if (withoutLeadingComments(sql).trim() === "") {
+  // DuckDB fails a payload with no statement (empty, or only `;` and comments) with a bare
+  // "Error in native callback".
+  if (withoutLeadingComments(sql, true) === "") {
     throw new BadRequestError(`exactly one statement expected, got none: ${READ_ONLY_RULE}`);
   }
   const extracted = await duck(() => con.extractStatements(sql));
@@ -121,10 +122,14 @@ export function pragmaName(sql: string): string | undefined {
   return /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
 }
 
-function withoutLeadingComments(sql: string): string {
+/** `sql` from its first token on: whitespace and comments skipped, and empty statements (`;`) too when asked. */
+function withoutLeadingComments(sql: string, semicolons = false): string {
+  const skip = semicolons
+    ? /^[\s;]+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//
+    : /^\s+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//;
   let rest = sql;
   for (;;) {
-    const next = rest.replace(/^\s+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//, "");
+    const next = rest.replace(skip, "");
     if (next === rest) return rest;
     rest = next;
   }

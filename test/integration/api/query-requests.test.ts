@@ -1,6 +1,6 @@
 /**
  * What db.query and db.query.stream make of a request's body, asked the same way of both
- * with the raw JSON a client sends: parameters bound exactly,.
+ * with the raw JSON a client sends: parameters bound exactly, statements that are none.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -87,5 +87,22 @@ describe("db.query and db.query.stream requests", () => {
         assert.match(answer.description, pattern);
       }
     }
+  });
+
+  test("a statement of semicolons and comments only is a 400 saying there is no statement", async () => {
+    for (const sql of [";", " ; ;", "-- nothing\n;", "/* x */ ;"]) {
+      const body = JSON.stringify({ sql });
+      for (const answer of [await buffered(body), await streamed(body)]) {
+        assert.ok("code" in answer && answer.code === "400", `${sql}: ${JSON.stringify(answer)}`);
+        assert.match(answer.description, /got none/);
+        assert.doesNotMatch(answer.description, /native callback/);
+      }
+    }
+    // The stream's refusal is its only message.
+    const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql: ";" });
+    const only = await raw.message(1);
+    raw.close();
+    assert.equal(only.headers?.get(StreamHeader.Kind), "error");
+    assert.equal(only.json<StreamErrorTrailer>().code, "400");
   });
 });
