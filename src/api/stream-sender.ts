@@ -2,11 +2,12 @@
  * The server half of the chunk protocol (protocol/stream-payloads.ts): a scan's Arrow
  * record batches go to the reply inbox as IPC chunks, never more than `window` of them
  * unacknowledged, each small enough for the bus; then one trailer. A client that stops
- * acking is taken as gone: the scan is stopped and its connection freed.
+ * acking is taken as gone: the scan is stopped, its connection freed, and a 408 trailer
+ * sent that a client that was only slow reads after the chunks it already has.
  */
 import { createInbox, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import type { RecordBatch, Schema } from "apache-arrow";
-import { MonError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
+import { ErrorCode, MonError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
 import { IpcMessageEncoder, type Logger } from "../lib/index.ts";
 import {
   ServiceErrorHeader,
@@ -40,7 +41,10 @@ export interface ArrowStreamOptions {
   readonly log: Logger;
 }
 
-/** How a stream ended, for logs and tests; the client learns it from the trailer (or nothing). */
+/**
+ * How a stream ended, for logs and tests; the client learns it from the trailer (`gone`:
+ * the 408 trailer, `cancelled`: nothing).
+ */
 export type StreamOutcome =
   | StreamEndTrailer
   | { status: "error"; code: number; description: string }
@@ -113,14 +117,23 @@ export async function serveArrowStream(
     return true;
   };
   const stopped = (): StreamOutcome => {
-    const status = acks.cancelled ? "cancelled" : "gone";
-    if (status === "gone") {
-      log.warn(
-        { reply: replyTo, sent: seq, acked: acks.acked, ack_timeout_ms: options.ackTimeoutMs },
-        "stream client stopped acknowledging; scan stopped",
-      );
-    }
-    return { status, rows, chunks: seq };
+    if (acks.cancelled) return { status: "cancelled", rows, chunks: seq };
+    log.warn(
+      { reply: replyTo, sent: seq, acked: acks.acked, ack_timeout_ms: options.ackTimeoutMs },
+      "stream client stopped acknowledging; scan stopped",
+    );
+    // A client that vanished never reads this; one that was only slow finds it after the
+    // chunks it already has, and learns why the stream ended instead of waiting for more.
+    publishTrailer(nc, replyTo, {
+      status: "error",
+      code: String(ErrorCode.Timeout),
+      description:
+        `the stream was stopped after chunk ${seq}: no acknowledgement came for ` +
+        `db.query-stream.ack-timeout (${options.ackTimeoutMs} ms) while ${options.window} ` +
+        `chunk${options.window === 1 ? " was" : "s were"} unacknowledged; read the stream ` +
+        "faster (ack as chunks are consumed), or raise db.query-stream.ack-timeout",
+    });
+    return { status: "gone", rows, chunks: seq };
   };
 
   // A shutdown must not wait for a slow client's acks: the stream ends with its trailer.

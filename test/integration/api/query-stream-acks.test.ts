@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { pino } from "pino";
 import type { Msg } from "@nats-io/nats-core";
-import { StreamHeader } from "../../../src/protocol/index.ts";
+import { ServiceErrorHeader, StreamHeader } from "../../../src/protocol/index.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { STREAM_DB, openRawStream, startStreamFixture, type StreamFixture } from "./stream-fixture.ts";
 
@@ -15,7 +15,14 @@ import { STREAM_DB, openRawStream, startStreamFixture, type StreamFixture } from
 const MANY = "SELECT range AS i, repeat('y', 200) AS s FROM range(200000)";
 
 const kindsAndSeqs = (received: readonly Msg[]) =>
-  received.map((m) => [m.headers?.get(StreamHeader.Kind), m.headers?.get(StreamHeader.Seq)]);
+  received.map((m) =>
+    m.headers?.get(StreamHeader.Kind) === "error"
+      ? ["error", m.headers.get(ServiceErrorHeader.Code)]
+      : [m.headers?.get(StreamHeader.Kind), m.headers?.get(StreamHeader.Seq)],
+  );
+
+/** The trailer of a stream stopped for want of acks. */
+const GONE = ["error", "408"];
 
 const chunks = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ["chunk", String(from + i)]);
@@ -51,9 +58,9 @@ describe("db.query.stream acks that make no progress", () => {
     assert.equal(outcome.status, "gone", JSON.stringify(outcome));
     assert.equal(outcome.status === "gone" && outcome.chunks, 9);
     assert.equal(f.catalog.pools().readers.busy, 0);
-    // Everything the server sent has arrived by now: 3 chunks past the 6 the acks covered, no trailer.
+    // Everything the server sent has arrived by now: 3 chunks past the 6 the acks covered, then the 408 trailer.
     await f.flush();
-    assert.deepEqual(kindsAndSeqs(raw.received), chunks(1, 9));
+    assert.deepEqual(kindsAndSeqs(raw.received), [...chunks(1, 9), GONE]);
     raw.close();
     // Acking ahead is logged once per stream; the stream counts only what it sent as acked.
     assert.deepEqual(
@@ -93,7 +100,7 @@ describe("db.query.stream acks that make no progress", () => {
     }
     assert.equal(f.catalog.pools().readers.busy, 0);
     await f.flush();
-    assert.deepEqual(kindsAndSeqs(raw.received), chunks(1, 5));
+    assert.deepEqual(kindsAndSeqs(raw.received), [...chunks(1, 5), GONE]);
     raw.close();
     const warned = warnings(/stopped acknowledging/).slice(gone);
     assert.deepEqual(

@@ -54,7 +54,7 @@ describe("db.query.stream flow control and limits", () => {
     assert.equal(outcome.status, "gone");
     assert.equal(outcome.status === "gone" && outcome.chunks, 3);
     assert.equal(f.catalog.pools().readers.busy, 0);
-    // Everything the server sent has arrived by now: 3 chunks, no trailer.
+    // Everything the server sent has arrived by now: 3 chunks, then the 408 trailer.
     await f.flush();
     assert.deepEqual(
       raw.received.map((m) => [m.headers?.get(StreamHeader.Kind), m.headers?.get(StreamHeader.Seq)]),
@@ -62,8 +62,10 @@ describe("db.query.stream flow control and limits", () => {
         ["chunk", "1"],
         ["chunk", "2"],
         ["chunk", "3"],
+        ["error", ""],
       ],
     );
+    assert.equal(raw.received[3]!.headers?.get(ServiceErrorHeader.Code), "408");
     raw.close();
     await queryAnswers(f.nc, f.subjects.dbQuery);
   });
@@ -115,6 +117,35 @@ describe("db.query.stream flow control and limits", () => {
     const expected = [1];
     for (let seq = 3; seq <= chunks; seq += 2) expected.push(seq);
     assert.deepEqual(acks, expected);
+  });
+
+  test("a reader that pauses past the ack timeout and reads on gets the chunks it had, then a 408 naming the setting", async () => {
+    const before = f.outcomes.length;
+    const reader = await readArrowStream(
+      f.nc,
+      f.subjects.dbQueryStream,
+      { sql: LONG },
+      { timeoutMs: 30_000 },
+    );
+    const batches = reader[Symbol.asyncIterator]();
+    assert.equal((await batches.next()).done, false);
+    // The reader pauses: the server fills the window, waits out the ack timeout, gives up.
+    const outcome = await waitFor(() => f.outcomes[before], { message: "the stream to give up" });
+    assert.equal(outcome.status, "gone");
+    let read = 1;
+    await assert.rejects(
+      async () => {
+        while (!(await batches.next()).done) read++;
+      },
+      (err: unknown) =>
+        err instanceof StreamFailedError &&
+        err.code === 408 &&
+        /db\.query-stream\.ack-timeout \(1000 ms\)/.test(err.message) &&
+        /read the stream faster .*or raise db\.query-stream\.ack-timeout/.test(err.message),
+    );
+    // Every chunk sent before the server gave up was read first: the schema and `read` batches.
+    assert.equal(outcome.status === "gone" && outcome.chunks, read + 1);
+    assert.equal(f.catalog.pools().readers.busy, 0);
   });
 
   test("a client that unsubscribes mid-stream is taken as gone within the ack timeout", async () => {
