@@ -145,6 +145,14 @@ export async function serveArrowStream(
     scan.stopped?.addEventListener("abort", release, { once: true });
     if (scan.stopped?.aborted) acks.release();
     const encoder = new IpcMessageEncoder(scan.schema, options.compression);
+    if (encoder.schemaMessage.byteLength > budget) {
+      // The bus would refuse the publish (a 500 otherwise): column names of megabytes.
+      throw new MonError(
+        ErrorCode.TooLarge,
+        `the result's schema (its column names and types) takes ${encoder.schemaMessage.byteLength} bytes, ` +
+          `more than the bus's max_payload allows (${budget} bytes of data per message); use shorter column names or fewer columns`,
+      );
+    }
     if (!(await send(encoder.schemaMessage))) return stopped();
     let batchRows = FIRST_BATCH_ROWS;
     for (;;) {

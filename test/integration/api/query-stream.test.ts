@@ -16,6 +16,7 @@ import {
   StreamHeader,
   systemSubjects,
   type StreamEndTrailer,
+  type StreamErrorTrailer,
 } from "../../../src/protocol/index.ts";
 import { assertLengthPrefixes } from "../../harness/ipc-body-buffers.ts";
 import { startTestServer } from "../../harness/start-nats-server.ts";
@@ -286,6 +287,19 @@ describe("db.query.stream on a real server and catalog", () => {
     assert.deepEqual(await f.queryJson("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'x'"), [
       { n: 0 },
     ]);
+  });
+
+  test("a schema larger than max_payload (megabytes of column names) is a 413 error trailer", async () => {
+    // 3 × 400 kB of column names: over the test server's 1 MB max_payload, in a request under it.
+    const sql = `SELECT *, *, * FROM (SELECT 1 AS "${"x".repeat(400_000)}")`;
+    const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql });
+    const only = await raw.message(1);
+    raw.close();
+    assert.equal(only.headers?.get(StreamHeader.Kind), "error");
+    const trailer = only.json<StreamErrorTrailer>();
+    assert.equal(trailer.code, "413");
+    assert.match(trailer.description, /schema .* more than the bus's max_payload allows/);
+    await waitFor(() => f.catalog.pools().readers.busy === 0);
   });
 
   test("a subject nobody serves gives NoResponderError", async () => {
