@@ -85,8 +85,9 @@ export interface StreamEndTrailer {
 
 /**
  * Body of the `error` trailer; codes as db.query's (400, 408, 413, 500, 503). It ends the
- * stream wherever the failure happens: in place of chunk 1 for a refused request (then it
- * is the only message), or after the chunks sent so far: a row over max_payload or
+ * stream wherever the failure happens: in place of chunk 1 for a refused request or a
+ * schema over max_payload (then it is the only message), or after the chunks sent so far,
+ * chunk 1 (the schema) at least: a row over max_payload or
  * `max-rows` (413), a failure mid-scan (400), a shutdown (408), and a client that left a
  * full window unacknowledged for `db.query-stream.ack-timeout` (408; a client that went
  * away never reads it).

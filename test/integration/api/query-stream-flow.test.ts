@@ -229,7 +229,7 @@ describe("db.query.stream flow control and limits", () => {
     const trailer = last.json<StreamErrorTrailer>();
     assert.equal(trailer.status, "error");
     assert.equal(trailer.code, "400");
-    // An error before any row is the only message: a plain request sees a micro error.
+    // An error before the schema chunk is the only message: a plain request sees a micro error.
     const reply = await f.nc.request(
       f.subjects.dbQueryStream,
       JSON.stringify({ sql: "SELECT nope FROM nowhere" }),

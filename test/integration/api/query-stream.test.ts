@@ -302,6 +302,18 @@ describe("db.query.stream on a real server and catalog", () => {
     await waitFor(() => f.catalog.pools().readers.busy === 0);
   });
 
+  test("a row larger than max_payload ends the stream with a 413 after the schema chunk", async () => {
+    const raw = openRawStream(f.nc, f.subjects.dbQueryStream, { sql: "SELECT repeat('x', 2000000) AS big" });
+    const trailer = await raw.message(2);
+    raw.close();
+    assert.deepEqual(
+      raw.received.map((m) => m.headers?.get(StreamHeader.Kind)),
+      ["chunk", "error"],
+    );
+    assert.equal(trailer.json<StreamErrorTrailer>().code, "413");
+    assert.match(trailer.json<StreamErrorTrailer>().description, /a row of the result is larger/);
+  });
+
   test("a subject nobody serves gives NoResponderError", async () => {
     await assert.rejects(
       readArrowStream(
