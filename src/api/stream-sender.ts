@@ -61,6 +61,12 @@ const FIRST_BATCH_ROWS = 2048;
  * 8 MiB) and 2.6 s as 256 KiB ones: big messages cost the client's reader dearly.
  */
 const CHUNK_TARGET_BYTES = 1024 * 1024;
+/**
+ * A chunk over this many times the target is split even when the bus would take it (the
+ * first batch, sized before any bytes were measured, or a sudden run of wide rows); one
+ * near the target is sent as encoded, as re-encoding it would cost more than it saves.
+ */
+const SPLIT_OVER_TARGET = 2;
 /** Batches aim below the budget, so a batch a little denser than the last still fits whole. */
 const FILL = 0.8;
 const MAX_BATCH_ROWS = 1 << 20;
@@ -165,7 +171,7 @@ export async function serveArrowStream(
           `the result has more than ${options.maxRows} rows (${options.maxRowsSetting ?? "max-rows"}); add a LIMIT`,
         );
       }
-      const messages = encodeFitting(encoder, batch, budget);
+      const messages = encodeFitting(encoder, batch, budget, target);
       for (const message of messages) {
         if (!(await send(message.body))) return stopped();
         rows += message.rows;
@@ -235,26 +241,34 @@ function publishTrailer(
 }
 
 /**
- * Encodes `batch` as one message, or, when that is over `budget`, as several of fewer rows
- * each. A single row over the budget cannot travel at all: 413.
+ * Encodes `batch` as one message, or, when that is over `budget` or well over `target`, as
+ * several of about `target` each (rows split evenly, each part checked again). A single
+ * row is never split: over the budget it cannot travel at all (413), under it it goes alone.
  */
 function encodeFitting(
   encoder: IpcMessageEncoder,
   batch: RecordBatch,
   budget: number,
+  target: number,
 ): { body: Uint8Array; rows: number }[] {
   const body = encoder.encode(batch);
-  if (body.byteLength <= budget) return [{ body, rows: batch.numRows }];
+  if (body.byteLength <= Math.min(budget, SPLIT_OVER_TARGET * target)) {
+    return [{ body, rows: batch.numRows }];
+  }
   if (batch.numRows === 1) {
+    if (body.byteLength <= budget) return [{ body, rows: 1 }];
     throw new TooManyRowsError(
       `a row of the result is larger than the bus's max_payload (${budget} bytes of data per message)`,
     );
   }
-  const half = Math.ceil(batch.numRows / 2);
-  return [
-    ...encodeFitting(encoder, batch.slice(0, half), budget),
-    ...encodeFitting(encoder, batch.slice(half), budget),
-  ];
+  const parts = Math.min(batch.numRows, Math.ceil(body.byteLength / target));
+  const rows = Math.ceil(batch.numRows / parts);
+  const messages: { body: Uint8Array; rows: number }[] = [];
+  for (let from = 0; from < batch.numRows; from += rows) {
+    const part = batch.slice(from, Math.min(from + rows, batch.numRows));
+    messages.push(...encodeFitting(encoder, part, budget, target));
+  }
+  return messages;
 }
 
 /**

@@ -9,6 +9,7 @@ import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 
 const subjects = systemSubjects("local");
+const MIB = 1024 * 1024;
 
 test("a node serves db.query.stream with the configured compression, refusing writes in-band", async () => {
   await using dir = await tempDir();
@@ -40,6 +41,40 @@ test("a node serves db.query.stream with the configured compression, refusing wr
     await assert.rejects(
       readArrowStream(nc, subjects.dbQueryStream, { sql: "CREATE TABLE x (i INT)" }, { timeoutMs: 10_000 }),
       (err: unknown) => err instanceof StreamFailedError && err.code === 400 && /CREATE/.test(err.message),
+    );
+  } finally {
+    await nc.close();
+  }
+});
+
+test("rows of about 2 kB stream in chunks near the 1 MiB target, the first batch too, though the bus takes 8 MiB", async () => {
+  await using dir = await tempDir();
+  await using node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+  const nc = await connect({ servers: await node.waitForUrl() });
+  try {
+    assert.ok((nc.info?.max_payload ?? 0) > 4 * MIB, "the embedded bus takes chunks far over the target");
+    const sizes: number[] = [];
+    let bytes = 0;
+    const reader = await readArrowStream(
+      nc,
+      subjects.dbQueryStream,
+      { sql: "SELECT range AS i, repeat('x', 2000) || range AS s FROM range(8000)" },
+      {
+        timeoutMs: 30_000,
+        onProgress: (p) => {
+          sizes.push(p.bytes - bytes);
+          bytes = p.bytes;
+        },
+      },
+    );
+    let rows = 0;
+    for await (const batch of reader) rows += batch.numRows;
+    assert.equal(rows, 8000);
+    const chunks = sizes.slice(1);
+    assert.ok(chunks.length >= 10, `${chunks.length} chunks`);
+    assert.ok(
+      chunks.every((size) => size <= 2 * MIB),
+      `chunk sizes ${chunks.map((b) => (b / MIB).toFixed(2)).join(", ")} MiB`,
     );
   } finally {
     await nc.close();
