@@ -25,6 +25,7 @@ import {
   TimeUnit,
   makeVector,
   type Data,
+  type Field,
   type RecordBatch,
 } from "apache-arrow";
 import { ArrowFieldMetadata } from "../protocol/index.ts";
@@ -48,6 +49,20 @@ export function batchReaders(batch: RecordBatch): CellReader[] {
       return typeof value === "string" ? (JSON.parse(value) as Cell) : value;
     };
   });
+}
+
+/** DuckDB types the server sends as text that are numbers all the same. */
+const NUMERIC_TEXT_TYPES: ReadonlySet<string> = new Set(["UHUGEINT", "BIGNUM", "VARINT"]);
+
+/**
+ * Whether a column holds numbers, from its type rather than its values: DECIMAL, HUGEINT
+ * and BIGINT past 2^53 read as strings, and a table still aligns them as numbers.
+ */
+export function isNumericField(field: Field<DataType>): boolean {
+  const { type } = field;
+  if (DataType.isInt(type) || DataType.isFloat(type) || DataType.isDecimal(type)) return true;
+  const duckdbType = field.metadata.get(ArrowFieldMetadata.DuckDBType);
+  return duckdbType !== undefined && NUMERIC_TEXT_TYPES.has(duckdbType);
 }
 
 /** Every row of a batch as an array of cells (small batches and tests; writers use readers). */

@@ -58,11 +58,7 @@ export async function queryBuffered(
   const code = reply.headers?.get("Nats-Service-Error-Code");
   if (code) throw new QueryFailed(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
   if (options.format === "table") {
-    const { columns, rows } = parseCsvResult(reply.string());
-    const writer = resultWriter("table");
-    await output.write(
-      writer.begin(columns) + writer.rows(arrayReaders(rows, columns.length), 0, rows.length) + writer.end(),
-    );
+    await output.write(csvTable(reply.string()));
   } else {
     await output.write(reply.data);
     if (options.format === "json") await output.write("\n");
@@ -85,3 +81,31 @@ export async function arrowWithoutStream(nc: NatsConnection, system: string): Pr
       "(an older node); --format table, csv or json fall back to db.query",
   );
 }
+
+/**
+ * db.query's CSV reply as the table. The reply names no column types, so a column counts as
+ * numeric when every value in it is a number's text (DECIMAL `12.340`, BIGINT past 2^53
+ * included), which aligns it as the stream's types do.
+ */
+export function csvTable(csv: string): string {
+  const { columns, rows } = parseCsvResult(csv);
+  const numeric = columns.map((_, c) => {
+    let any = false;
+    for (const row of rows) {
+      const cell = row[c] ?? null;
+      if (cell === null) continue;
+      if (typeof cell !== "number" && !(typeof cell === "string" && NUMBER_TEXT.test(cell))) return false;
+      any = true;
+    }
+    return any;
+  });
+  const writer = resultWriter("table");
+  return (
+    writer.begin(columns, numeric) +
+    writer.rows(arrayReaders(rows, columns.length), 0, rows.length) +
+    writer.end()
+  );
+}
+
+/** A decimal number's text, or DOUBLE's NaN and infinities as db.query writes them. */
+const NUMBER_TEXT = /^(-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?|NaN|-?Infinity)$/;

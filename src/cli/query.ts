@@ -6,7 +6,7 @@ import { END_OF_STREAM, ipcRowCount } from "../lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
 import { MonError } from "../domain/index.ts";
-import { batchReaders } from "./arrow-values.ts";
+import { batchReaders, isNumericField } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
 import { parseParams, readSql } from "./input.ts";
@@ -182,7 +182,13 @@ const ROWS_PER_TURN = 4096;
 function textSink(format: TextFormat, output: Output): BatchSink {
   const writer = resultWriter(format);
   return {
-    begin: (schema) => output.write(writer.begin(schema.fields.map((f) => f.name))),
+    begin: (schema) =>
+      output.write(
+        writer.begin(
+          schema.fields.map((f) => f.name),
+          schema.fields.map(isNumericField),
+        ),
+      ),
     async batch(batch) {
       const readers = batchReaders(batch);
       for (let from = 0; from < batch.numRows; from += ROWS_PER_TURN) {

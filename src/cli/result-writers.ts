@@ -17,8 +17,12 @@ import { uniqueNames } from "../lib/index.ts";
 export type TextFormat = "json" | "csv" | "table";
 
 export interface ResultWriter {
-  /** Text for the start of the output, once the columns are known. */
-  begin(columns: readonly string[]): string;
+  /**
+   * Text for the start of the output, once the columns are known. `numeric` says which
+   * columns hold numbers (the table aligns them right); without it the table decides from
+   * the values.
+   */
+  begin(columns: readonly string[], numeric?: readonly boolean[]): string;
   /** Text for rows `from` (inclusive) to `to` (exclusive), read through `readers`. */
   rows(readers: readonly CellReader[], from: number, to: number): string;
   /** Text for the end of the output. */
@@ -104,9 +108,13 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
   let columns: readonly string[] = [];
   let held: string[][] | undefined = [];
   let widths: number[] = [];
-  /** A column is right-aligned when every value in it so far is a number (NULLs aside). */
+  /**
+   * A column is right-aligned when its type is numeric, or, with no types given, when every
+   * value in it so far is a number (NULLs aside).
+   */
   let numeric: boolean[] = [];
   let seen: boolean[] = [];
+  let typed = false;
   let total = 0;
   const line = (cells: readonly string[], align = true) => {
     let out = "";
@@ -121,7 +129,7 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
   const flush = () => {
     const rows = held ?? [];
     held = undefined;
-    numeric = numeric.map((n, c) => n && seen[c]!);
+    if (!typed) numeric = numeric.map((n, c) => n && seen[c]!);
     widths = columns.map((name, c) => {
       let width = name.length;
       for (const row of rows) width = Math.max(width, row[c]!.length);
@@ -137,9 +145,10 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
     return out;
   };
   return {
-    begin(names) {
+    begin(names, types) {
       columns = names.map(escapeControls);
-      numeric = names.map(() => true);
+      typed = types !== undefined;
+      numeric = names.map((_, c) => types?.[c] ?? true);
       seen = names.map(() => false);
       return "";
     },
@@ -149,7 +158,7 @@ export function tableWriter(alignRows = TABLE_ALIGN_ROWS): ResultWriter {
         const row: string[] = [];
         for (let c = 0; c < readers.length; c++) {
           const value = readers[c]!(r);
-          if (held && value !== null) {
+          if (held && !typed && value !== null) {
             if (typeof value === "number") seen[c] = true;
             else numeric[c] = false;
           }

@@ -4,7 +4,10 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC, type Decimal, type Table } from "apache-arrow";
+import { connect } from "@nats-io/transport-node";
+import { headers } from "@nats-io/nats-core";
 import { openCatalog } from "../../src/catalog/index.ts";
+import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects } from "../../src/protocol/index.ts";
 import { registerArrowCodecs } from "../../src/lib/index.ts";
 import {
   runNatsmon,
@@ -118,6 +121,36 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.match(lines[2]!, /^ 1 {2}2026-11-22T11:02:14\.123456Z {3}NULL {2}12\.340 {2}a,"b"$/);
     assert.match(lines[3]!, /^ 2 {2}2026-11-22T11:02:14\.000Z {9}7 {2}-0\.500$/);
     assert.equal(lines[4], "(2 rows)");
+  });
+
+  test("table: numeric columns align right by their type, streamed and over the db.query fallback alike", async () => {
+    const sql = `SELECT * FROM (VALUES
+        (1.5::DECIMAL(10, 3), 9007199254740993::BIGINT, 170141183460469231731687303715884105727::HUGEINT, 0.5::DOUBLE, 'a'),
+        (12345.25, 7, -5, 12345.5, 'a longer text')
+      ) t(dec, big, huge, dbl, txt)`;
+    const streamed = await query([sql]);
+    assert.equal(streamed.code, 0, streamed.stderr);
+    // The same statement's db.query reply, served for a system with no stream, as an older node would.
+    const nc = await connect({ servers: url });
+    try {
+      const h = headers();
+      h.set(ACCEPT, CSV_MEDIA_TYPE);
+      const csv = (
+        await nc.request(systemSubjects("local").dbQuery, JSON.stringify({ sql }), {
+          timeout: 10_000,
+          headers: h,
+        })
+      ).string();
+      nc.subscribe(systemSubjects("legacy").dbQuery, { callback: (_err, msg) => void msg.respond(csv) });
+      await nc.flush();
+      const fallback = await runNatsmon(["query", "--server", url, "--system", "legacy", sql]);
+      assert.equal(fallback.code, 0, fallback.stderr);
+      const expected = ["right", "right", "right", "right", "left"];
+      assert.deepEqual(alignments(streamed.stdout), expected, streamed.stdout);
+      assert.deepEqual(alignments(fallback.stdout), expected, fallback.stdout);
+    } finally {
+      await nc.close();
+    }
   });
 
   test("arrow: the IPC stream on stdout and in --out reads back with apache-arrow, types and values kept", async () => {
@@ -297,3 +330,20 @@ describe("natsmon query over db.query.stream on a real node", () => {
     assert.deepEqual(await readdir(folder), ["result.out"]);
   });
 });
+
+/**
+ * How each column of a `--format table` output is aligned, read from the cells narrower
+ * than their column (the dashes under the header give each column's span).
+ */
+function alignments(table: string): string[] {
+  const [, dashes = "", ...rest] = table.split("\n");
+  const rows = rest.filter((line) => !/^\(\d+ rows?\)$/.test(line) && line !== "");
+  return [...dashes.matchAll(/-+/g)].map((m) => {
+    const start = m.index;
+    const end = start + m[0].length;
+    const cells = rows.map((line) => line.slice(start, end).padEnd(end - start));
+    if (cells.some((cell) => cell.startsWith(" ") && cell.trim() !== "")) return "right";
+    if (cells.some((cell) => cell.endsWith(" "))) return "left";
+    return "unknown";
+  });
+}
