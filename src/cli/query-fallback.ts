@@ -3,8 +3,14 @@
  * node): the whole result in one reply, capped at db.query-max-rows and rendered by
  * db.query's rules. When db.query has no responder either, no node serves the system.
  */
-import { errors, headers as natsHeaders, type NatsConnection } from "@nats-io/nats-core";
-import { ACCEPT, CSV_MEDIA_TYPE, systemSubjects, type QueryStreamRequest } from "../protocol/index.ts";
+import { errors, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import {
+  ACCEPT,
+  CSV_MEDIA_TYPE,
+  ServiceErrorHeader,
+  systemSubjects,
+  type QueryStreamRequest,
+} from "../protocol/index.ts";
 import { stringifyExact } from "../lib/index.ts";
 import { parseCsvResult } from "./csv-cells.ts";
 import { noNodeServes, systemListed } from "./discover.ts";
@@ -55,13 +61,29 @@ export async function queryBuffered(
   process.stderr.write(
     `natsmon: system "${system}" has no db.query.stream responder; falling back to db.query (buffered, capped at db.query-max-rows)\n`,
   );
-  const code = reply.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new QueryFailed(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
+  const code = reply.headers?.get(ServiceErrorHeader.Code);
+  if (code) throw new QueryFailed(`${code}: ${errorText(reply)}`);
   if (options.format === "table") {
     await output.write(csvTable(reply.string()));
   } else {
     await output.write(reply.data);
     if (options.format === "json") await output.write("\n");
+  }
+}
+
+/**
+ * A db.query error in full. The header holds the description on one line, cut at 1 kB;
+ * when that is not the whole message (DuckDB's span lines: LINE 1: …), the server sends
+ * it whole as the error's data, `{"message": …}`, as the stream's trailer carries it.
+ */
+function errorText(reply: Msg): string {
+  const header = reply.headers?.get(ServiceErrorHeader.Description) || "error";
+  if (reply.data.length === 0) return header;
+  try {
+    const { message } = reply.json<{ message?: unknown }>();
+    return typeof message === "string" && message !== "" ? message : header;
+  } catch {
+    return header;
   }
 }
 

@@ -17,6 +17,9 @@ import { runNatsmon } from "../harness/natsmon-process.ts";
  * discovery ping are answered (plain subscriptions; db.query replies in its JSON or, with
  * `Accept: text/csv`, CSV format), so db.query.stream has no responder at all.
  */
+/** A DuckDB error as it comes: over several lines, past the header's 1 kB. */
+const LONG_ERROR = `Binder Error: Referenced column "long_error" not found in FROM clause!\nCandidate bindings: ${"c".repeat(1500)}\n\nLINE 1: SELECT long_error\n               ^`;
+
 describe("natsmon query falls back to db.query when no streaming responder exists", () => {
   let server: TestServer;
   let responder: NatsConnection;
@@ -31,6 +34,15 @@ describe("natsmon query falls back to db.query when no streaming responder exist
         const body = msg.json<{ sql: string; params?: unknown[] }>();
         const accept = msg.headers?.get(ACCEPT) || undefined;
         requests.push({ ...body, accept });
+        if (body.sql.includes("long_error")) {
+          // As natsmon's adapter answers a message with line breaks or over 1 kB: the
+          // header folded and cut, the whole message as the error's data.
+          const h = headers();
+          h.set("Nats-Service-Error-Code", "400");
+          h.set("Nats-Service-Error", LONG_ERROR.replaceAll("\n", " ").slice(0, 1024));
+          msg.respond(JSON.stringify({ message: LONG_ERROR }), { headers: h });
+          return;
+        }
         if (body.sql.includes("no_such_table")) {
           // A micro service error, as @nats-io/services writes it.
           const h = headers();
@@ -113,6 +125,12 @@ describe("natsmon query falls back to db.query when no streaming responder exist
     assert.equal(r.code, 1);
     assert.match(r.stderr, NOTICE);
     assert.match(r.stderr, /natsmon: 400: Catalog Error: Table with name no_such_table does not exist!/);
+  });
+
+  test("an error whose description the header cuts is printed in full, from the error's data", async () => {
+    const r = await query(["SELECT long_error"]);
+    assert.equal(r.code, 1);
+    assert.ok(r.stderr.endsWith(`natsmon: 400: ${LONG_ERROR}\n`), r.stderr);
   });
 
   test("arrow cannot be built from db.query's reply: a clear error, not a guess", async () => {
