@@ -2,13 +2,20 @@
  * Where `natsmon backup` writes: a hidden temporary file next to FILE, renamed to FILE in
  * one step once complete, removed on any failure, so FILE is either complete or absent.
  */
+import { randomBytes } from "node:crypto";
 import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BackupFile } from "../catalog/index.ts";
 
-/** `.FILE.<pid>.partial` beside FILE: on the same file system, so the rename is atomic. */
-export function tempPathFor(out: string, pid: number): string {
-  return join(dirname(out), `.${basename(out)}.${pid}.partial`);
+/**
+ * `.FILE.<pid>-<random>.partial` beside FILE: on the same file system, so the rename is
+ * atomic. The pid alone is not unique: a run killed outright (SIGKILL, the OOM killer) leaves
+ * its file, and the next run often gets the same pid (PID 1 in a container); two containers
+ * sharing a volume can even run at once with the same pid. DuckDB would open such a file
+ * rather than create one, so each run names its own and never touches another's.
+ */
+export function tempPathFor(out: string, pid: number, unique = randomBytes(4).toString("hex")): string {
+  return join(dirname(out), `.${basename(out)}.${pid}-${unique}.partial`);
 }
 
 export async function exists(path: string): Promise<boolean> {

@@ -15,6 +15,11 @@ const NODE_FLAGS = (
   .split(" ")
   .slice(1, -1);
 
+/** The command line of `natsmon <args>` (node, its flags, main.ts), for a caller that spawns it its own way. */
+export function natsmonArgv(args: readonly string[]): string[] {
+  return [process.execPath, ...NODE_FLAGS, MAIN, ...args];
+}
+
 const live = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of live) child.kill("SIGKILL");

@@ -1,0 +1,89 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { natsmonArgv, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
+
+/** The epochs hx.epochs holds in a backup file, in RFC 3339 with microseconds. */
+async function backedUpEpochs(path: string): Promise<string[]> {
+  const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" });
+  try {
+    const con = await instance.connect();
+    await con.run("SET TimeZone = 'UTC'");
+    const rows = (
+      await con.runAndReadAll("SELECT strftime(epoch, '%Y-%m-%dT%H:%M:%S.%fZ') FROM hx.epochs ORDER BY 1")
+    ).getRowsJS() as [string][];
+    con.closeSync();
+    return rows.map(([epoch]) => epoch);
+  } finally {
+    instance.closeSync();
+  }
+}
+
+describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let url: string;
+  let nc: NatsConnection;
+
+  const files = async (part: string) => (await readdir(dir.path)).filter((n) => n.includes(part));
+
+  before(async () => {
+    dir = await tempDir("natsmon-backup-input-");
+    const data = join(dir.path, "data");
+    await buildLabCatalog(data);
+    node = spawnNatsmon(["run", "--config", await writeCatalogNodeConfig(join(dir.path, "node.yaml"), data)]);
+    url = await node.waitForUrl();
+    nc = await connect({ servers: url });
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("a temporary file a killed run with the same pid left behind neither fails the backup nor is touched", async () => {
+    const out = join(dir.path, "pid.duckdb");
+    const stale = join(dir.path, "stale-content");
+    await writeFile(stale, "what a run killed by the OOM killer left");
+    // `exec` keeps the shell's pid, so natsmon runs with the pid the stale file is named after,
+    // as PID 1 does in every container restart.
+    const argv = natsmonArgv([
+      "backup",
+      "--server",
+      url,
+      "--system",
+      SYSTEM,
+      "--out",
+      out,
+      "--since",
+      epochAt(48),
+    ]);
+    const child = spawn(
+      "bash",
+      ["-c", 'cp "$0" "$1.$$.partial" && shift && exec "$@"', stale, join(dir.path, ".pid.duckdb"), ...argv],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    assert.equal(code, 0, stderr);
+    const left = await files(".pid.duckdb.");
+    assert.equal(left.length, 1, left.join());
+    assert.match(left[0]!, new RegExp(`^\\.pid\\.duckdb\\.${child.pid}\\.partial$`));
+    assert.deepEqual(
+      await backedUpEpochs(out),
+      [epochAt(48), epochAt(49)].map((e) => e.replace(".000Z", ".000000Z")),
+    );
+  });
+});
