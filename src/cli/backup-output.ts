@@ -18,6 +18,23 @@ export function tempPathFor(out: string, pid: number, unique = randomBytes(4).to
   return join(dirname(out), `.${basename(out)}.${pid}-${unique}.partial`);
 }
 
+/**
+ * Why FILE cannot be written, for a person, or undefined when it can. Checked before
+ * anything is asked: otherwise a directory given as FILE fails only at the final rename,
+ * after the whole backup has been streamed.
+ */
+export async function outputProblem(given: string, out: string): Promise<string | undefined> {
+  if (given.trim() === "") return "--out needs a file name, e.g. --out backup.duckdb";
+  const found = await stat(out).catch(() => undefined);
+  if (found?.isDirectory()) {
+    return `--out ${out} is a directory; name the file to write, e.g. --out ${join(out, "backup.duckdb")}`;
+  }
+  const parent = await stat(dirname(out)).catch(() => undefined);
+  if (!parent) return `--out ${out}: the directory ${dirname(out)} does not exist; create it first`;
+  if (!parent.isDirectory()) return `--out ${out}: ${dirname(out)} is not a directory`;
+  return undefined;
+}
+
 export async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,

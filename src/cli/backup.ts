@@ -4,7 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { createBackupFile, type BackupFile } from "../catalog/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import { copyTable, createTables, createViews } from "./backup-copy.ts";
-import { commitBackup, exists, removeTemp, tempPathFor } from "./backup-output.ts";
+import { commitBackup, exists, outputProblem, removeTemp, tempPathFor } from "./backup-output.ts";
 import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan.ts";
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
@@ -69,6 +69,11 @@ async function runBackup(options: BackupOptions): Promise<void> {
     !(STREAM_COMPRESSIONS as readonly string[]).includes(options.compression)
   ) {
     fail(`--compression must be one of ${STREAM_COMPRESSIONS.join(", ")}`, 2);
+    return;
+  }
+  const outProblem = await outputProblem(options.out, out);
+  if (outProblem) {
+    fail(outProblem, 2);
     return;
   }
   if (!options.force && (await exists(out))) {

@@ -1,12 +1,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { natsmonArgv, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { natsmonArgv, runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
 
@@ -32,6 +32,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
   let url: string;
   let nc: NatsConnection;
 
+  const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
   const files = async (part: string) => (await readdir(dir.path)).filter((n) => n.includes(part));
 
   before(async () => {
@@ -85,5 +86,31 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
       await backedUpEpochs(out),
       [epochAt(48), epochAt(49)].map((e) => e.replace(".000Z", ".000000Z")),
     );
+  });
+
+  test("an empty --out, a directory (even with --force) or a missing directory is refused before anything is asked", async () => {
+    const folder = join(dir.path, "a-folder");
+    await mkdir(folder);
+    const cases: [string[], RegExp][] = [
+      [["--out", ""], /--out needs a file name, e\.g\. --out backup\.duckdb/],
+      [["--out", "  "], /--out needs a file name/],
+      [
+        ["--out", folder, "--force"],
+        /a-folder is a directory; name the file to write, e\.g\. --out .*a-folder\/backup\.duckdb/,
+      ],
+      [["--out", folder], /a-folder is a directory/],
+      [
+        ["--out", join(dir.path, "nowhere", "b.duckdb")],
+        /the directory .*nowhere does not exist; create it first/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const run = await backup(...args);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+      // Refused before planning: nothing was asked, so nothing was announced.
+      assert.doesNotMatch(run.stderr, /backing up system/);
+    }
+    assert.deepEqual(await readdir(folder), []);
   });
 });
