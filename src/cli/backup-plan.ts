@@ -36,8 +36,9 @@ const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
 /**
- * A --since/--until value: an RFC 3339 timestamp (kept as given), or a duration such as
- * `24h` or `90m` meaning that long before `now`. Throws a message for a person otherwise.
+ * A --since/--until value: an RFC 3339 timestamp (kept as given, but for its letters), or a
+ * duration such as `24h` or `90m` meaning that long before `now`. Throws a message for a
+ * person otherwise.
  */
 export function resolveTime(flag: string, text: string, now: Date): string {
   const fields = RFC3339.exec(text);
@@ -46,7 +47,9 @@ export function resolveTime(flag: string, text: string, now: Date): string {
     // server would be asked for a window the user never named.
     const problem = calendarProblem(fields);
     if (problem) throw new Error(`${flag} ${text} is not a real date and time: ${problem}`);
-    if (!Number.isNaN(Date.parse(text))) return text;
+    // RFC 3339 allows a lower-case `t` and `z`; DuckDB's cast, which the planning query
+    // uses, does not. They are the only letters a timestamp holds.
+    if (!Number.isNaN(Date.parse(text))) return text.toUpperCase();
   }
   const ms = parseDuration(text);
   if (ms !== undefined) return new Date(now.getTime() - ms).toISOString();

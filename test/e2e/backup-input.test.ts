@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { readArrowStream } from "../../src/cli/index.ts";
+import { systemSubjects } from "../../src/protocol/index.ts";
 import { natsmonArgv, runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
@@ -25,6 +27,9 @@ async function backedUpEpochs(path: string): Promise<string[]> {
     instance.closeSync();
   }
 }
+
+/** An epoch as the backup's hx.epochs renders it: six fraction digits. */
+const micros = (epoch: string) => epoch.replace(/\.(\d{3})Z$/, ".$1000Z");
 
 describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -82,10 +87,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
     const left = await files(".pid.duckdb.");
     assert.equal(left.length, 1, left.join());
     assert.match(left[0]!, new RegExp(`^\\.pid\\.duckdb\\.${child.pid}\\.partial$`));
-    assert.deepEqual(
-      await backedUpEpochs(out),
-      [epochAt(48), epochAt(49)].map((e) => e.replace(".000Z", ".000000Z")),
-    );
+    assert.deepEqual(await backedUpEpochs(out), [epochAt(48), epochAt(49)].map(micros));
   });
 
   test("an empty --out, a directory (even with --force) or a missing directory is refused before anything is asked", async () => {
@@ -112,5 +114,34 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
       assert.doesNotMatch(run.stderr, /backing up system/);
     }
     assert.deepEqual(await readdir(folder), []);
+  });
+
+  test("lower-case t and z, valid RFC 3339, are taken by natsmon backup and by db.backup.stream", async () => {
+    const out = join(dir.path, "lower.duckdb");
+    const run = await backup(
+      "--out",
+      out,
+      "--since",
+      "2026-11-22t10:45:00z",
+      "--until",
+      "2026-11-22T10:46:00z",
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await backedUpEpochs(out), [micros(epochAt(45)), micros(epochAt(46))]);
+
+    const stream = await readArrowStream(
+      nc,
+      systemSubjects(SYSTEM).dbBackupStream,
+      {
+        schema: "hx",
+        table: "epochs",
+        start_epoch: "2026-11-22t10:47:00z",
+        end_epoch: "2026-11-22t10:48:00Z",
+      },
+      { timeoutMs: 30_000 },
+    );
+    let rows = 0;
+    for await (const batch of stream) rows += batch.numRows;
+    assert.equal(rows, 2);
   });
 });

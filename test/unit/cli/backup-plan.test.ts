@@ -10,7 +10,7 @@ import { size } from "../../../src/cli/backup-progress.ts";
 
 const NOW = new Date("2026-11-23T12:00:00.000Z");
 
-test("--since and --until take RFC 3339 as given, or a duration counted back from now", () => {
+test("--since and --until take RFC 3339 as given (letters in upper case), or a duration counted back from now", () => {
   const cases: [string, string][] = [
     ["2026-11-22T11:00:00Z", "2026-11-22T11:00:00Z"],
     ["2026-11-22T12:00:00.123456+01:00", "2026-11-22T12:00:00.123456+01:00"],
@@ -18,6 +18,8 @@ test("--since and --until take RFC 3339 as given, or a duration counted back fro
     ["90m", "2026-11-23T10:30:00.000Z"],
     ["1h30m", "2026-11-23T10:30:00.000Z"],
     ["0", "2026-11-23T12:00:00.000Z"],
+    // Lower-case letters are RFC 3339 too; DuckDB's cast takes only upper case.
+    ["2026-11-22t11:00:00z", "2026-11-22T11:00:00Z"],
   ];
   for (const [given, expected] of cases) assert.equal(resolveTime("--since", given, NOW), expected, given);
   for (const bad of ["yesterday", "2026-11-22", "24", "-1h"]) {
