@@ -25,7 +25,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { BadRequestError } from "../domain/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { entityKinds, pkReferences, type KindTables, type PkReference } from "./retention.ts";
-import { parseRfc3339Micros } from "./values.ts";
+import { parseEpochBound } from "./epoch-bound.ts";
 
 /** One table of the backup set, as the schema shows it. */
 export interface BackupTable {
@@ -107,8 +107,9 @@ export function backupTableNames(schema: BackupSchema): string[] {
 
 /**
  * The statement streaming one table of the backup set for the request's window. Throws
- * BadRequestError (400) for a table outside the set, a timestamp that is not RFC 3339, or
- * a window whose start is after its end.
+ * BadRequestError (400) for a table outside the set, a timestamp that is not RFC 3339 or
+ * lies outside the years DuckDB reads (EPOCH_BOUND_RANGE), or a window whose start is after
+ * its end.
  */
 export function backupStatement(schema: BackupSchema, request: BackupRequest): BackupStatement {
   const table = schema.tables.get(`${request.schema}.${request.table}`);
@@ -146,21 +147,9 @@ function refusal(schema: BackupSchema, request: BackupRequest): string {
 
 function bound(field: string, text: string | undefined): { micros: bigint; text: string } | undefined {
   if (text === undefined) return undefined;
-  const micros = parseRfc3339Micros(text);
-  if (micros === undefined) {
-    throw new BadRequestError(
-      `${field} must be an RFC 3339 timestamp, e.g. 2026-11-22T11:00:00Z; got ${text}`,
-    );
-  }
-  return { micros, text: formatMicros(micros) };
-}
-
-/** Microseconds since the Unix epoch as RFC 3339 in UTC with all six fraction digits. */
-export function formatMicros(micros: bigint): string {
-  const floorMs = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
-  const subMs = micros - floorMs * 1000n;
-  const iso = new Date(Number(floorMs)).toISOString(); // …T11:00:00.123Z
-  return `${iso.slice(0, -1)}${String(subMs).padStart(3, "0")}Z`;
+  const parsed = parseEpochBound(text);
+  if (!parsed.ok) throw new BadRequestError(`${field} ${parsed.problem}`);
+  return parsed;
 }
 
 /** Builds the SQL of one windowed table; the bounds are SQL expressions (parameters). */

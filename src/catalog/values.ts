@@ -163,15 +163,15 @@ function describe(input: unknown): string {
 }
 
 const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** Microseconds since the Unix epoch of 0001-01-01T00:00:00Z, Go's zero time. */
 export const GO_ZERO_TIME_MICROS = -62135596800000000n;
 
 /**
  * RFC 3339 → microseconds since the Unix epoch, exactly (Date.parse keeps only
- * milliseconds; NATS sends nanoseconds). Undefined when the text is not RFC 3339 or names
- * an impossible date.
+ * milliseconds; NATS sends nanoseconds); digits past the microsecond, as many as RFC 3339
+ * allows, are cut. Undefined when the text is not RFC 3339 or names an impossible date.
  */
 export function parseRfc3339Micros(text: string): bigint | undefined {
   const m = RFC3339.exec(text);

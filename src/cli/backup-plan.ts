@@ -4,6 +4,7 @@
  * epoch, the backup set with each table's DDL and comments, and the hx views.
  */
 import { errors, type NatsConnection } from "@nats-io/nats-core";
+import { EPOCH_BOUND_RANGE, parseEpochBound } from "../catalog/index.ts";
 import { parseDuration } from "../config/index.ts";
 import type { SystemSubjects } from "../protocol/index.ts";
 import { NoResponderError } from "./stream-client.ts";
@@ -32,8 +33,7 @@ export interface EpochWindow {
   readonly end?: string;
 }
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
 /**
  * A --since/--until value: an RFC 3339 timestamp (kept as given, but for its letters), or a
@@ -42,6 +42,7 @@ const RFC3339 =
  */
 export function resolveTime(flag: string, text: string, now: Date): string {
   const fields = RFC3339.exec(text);
+  let resolved: string | undefined;
   if (fields) {
     // Date.parse rolls an impossible date over (February 30th becomes March 2nd), so the
     // server would be asked for a window the user never named.
@@ -49,13 +50,26 @@ export function resolveTime(flag: string, text: string, now: Date): string {
     if (problem) throw new Error(`${flag} ${text} is not a real date and time: ${problem}`);
     // RFC 3339 allows a lower-case `t` and `z`; DuckDB's cast, which the planning query
     // uses, does not. They are the only letters a timestamp holds.
-    if (!Number.isNaN(Date.parse(text))) return text.toUpperCase();
+    resolved = text.toUpperCase();
+  } else {
+    const ms = parseDuration(text);
+    if (ms !== undefined) {
+      const back = now.getTime() - ms;
+      if (!(back >= Date.parse(EPOCH_BOUND_RANGE.first))) {
+        throw new Error(`${flag} ${text} before now is earlier than ${EPOCH_BOUND_RANGE.first}`);
+      }
+      resolved = new Date(back).toISOString();
+    }
   }
-  const ms = parseDuration(text);
-  if (ms !== undefined) return new Date(now.getTime() - ms).toISOString();
-  throw new Error(
-    `${flag} must be an RFC 3339 timestamp (2026-11-22T11:00:00Z) or a duration before now (24h, 90m); got ${text}`,
-  );
+  if (resolved === undefined) {
+    throw new Error(
+      `${flag} must be an RFC 3339 timestamp (2026-11-22T11:00:00Z) or a duration before now (24h, 90m); got ${text}`,
+    );
+  }
+  // The server refuses an instant DuckDB cannot cast (year 10000 once in UTC); say so first.
+  const bound = parseEpochBound(resolved);
+  if (!bound.ok) throw new Error(`${flag} ${bound.problem}`);
+  return resolved;
 }
 
 /** Why the fields of an RFC 3339 timestamp name no instant, or undefined when they do. */

@@ -144,4 +144,41 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
     for await (const batch of stream) rows += batch.numRows;
     assert.equal(rows, 2);
   });
+
+  test("db.backup.stream refuses a bound DuckDB cannot cast with a 400 naming the field and the range, and takes any number of fraction digits", async () => {
+    const subject = systemSubjects(SYSTEM).dbBackupStream;
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { end_epoch: "9999-12-31T23:59:59-05:00" },
+        /^end_epoch 9999-12-31T23:59:59-05:00 is outside the supported range, 0000-01-01T00:00:00Z to 9999-12-31T23:59:59\.999999Z in UTC$/,
+      ],
+      [{ start_epoch: "0000-01-01T00:00:00+00:01" }, /^start_epoch .* is outside the supported range/],
+    ];
+    for (const [bounds, description] of cases) {
+      const reply = await nc.request(subject, JSON.stringify({ schema: "hx", table: "epochs", ...bounds }), {
+        timeout: 10_000,
+      });
+      assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "400", JSON.stringify(bounds));
+      assert.match(reply.json<{ description: string }>().description, description);
+    }
+    const stream = await readArrowStream(
+      nc,
+      subject,
+      {
+        schema: "hx",
+        table: "epochs",
+        start_epoch: "2026-11-22T10:45:00.0000000000Z",
+        end_epoch: "2026-11-22T10:46:00.9999999999Z",
+      },
+      { timeoutMs: 30_000 },
+    );
+    let rows = 0;
+    for await (const batch of stream) rows += batch.numRows;
+    assert.equal(rows, 2);
+
+    const run = await backup("--out", join(dir.path, "y10k.duckdb"), "--until", "9999-12-31T23:59:59-05:00");
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--until 9999-12-31T23:59:59-05:00 is outside the supported range/);
+    assert.deepEqual(await files("y10k"), []);
+  });
 });

@@ -22,6 +22,9 @@ test("RFC 3339 is read to the microsecond, in any offset, and impossible dates a
     ["2026-11-22T11:02:14Z", base],
     ["2026-11-22T11:02:14.312999082Z", base + 312999n],
     ["2026-11-22T11:02:14.5Z", base + 500000n],
+    // RFC 3339 sets no limit on fraction digits; those past the microsecond are cut.
+    ["2026-11-22T11:02:14.3129990829999Z", base + 312999n],
+    ["2026-11-22t11:02:14z", base],
     ["2026-11-22T12:02:14+01:00", base],
     ["2026-11-22T10:32:14-00:30", base],
     ["2026-11-22 11:02:14Z", base],

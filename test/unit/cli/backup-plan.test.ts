@@ -68,6 +68,24 @@ test("--since and --until refuse a timestamp that names no real instant, rather 
   assert.throws(() => resolveTime("--until", "1900-02-29T00:00:00Z", NOW), /1900-02 has 28 days/);
 });
 
+test("--since and --until refuse an instant outside the years DuckDB reads, and take any number of fraction digits", () => {
+  const range = /is outside the supported range, 0000-01-01T00:00:00Z to 9999-12-31T23:59:59\.999999Z in UTC/;
+  for (const [given, problem] of [
+    ["9999-12-31T23:59:59-05:00", range],
+    ["0000-01-01T00:30:00+01:00", range],
+    ["100000000h", /--until 100000000h before now is earlier than 0000-01-01T00:00:00Z$/],
+  ] as const) {
+    assert.throws(() => resolveTime("--until", given, NOW), problem, given);
+  }
+  for (const good of [
+    "9999-12-31T23:59:59.999999Z",
+    "0000-01-01T00:00:00Z",
+    "2026-11-22T11:00:00.1234567891234Z",
+  ]) {
+    assert.equal(resolveTime("--until", good, NOW), good);
+  }
+});
+
 test("a window is refused before anything is asked when it starts after it ends, or in the future without --until", () => {
   const cases: [{ since?: string; until?: string }, RegExp | undefined][] = [
     [{}, undefined],
