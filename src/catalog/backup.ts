@@ -114,10 +114,13 @@ export function backupTableNames(schema: BackupSchema): string[] {
 export function backupStatement(schema: BackupSchema, request: BackupRequest): BackupStatement {
   const table = schema.tables.get(`${request.schema}.${request.table}`);
   if (!table) throw new BadRequestError(refusal(schema, request));
-  const start = bound("start_epoch", request.startEpoch);
-  const end = bound("end_epoch", request.endEpoch);
+  const start = bound("start_epoch", request.startEpoch, "start");
+  const end = bound("end_epoch", request.endEpoch, "end");
   if (start !== undefined && end !== undefined && start.micros > end.micros) {
-    throw new BadRequestError(`start_epoch ${request.startEpoch} is after end_epoch ${request.endEpoch}`);
+    throw new BadRequestError(
+      `start_epoch ${request.startEpoch} is after end_epoch ${request.endEpoch} at the microsecond the ` +
+        "catalog keeps (a start rounds up, an end down)",
+    );
   }
   const whole: BackupStatement = { sql: `SELECT * FROM ${table.schema}.${table.name}`, params: [] };
   if (start === undefined && end === undefined) return whole;
@@ -145,9 +148,13 @@ function refusal(schema: BackupSchema, request: BackupRequest): string {
   );
 }
 
-function bound(field: string, text: string | undefined): { micros: bigint; text: string } | undefined {
+function bound(
+  field: string,
+  text: string | undefined,
+  side: "start" | "end",
+): { micros: bigint; text: string } | undefined {
   if (text === undefined) return undefined;
-  const parsed = parseEpochBound(text);
+  const parsed = parseEpochBound(text, side);
   if (!parsed.ok) throw new BadRequestError(`${field} ${parsed.problem}`);
   return parsed;
 }

@@ -20,9 +20,13 @@ const LAST = parseRfc3339Micros(EPOCH_BOUND_RANGE.last)!;
 /** A bound read: its microsecond and the text the SQL gets, or what is wrong with it for a person. */
 export type EpochBound = { ok: true; micros: bigint; text: string } | { ok: false; problem: string };
 
-/** Reads an RFC 3339 bound; `problem` completes a sentence that starts with the field's name. */
-export function parseEpochBound(text: string): EpochBound {
-  const micros = parseRfc3339Micros(text);
+/**
+ * Reads an RFC 3339 bound; `problem` completes a sentence that starts with the field's name.
+ * Digits past the microsecond move a start up and an end down, so that the window the
+ * catalog is asked for never holds an instant the one given does not.
+ */
+export function parseEpochBound(text: string, side: "start" | "end"): EpochBound {
+  const micros = parseRfc3339Micros(text, side === "start" ? "up" : "down");
   if (micros === undefined) {
     return { ok: false, problem: `must be an RFC 3339 timestamp, e.g. 2026-11-22T11:00:00Z; got ${text}` };
   }

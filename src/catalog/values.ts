@@ -171,9 +171,11 @@ export const GO_ZERO_TIME_MICROS = -62135596800000000n;
 /**
  * RFC 3339 → microseconds since the Unix epoch, exactly (Date.parse keeps only
  * milliseconds; NATS sends nanoseconds); digits past the microsecond, as many as RFC 3339
- * allows, are cut. Undefined when the text is not RFC 3339 or names an impossible date.
+ * allows, are cut, or with `round` "up" count as one more microsecond when any is not zero
+ * (a window's start, which cutting would move earlier). Undefined when the text is not
+ * RFC 3339 or names an impossible date.
  */
-export function parseRfc3339Micros(text: string): bigint | undefined {
+export function parseRfc3339Micros(text: string, round: "down" | "up" = "down"): bigint | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac = "", , sign, oh = "0", om = "0"] = m;
@@ -192,6 +194,7 @@ export function parseRfc3339Micros(text: string): bigint | undefined {
     Number(om) < 60;
   if (!valid) return undefined;
   const offsetMinutes = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  const subMicros = BigInt(frac.padEnd(6, "0").slice(0, 6));
+  const beyond = round === "up" && /[1-9]/.test(frac.slice(6)) ? 1n : 0n;
+  const subMicros = BigInt(frac.padEnd(6, "0").slice(0, 6)) + beyond;
   return (BigInt(date.getTime()) - BigInt(offsetMinutes) * 60_000n) * 1000n + subMicros;
 }

@@ -67,7 +67,7 @@ export function resolveTime(flag: string, text: string, now: Date): string {
     );
   }
   // The server refuses an instant DuckDB cannot cast (year 10000 once in UTC); say so first.
-  const bound = parseEpochBound(resolved);
+  const bound = parseEpochBound(resolved, flag === "--since" ? "start" : "end");
   if (!bound.ok) throw new Error(`${flag} ${bound.problem}`);
   return resolved;
 }
@@ -97,19 +97,58 @@ function daysInMonth(year: number, month: number): number {
 /**
  * Why the window given cannot be backed up, for a person, or undefined when it can. Checked
  * before anything is asked or written: without --until the end is the newest epoch or now,
- * so a --since past now would reach the server as a window that ends before it starts.
+ * so a --since past now would reach the server as a window that ends before it starts. The
+ * bounds are compared to the last digit given (Date.parse keeps milliseconds), then as the
+ * node is asked for them (wireWindow), where a window inside one microsecond is empty.
  */
 export function windowProblem(window: { since?: string; until?: string }, now: Date): string | undefined {
   const { since, until } = window;
   if (since === undefined) return undefined;
+  const wire = wireWindow(window);
   if (until !== undefined) {
-    return Date.parse(since) > Date.parse(until)
-      ? `--since (${since}) is after --until (${until})`
+    if (compareInstants(since, until) > 0) return `--since (${since}) is after --until (${until})`;
+    return wire.since! > wire.until!
+      ? `no microsecond lies between --since (${since}) and --until (${until}): the catalog keeps ` +
+          "epochs to the microsecond; widen the window"
       : undefined;
   }
-  return Date.parse(since) > now.getTime()
+  return wire.since! > now.toISOString().replace("Z", "000Z")
     ? `--since (${since}) is in the future (now is ${now.toISOString()}); nothing to back up`
     : undefined;
+}
+
+/**
+ * The window as the node is asked for it (planning query and each table's request): each
+ * bound at the microsecond the catalog keeps, in UTC, the start rounded up and the end down,
+ * so the window never holds an instant the one given does not. Both bounds must have passed
+ * resolveTime.
+ */
+export function wireWindow(window: { since?: string; until?: string }): { since?: string; until?: string } {
+  const wire = (text: string, side: "start" | "end") => {
+    const bound = parseEpochBound(text, side);
+    if (!bound.ok) throw new Error(`not a bound resolveTime passed: ${text}`);
+    return bound.text;
+  };
+  return {
+    ...(window.since !== undefined ? { since: wire(window.since, "start") } : {}),
+    ...(window.until !== undefined ? { until: wire(window.until, "end") } : {}),
+  };
+}
+
+/** Orders two RFC 3339 instants exactly, however many fraction digits they carry. */
+function compareInstants(a: string, b: string): number {
+  const floor = (text: string) => {
+    const bound = parseEpochBound(text, "end");
+    return bound.ok ? bound.micros : 0n;
+  };
+  const [ma, mb] = [floor(a), floor(b)];
+  if (ma !== mb) return ma < mb ? -1 : 1;
+  // The same microsecond: the digits past it decide.
+  const beyond = (text: string) => (/\.\d{6}(\d+)/.exec(text)?.[1] ?? "").replace(/0+$/, "");
+  const [ra, rb] = [beyond(a), beyond(b)];
+  const width = Math.max(ra.length, rb.length);
+  const [pa, pb] = [ra.padEnd(width, "0"), rb.padEnd(width, "0")];
+  return pa === pb ? 0 : pa < pb ? -1 : 1;
 }
 
 /** The tables of the backup set, as the server defines it (src/catalog/backup.ts). */

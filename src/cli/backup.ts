@@ -5,7 +5,7 @@ import { createBackupFile, type BackupFile } from "../catalog/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import { copyTable, createTables, createViews } from "./backup-copy.ts";
 import { commitBackup, exists, outputProblem, removeTemp, tempPathFor } from "./backup-output.ts";
-import { pinWindow, planBackup, resolveTime, windowProblem } from "./backup-plan.ts";
+import { pinWindow, planBackup, resolveTime, windowProblem, wireWindow } from "./backup-plan.ts";
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { noNodeServes, resolveSystem } from "./discover.ts";
@@ -92,7 +92,7 @@ async function runBackup(options: BackupOptions): Promise<void> {
   try {
     // A request left waiting here ends when the connection closes (finally).
     const { system, window, plan } = await untilAborted(
-      planRun(nc, options.system, { since, until }, now, timeoutMs),
+      planRun(nc, options.system, wireWindow({ since, until }), now, timeoutMs),
       stop.signal,
     );
     const subject = systemSubjects(system).dbBackupStream;

@@ -181,4 +181,41 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
     assert.match(run.stderr, /--until 9999-12-31T23:59:59-05:00 is outside the supported range/);
     assert.deepEqual(await files("y10k"), []);
   });
+
+  test("a --since a fraction of a millisecond after --until is refused before asking, and a start is never widened", async () => {
+    for (const [since, until] of [
+      ["2026-11-22T10:45:00.0000001Z", "2026-11-22T10:45:00Z"],
+      ["2026-11-22T10:45:00.0004Z", "2026-11-22T10:45:00.0001Z"],
+    ]) {
+      const run = await backup(
+        "--out",
+        join(dir.path, "sub-ms.duckdb"),
+        "--since",
+        since!,
+        "--until",
+        until!,
+      );
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /--since \(.*\) is after --until/);
+      assert.doesNotMatch(run.stderr, /backing up system/);
+    }
+    assert.deepEqual(await files("sub-ms"), []);
+
+    // Epoch 45 is at 10:45:00.000000, just before the start: cutting the start's digits
+    // used to let it in.
+    const since = "2026-11-22T10:45:00.0000001Z";
+    const out = join(dir.path, "after-start.duckdb");
+    const run = await backup("--out", out, "--since", since, "--until", epochAt(46));
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await backedUpEpochs(out), [micros(epochAt(46))]);
+    const stream = await readArrowStream(
+      nc,
+      systemSubjects(SYSTEM).dbBackupStream,
+      { schema: "hx", table: "epochs", start_epoch: since, end_epoch: epochAt(46) },
+      { timeoutMs: 30_000 },
+    );
+    let rows = 0;
+    for await (const batch of stream) rows += batch.numRows;
+    assert.equal(rows, 1);
+  });
 });

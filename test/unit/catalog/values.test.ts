@@ -38,6 +38,19 @@ test("RFC 3339 is read to the microsecond, in any offset, and impossible dates a
   for (const [text, expected] of cases) assert.equal(parseRfc3339Micros(text), expected, text);
 });
 
+test("RFC 3339 rounded up moves to the next microsecond only for digits past it that are not zero", () => {
+  const base = BigInt(Date.parse("2026-11-22T11:02:14Z")) * 1000n;
+  const cases: [string, bigint][] = [
+    ["2026-11-22T11:02:14Z", base],
+    ["2026-11-22T11:02:14.000000000Z", base],
+    ["2026-11-22T11:02:14.0000001Z", base + 1n],
+    ["2026-11-22T11:02:14.312999001Z", base + 313000n],
+    ["2026-11-22T11:02:14.9999999Z", base + 1_000_000n],
+    ["1969-12-31T23:59:59.9999991Z", 0n],
+  ];
+  for (const [text, expected] of cases) assert.equal(parseRfc3339Micros(text, "up"), expected, text);
+});
+
 test("values that fit their column are converted exactly", () => {
   const cases: [DuckDBType, unknown, unknown][] = [
     [INTEGER, 7, 7],

@@ -5,6 +5,7 @@ import {
   resolveTime,
   schemaStatements,
   windowProblem,
+  wireWindow,
 } from "../../../src/cli/backup-plan.ts";
 import { size } from "../../../src/cli/backup-progress.ts";
 
@@ -103,12 +104,41 @@ test("a window is refused before anything is asked when it starts after it ends,
       /^--since \(2026-11-23T12:00:01Z\) is in the future \(now is 2026-11-23T12:00:00.000Z\); nothing to back up$/,
     ],
     [{ since: "2026-11-23T13:30:00+01:00" }, /is in the future/],
+    // Compared to the last digit, not to Date.parse's millisecond.
+    [
+      { since: "2026-11-22T10:45:00.0000001Z", until: "2026-11-22T10:45:00Z" },
+      /^--since \(2026-11-22T10:45:00.0000001Z\) is after --until \(2026-11-22T10:45:00Z\)$/,
+    ],
+    [{ since: "2026-11-22T10:45:00.0004Z", until: "2026-11-22T10:45:00.0001Z" }, /is after --until/],
+    [{ since: "2026-11-22T10:45:00.00000011Z", until: "2026-11-22T10:45:00.0000001Z" }, /is after --until/],
+    [
+      { since: "2026-11-22T11:45:00.0000001+01:00", until: "2026-11-22T10:45:00.00000010Z" },
+      /no microsecond/,
+    ],
+    [{ since: "2026-11-22T11:45:00.0000001+01:00", until: "2026-11-22T10:45:00.000001Z" }, undefined],
+    [{ since: "2026-11-23T12:00:00.0000001Z" }, /is in the future/],
+    // In order, but no microsecond (what the catalog keeps) lies between them.
+    [
+      { since: "2026-11-22T10:45:00.0000001Z", until: "2026-11-22T10:45:00.0000009Z" },
+      /^no microsecond lies between --since .* and --until .*: the catalog keeps epochs to the microsecond; widen the window$/,
+    ],
   ];
   for (const [window, expected] of cases) {
     const problem = windowProblem(window, NOW);
     if (expected === undefined) assert.equal(problem, undefined, JSON.stringify(window));
     else assert.match(problem ?? "", expected, JSON.stringify(window));
   }
+});
+
+test("the window is sent at the catalog's microsecond in UTC, its start rounded up and its end down", () => {
+  assert.deepEqual(wireWindow({}), {});
+  assert.deepEqual(
+    wireWindow({ since: "2026-11-22T11:45:00.0000001+01:00", until: "2026-11-22T10:46:00.9999999Z" }),
+    { since: "2026-11-22T10:45:00.000001Z", until: "2026-11-22T10:46:00.999999Z" },
+  );
+  assert.deepEqual(wireWindow({ since: "2026-11-22T10:45:00.1230000Z" }), {
+    since: "2026-11-22T10:45:00.123000Z",
+  });
 });
 
 test("comments are restored with quotes escaped, on the table and on each column", () => {
