@@ -66,7 +66,7 @@ export function openArrowScan(
   return new Promise<ArrowScan>((resolve, reject) => {
     const waiting = new AbortController();
     const timer = setTimeout(
-      () => waiting.abort(new QueryTimeoutError("no database connection was free within db.query-timeout")),
+      () => waiting.abort(new QueryTimeoutError(noConnectionMessage(options))),
       options.stepTimeoutMs,
     );
     const gaveUp = () => waiting.abort(options.signal?.reason);
@@ -101,6 +101,21 @@ export function openArrowScan(
       return lease;
     };
   });
+}
+
+/**
+ * Why a scan got no connection in time. The backup connection is held for a whole table's
+ * stream and only db.backup.stream uses it, so a wait for it is a wait for another backup:
+ * the operator needs that, and what to do, rather than a pool's name.
+ */
+function noConnectionMessage(options: ArrowScanOptions): string {
+  const limit = `db.query-timeout (${options.stepTimeoutMs} ms)`;
+  if (options.pool === "query") return `no database connection was free within ${limit}`;
+  return (
+    `another backup is running on this node: backups are served one table stream at a time, and ` +
+    `this one waited ${limit} for its turn; retry once the other backup has finished (or raise ` +
+    "db.query-timeout so that backups wait longer for each other)"
+  );
 }
 
 async function startScan(

@@ -9,6 +9,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../../src/catalog/index.ts";
 import { changingLabReplies, marker, TEST_DB } from "../integration/catalog/lab-epoch.ts";
 
@@ -55,4 +56,30 @@ export async function writeCatalogNodeConfig(path: string, dataDir: string, dbYa
     ].join("\n"),
   );
   return path;
+}
+
+/**
+ * Holds a node's backup connection: a db.backup.stream request (to `subject`) whose chunks
+ * are never acknowledged keeps its scan open (window 1), so any other backup waits for it.
+ */
+export async function holdBackupConnection(
+  nc: NatsConnection,
+  subject: string,
+): Promise<{ release(): Promise<void> }> {
+  const inbox = nc.subscribe(`_INBOX.hold.${Math.random().toString(36).slice(2)}`);
+  nc.publish(subject, JSON.stringify({ schema: "hx", table: "server_stats", window: 1 }), {
+    reply: inbox.getSubject(),
+  });
+  let ack: string | undefined;
+  for await (const msg of inbox) {
+    ack = msg.headers?.get("Monitor-Stream-Ack") || undefined;
+    if (ack) break;
+  }
+  return {
+    release: async () => {
+      inbox.unsubscribe();
+      nc.publish(ack!, JSON.stringify({ cancel: true }));
+      await nc.flush();
+    },
+  };
 }

@@ -11,7 +11,13 @@ import { callApi, sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
-import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
+import {
+  buildLabCatalog,
+  epochAt,
+  holdBackupConnection as holdBackupConnectionOf,
+  SYSTEM,
+  writeCatalogNodeConfig,
+} from "./backup-fixture.ts";
 
 const subjects = systemSubjects(SYSTEM);
 /** The node's db.query-stream.max-rows: far fewer rows than most tables of the backup set hold. */
@@ -391,28 +397,7 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     assert.deepEqual(await partials("unplanned"), []);
   });
 
-  /**
-   * Holds the node's backup connection: a db.backup.stream request whose chunks are never
-   * acknowledged keeps its scan open (window 1), so any other backup waits for it.
-   */
-  async function holdBackupConnection(): Promise<{ release(): Promise<void> }> {
-    const inbox = nc.subscribe(`_INBOX.hold.${Math.random().toString(36).slice(2)}`);
-    nc.publish(subjects.dbBackupStream, JSON.stringify({ schema: "hx", table: "server_stats", window: 1 }), {
-      reply: inbox.getSubject(),
-    });
-    let ack: string | undefined;
-    for await (const msg of inbox) {
-      ack = msg.headers?.get("Monitor-Stream-Ack") || undefined;
-      if (ack) break;
-    }
-    return {
-      release: async () => {
-        inbox.unsubscribe();
-        nc.publish(ack!, JSON.stringify({ cancel: true }));
-        await nc.flush();
-      },
-    };
-  }
+  const holdBackupConnection = () => holdBackupConnectionOf(nc, subjects.dbBackupStream);
 
   /** Requests waiting at the node for its backup connection (ops.storage). */
   const backupWaiting = async () =>
