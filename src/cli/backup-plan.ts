@@ -17,6 +17,12 @@ export interface PlannedTable {
   readonly comment: string | null;
   readonly columnComments: readonly { column: string; comment: string }[];
   readonly estimatedRows: number;
+  /**
+   * Whether the window cuts the table (spec: db.backup.stream): it has an `epoch` column, or
+   * is an hx `_ident` table, scoped by what the window's rows refer to. The others (main.ips)
+   * are copied whole whatever the window.
+   */
+  readonly cutByWindow: boolean;
 }
 
 export interface PlannedView {
@@ -31,6 +37,17 @@ export interface PlannedView {
 export interface EpochWindow {
   readonly start?: string;
   readonly end?: string;
+}
+
+/** The window as pinned at planning time. */
+export interface PinnedWindow extends EpochWindow {
+  /** Epochs folded in the window when it was pinned. */
+  readonly epochs: number;
+  /**
+   * No epoch lay in the window: every table it cuts is backed up empty, without asking, so
+   * that an epoch folded during the backup cannot reach the tables copied after it.
+   */
+  readonly empty: boolean;
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
@@ -189,8 +206,9 @@ export async function queryRows(
 /**
  * Pins the window's end to the newest epoch folded at or before `until`, so that every
  * table is cut at the same epoch even while the node goes on folding during the backup.
- * With no epoch in the window the end is `until`, or `now` when there is none, for the
- * same reason.
+ * With no epoch in the window there is no epoch to pin to: any end (`until`, now) would let
+ * in an epoch folded while the tables are copied, into the tables copied after it and not
+ * into those before. Such a window is `empty`: the tables it cuts are backed up empty.
  */
 export async function pinWindow(
   nc: NatsConnection,
@@ -198,7 +216,7 @@ export async function pinWindow(
   window: { since?: string; until?: string },
   now: Date,
   timeoutMs: number,
-): Promise<EpochWindow & { epochs: number }> {
+): Promise<PinnedWindow> {
   const params: string[] = [];
   const conditions: string[] = [];
   if (window.since !== undefined) conditions.push(`epoch >= $${params.push(window.since)}::TIMESTAMPTZ`);
@@ -212,11 +230,12 @@ export async function pinWindow(
     params,
   );
   const newest = typeof row?.newest === "string" ? row.newest : undefined;
-  const end = newest ?? window.until ?? now.toISOString();
   return {
     ...(window.since !== undefined ? { start: window.since } : {}),
-    end,
+    // Without an epoch the end is only shown and sent to the tables the window does not cut.
+    end: newest ?? window.until ?? now.toISOString(),
     epochs: Number(row?.epochs ?? 0),
+    empty: newest === undefined,
   };
 }
 
@@ -230,7 +249,11 @@ export async function planBackup(
     nc,
     subjects,
     timeoutMs,
-    `SELECT schema_name, table_name, sql, comment, estimated_size FROM duckdb_tables()
+    `SELECT schema_name, table_name, sql, comment, estimated_size,
+            EXISTS (SELECT 1 FROM duckdb_columns() c
+                     WHERE c.database_name = t.database_name AND c.schema_name = t.schema_name
+                       AND c.table_name = t.table_name AND c.column_name = 'epoch') AS has_epoch
+       FROM duckdb_tables() t
       WHERE ${BACKUP_SET} ORDER BY schema_name, table_name`,
   );
   const views = await queryRows(
@@ -261,6 +284,8 @@ export async function planBackup(
       comment: typeof t.comment === "string" ? t.comment : null,
       columnComments: columnComments(t.schema_name, t.table_name),
       estimatedRows: Number(t.estimated_size ?? 0),
+      cutByWindow:
+        t.has_epoch === true || (t.schema_name === "hx" && String(t.table_name).endsWith("_ident")),
     })),
     views: views.map((v) => ({
       schema: String(v.schema_name),

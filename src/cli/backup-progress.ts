@@ -59,6 +59,13 @@ export class BackupProgress {
     );
   }
 
+  /** A table backed up without asking the node, with the reason it holds no rows. */
+  emptyTable(name: string, reason: string): void {
+    this.done++;
+    this.clearLine();
+    this.out.write(`${this.counter()} ${name}: 0 rows, ${reason}\n`);
+  }
+
   /** Ends a live line (before an error message, say). */
   interrupt(): void {
     this.clearLine();

@@ -96,15 +96,24 @@ async function runBackup(options: BackupOptions): Promise<void> {
       stop.signal,
     );
     const subject = systemSubjects(system).dbBackupStream;
+    const cut = plan.tables.filter((t) => t.cutByWindow).length;
     process.stderr.write(
       `backing up system ${system}: ${plan.tables.length} tables, ${window.epochs} epochs` +
-        ` (${window.start ?? "first"} .. ${window.end ?? "last"}) into ${out}\n`,
+        ` (${window.start ?? "first"} .. ${window.end ?? "last"}) into ${out}\n` +
+        (window.empty
+          ? `no epoch was folded in the window when it was pinned: the ${cut} tables it cuts are ` +
+            "backed up empty, so that epochs folded during the backup reach none of them\n"
+          : ""),
     );
     file = await createBackupFile(temp);
     await createTables(file, plan.tables);
     progress = new BackupProgress(process.stderr, plan.tables.length);
     for (const table of plan.tables) {
       stop.signal.throwIfAborted();
+      if (window.empty && table.cutByWindow) {
+        progress.emptyTable(`${table.schema}.${table.name}`, "not asked (no epoch in the window)");
+        continue;
+      }
       await copyTable(nc, subject, file, table, window, progress, {
         timeoutMs,
         signal: stop.signal,
@@ -121,7 +130,8 @@ async function runBackup(options: BackupOptions): Promise<void> {
     }
     const totals = progress.totals;
     process.stdout.write(
-      `${out}: ${totals.tables} tables, ${plan.views.length} views, ` +
+      `${out}: ${totals.tables} tables${window.empty ? ` (${cut} empty: no epoch in the window)` : ""}, ` +
+        `${plan.views.length} views, ` +
         `${totals.rows.toLocaleString("en-US")} rows, ${size(totals.bytes)} streamed in ` +
         `${(totals.ms / 1000).toFixed(1)} s\n`,
     );

@@ -21,6 +21,7 @@ const TABLE: PlannedTable = {
   comment: null,
   columnComments: [],
   estimatedRows: 0,
+  cutByWindow: false,
 };
 
 /** Two rows of `main.t`. */

@@ -155,9 +155,33 @@ test("comments are restored with quotes escaped, on the table and on each column
   assert.equal(commentStatements("VIEW", { schema: "hx", name: "v", comment: null, columnComments: [] }), "");
   assert.equal(
     schemaStatements([
-      { schema: "hx", name: "a", ddl: "", comment: null, columnComments: [], estimatedRows: 0 },
-      { schema: "main", name: "ips", ddl: "", comment: null, columnComments: [], estimatedRows: 0 },
-      { schema: "hx", name: "b", ddl: "", comment: null, columnComments: [], estimatedRows: 0 },
+      {
+        schema: "hx",
+        name: "a",
+        ddl: "",
+        comment: null,
+        columnComments: [],
+        estimatedRows: 0,
+        cutByWindow: false,
+      },
+      {
+        schema: "main",
+        name: "ips",
+        ddl: "",
+        comment: null,
+        columnComments: [],
+        estimatedRows: 0,
+        cutByWindow: false,
+      },
+      {
+        schema: "hx",
+        name: "b",
+        ddl: "",
+        comment: null,
+        columnComments: [],
+        estimatedRows: 0,
+        cutByWindow: false,
+      },
     ]),
     'CREATE SCHEMA IF NOT EXISTS "hx";',
   );
