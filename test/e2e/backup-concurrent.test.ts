@@ -2,44 +2,35 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { systemSubjects } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
-import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { tempDir } from "../harness/temp-dir.ts";
-import { buildLabCatalog, holdBackupConnection, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
+import { runNatsmon } from "../harness/natsmon-process.ts";
+import type { tempDir } from "../harness/temp-dir.ts";
+import { holdBackupConnection, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
 
 const subjects = systemSubjects(SYSTEM);
 
 describe("natsmon backup while another backup holds the node's backup connection", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
-  let node: NatsmonProcess;
   let url: string;
   let nc: NatsConnection;
 
   const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
 
+  let lab: LabNode | undefined;
   before(async () => {
-    dir = await tempDir("natsmon-backup-concurrent-");
-    const data = join(dir.path, "data");
-    await buildLabCatalog(data, 2);
     // A short db.query-timeout, so that a backup gives up waiting for its turn within the
     // test; the held stream itself is never acknowledged and must outlast the test.
-    const config = await writeCatalogNodeConfig(
-      join(dir.path, "node.yaml"),
-      data,
-      "query-timeout: 2s, query-stream: {ack-timeout: 120s}",
-    );
-    node = spawnNatsmon(["run", "--config", config]);
-    url = await node.waitForUrl();
-    nc = await connect({ servers: url });
+    lab = await startLabNode("natsmon-backup-concurrent-", {
+      epochs: 2,
+      dbYaml: "query-timeout: 2s, query-stream: {ack-timeout: 120s}",
+    });
+    ({ dir, url, nc } = lab);
   });
 
   after(async () => {
-    await nc?.close();
-    await node?.[Symbol.asyncDispose]();
-    await dir?.[Symbol.asyncDispose]();
+    await lab?.[Symbol.asyncDispose]();
   });
 
   test("a backup that waited db.query-timeout for its turn fails saying another backup runs and what to do", async () => {

@@ -9,8 +9,11 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../../src/catalog/index.ts";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
 import { changingLabReplies, marker, TEST_DB } from "../integration/catalog/lab-epoch.ts";
 
 export const EPOCHS = 50;
@@ -56,6 +59,43 @@ export async function writeCatalogNodeConfig(path: string, dataDir: string, dbYa
     ].join("\n"),
   );
   return path;
+}
+
+/** A node serving a lab catalog in a temporary directory, with a client connection to its bus. */
+export interface LabNode extends AsyncDisposable {
+  readonly dir: Awaited<ReturnType<typeof tempDir>>;
+  readonly node: NatsmonProcess;
+  readonly url: string;
+  readonly nc: NatsConnection;
+}
+
+/**
+ * Builds a lab catalog of `epochs` in a fresh temporary directory (named after `prefix`)
+ * and starts a node on it (writeCatalogNodeConfig, with `dbYaml`); disposing stops the node
+ * and removes the directory.
+ */
+export async function startLabNode(
+  prefix: string,
+  options: { epochs?: number; dbYaml?: string } = {},
+): Promise<LabNode> {
+  const dir = await tempDir(prefix);
+  const data = join(dir.path, "data");
+  await buildLabCatalog(data, options.epochs);
+  const config = await writeCatalogNodeConfig(join(dir.path, "node.yaml"), data, options.dbYaml);
+  const node = spawnNatsmon(["run", "--config", config]);
+  const url = await node.waitForUrl();
+  const nc = await connect({ servers: url });
+  return {
+    dir,
+    node,
+    url,
+    nc,
+    async [Symbol.asyncDispose]() {
+      await nc.close();
+      await node[Symbol.asyncDispose]();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
 }
 
 /**

@@ -4,13 +4,12 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { readArrowStream } from "../../src/cli/index.ts";
 import { systemSubjects } from "../../src/protocol/index.ts";
-import { natsmonArgv, runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { tempDir } from "../harness/temp-dir.ts";
-import { buildLabCatalog, epochAt, SYSTEM, writeCatalogNodeConfig } from "./backup-fixture.ts";
+import { natsmonArgv, runNatsmon } from "../harness/natsmon-process.ts";
+import type { tempDir } from "../harness/temp-dir.ts";
+import { epochAt, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
 
 /** The epochs hx.epochs holds in a backup file, in RFC 3339 with microseconds. */
 async function backedUpEpochs(path: string): Promise<string[]> {
@@ -33,26 +32,20 @@ const micros = (epoch: string) => epoch.replace(/\.(\d{3})Z$/, ".$1000Z");
 
 describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
-  let node: NatsmonProcess;
   let url: string;
   let nc: NatsConnection;
 
   const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
   const files = async (part: string) => (await readdir(dir.path)).filter((n) => n.includes(part));
 
+  let lab: LabNode | undefined;
   before(async () => {
-    dir = await tempDir("natsmon-backup-input-");
-    const data = join(dir.path, "data");
-    await buildLabCatalog(data);
-    node = spawnNatsmon(["run", "--config", await writeCatalogNodeConfig(join(dir.path, "node.yaml"), data)]);
-    url = await node.waitForUrl();
-    nc = await connect({ servers: url });
+    lab = await startLabNode("natsmon-backup-input-");
+    ({ dir, url, nc } = lab);
   });
 
   after(async () => {
-    await nc?.close();
-    await node?.[Symbol.asyncDispose]();
-    await dir?.[Symbol.asyncDispose]();
+    await lab?.[Symbol.asyncDispose]();
   });
 
   test("a temporary file a killed run with the same pid left behind neither fails the backup nor is touched", async () => {

@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { readArrowStream, StreamFailedError } from "../../src/cli/index.ts";
 import { systemSubjects } from "../../src/protocol/index.ts";
@@ -15,8 +14,10 @@ import {
   buildLabCatalog,
   epochAt,
   holdBackupConnection as holdBackupConnectionOf,
+  startLabNode,
   SYSTEM,
   writeCatalogNodeConfig,
+  type LabNode,
 } from "./backup-fixture.ts";
 
 const subjects = systemSubjects(SYSTEM);
@@ -64,7 +65,6 @@ async function localPrint(con: DuckDBConnection, select: string): Promise<Finger
 
 describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
-  let node: NatsmonProcess;
   let url: string;
   let nc: NatsConnection;
   let tables: string[];
@@ -75,27 +75,19 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
   };
   const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
 
+  let lab: LabNode | undefined;
   before(async () => {
-    dir = await tempDir("natsmon-backup-");
-    const data = join(dir.path, "data");
-    await buildLabCatalog(data);
     // Long timeouts: the interruption tests hold the backup connection with a stream they never ack.
     // A db.query.stream row cap far below most tables' rows, which backups must not heed.
-    const config = await writeCatalogNodeConfig(
-      join(dir.path, "node.yaml"),
-      data,
-      `query-timeout: 120s, query-stream: {ack-timeout: 120s, max-rows: ${STREAM_MAX_ROWS}}`,
-    );
-    node = spawnNatsmon(["run", "--config", config]);
-    url = await node.waitForUrl();
-    nc = await connect({ servers: url });
+    lab = await startLabNode("natsmon-backup-", {
+      dbYaml: `query-timeout: 120s, query-stream: {ack-timeout: 120s, max-rows: ${STREAM_MAX_ROWS}}`,
+    });
+    ({ dir, url, nc } = lab);
     tables = (await sqlQuery<{ name: string }>(nc, SYSTEM, BACKUP_SET_SQL)).map((r) => r.name);
   });
 
   after(async () => {
-    await nc?.close();
-    await node?.[Symbol.asyncDispose]();
-    await dir?.[Symbol.asyncDispose]();
+    await lab?.[Symbol.asyncDispose]();
   });
 
   test("a full backup restores every table with the node's row counts, columns, types, comments and values", async () => {
