@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { createConnection } from "node:net";
 import { connect } from "@nats-io/transport-node";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
-import { MAX_SYSTEM_ID_LENGTH, startGateway, type Gateway } from "../../src/gateway/index.ts";
+import {
+  MAX_SYSTEM_ID_LENGTH,
+  startGateway,
+  type Gateway,
+  type GatewayOptions,
+} from "../../src/gateway/index.ts";
 import { silentLogger } from "../../src/lib/index.ts";
 import {
   systemSubjects,
@@ -37,6 +42,18 @@ describe("the HTTP gateway in front of a real node", () => {
   let busUrl: string;
   let gateway: Gateway;
   let nc: NatsConnection;
+  /** The suite's gateway settings, in front of its node, with `extra` over them. */
+  const gatewayOptions = (extra: Partial<GatewayOptions> = {}): GatewayOptions => ({
+    bus: { url: busUrl },
+    authToken: TOKEN,
+    host: "127.0.0.1",
+    port: 0,
+    requestTimeoutMs: 30_000,
+    systemsWindowMs: 500,
+    bodyLimitBytes: BODY_LIMIT,
+    log: silentLogger(),
+    ...extra,
+  });
   const post = (path: string, body?: string, headers: Record<string, string> = {}) =>
     httpCall(gateway.url, path, {
       method: "POST",
@@ -54,16 +71,7 @@ describe("the HTTP gateway in front of a real node", () => {
     });
     busUrl = await node.waitForUrl();
     nc = await connect({ servers: busUrl });
-    gateway = await startGateway({
-      bus: { url: busUrl },
-      authToken: TOKEN,
-      host: "127.0.0.1",
-      port: 0,
-      requestTimeoutMs: 30_000,
-      systemsWindowMs: 500,
-      bodyLimitBytes: BODY_LIMIT,
-      log: silentLogger(),
-    });
+    gateway = await startGateway(gatewayOptions());
     await waitFor(async () => (await post("/sys/local/db/schemas")).status === 200, {
       message: "the node's catalog to answer through the gateway",
     });
@@ -291,17 +299,7 @@ describe("the HTTP gateway in front of a real node", () => {
   });
 
   test("a request sent too slowly, headers or body, gets 408 once --receive-timeout passes, and its connection closes", async () => {
-    await using slow = await startGateway({
-      bus: { url: busUrl },
-      authToken: TOKEN,
-      host: "127.0.0.1",
-      port: 0,
-      requestTimeoutMs: 30_000,
-      systemsWindowMs: 500,
-      bodyLimitBytes: BODY_LIMIT,
-      receiveTimeoutMs: 400,
-      log: silentLogger(),
-    });
+    await using slow = await startGateway(gatewayOptions({ receiveTimeoutMs: 400 }));
     const { hostname, port } = new URL(slow.url);
     const head = `POST /sys/local/db/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\n`;
     // Headers never finished; then complete headers with only half the promised body.
@@ -363,16 +361,7 @@ describe("the HTTP gateway in front of a real node", () => {
       },
     });
     await nc.flush();
-    await using impatient = await startGateway({
-      bus: { url: busUrl },
-      authToken: TOKEN,
-      host: "127.0.0.1",
-      port: 0,
-      requestTimeoutMs: 300,
-      systemsWindowMs: 500,
-      bodyLimitBytes: BODY_LIMIT,
-      log: silentLogger(),
-    });
+    await using impatient = await startGateway(gatewayOptions({ requestTimeoutMs: 300 }));
     const r = await httpCall(impatient.url, "/sys/silent/db/query", {
       token: TOKEN,
       body: '{"sql":"SELECT 1"}',
