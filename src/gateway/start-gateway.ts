@@ -260,6 +260,14 @@ function buildApp(link: BusLink, options: GatewayOptions) {
   }
 
   app.setNotFoundHandler(async (request, reply) => {
+    // A known path asked with another method is 405 naming the ones it takes (RFC 9110, 15.5.6).
+    const allowed = allowedMethods(request.url.split("?")[0] ?? "");
+    if (allowed) {
+      return send(
+        reply.header("Allow", allowed),
+        errorReply(405, `${request.method} is not served on this path; use ${allowed}`),
+      );
+    }
     return send(reply, errorReply(404, `no route ${request.method} ${request.url}`));
   });
 
@@ -276,6 +284,14 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     return send(reply, errorReply(500, "internal server error"));
   });
   return app;
+}
+
+const DB_PATH = new RegExp(`^/sys/[^/]+/db/(${Object.keys(DB_ACTIONS).join("|")})$`);
+
+/** The methods a known path is served with, or undefined for a path the gateway does not serve. */
+function allowedMethods(path: string): string | undefined {
+  if (path === HEALTHZ || path === "/systems") return "GET, HEAD";
+  return DB_PATH.test(path) ? "POST" : undefined;
 }
 
 /** Sends an answer; handlers and hooks return the reply so Fastify knows it is sent. */

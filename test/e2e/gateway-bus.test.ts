@@ -120,6 +120,29 @@ describe("the gateway when its bus misbehaves", () => {
     sub.unsubscribe();
   });
 
+  test("a served path asked with another method gets 405 with Allow; an unknown path 404; the token comes first", async () => {
+    const cases: [string, string, string][] = [
+      ["GET", "/sys/echo/db/query", "POST"],
+      ["PUT", "/sys/echo/db/tables?x=1", "POST"],
+      ["POST", "/systems", "GET, HEAD"],
+      ["DELETE", "/healthz", "GET, HEAD"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await httpCall(gateway.url, path, { method, token: TOKEN });
+      assert.equal(r.status, 405, `${method} ${path}`);
+      assert.equal(r.headers.get("allow"), allow);
+      assert.deepEqual(r.json(), {
+        code: 405,
+        description: `${method} is not served on this path; use ${allow}`,
+      });
+    }
+    assert.equal(
+      (await httpCall(gateway.url, "/sys/echo/db/drop", { method: "POST", token: TOKEN })).status,
+      404,
+    );
+    assert.equal((await httpCall(gateway.url, "/sys/echo/db/query", { method: "GET" })).status, 401);
+  });
+
   test("replies to the discovery ping that are not discovery replies are left out of GET /systems", async () => {
     const subs = ["hello", "", "null", "{}", '{"node_id":5,"systems":[]}'].map((body) =>
       nc.subscribe(PING_SUBJECT, { callback: (_err, msg) => void msg.respond(body) }),
