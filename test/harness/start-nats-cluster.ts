@@ -32,6 +32,24 @@ export interface TestCluster extends AsyncDisposable {
 export async function startTestCluster(options: { size?: number; name?: string } = {}): Promise<TestCluster> {
   const size = options.size ?? 3;
   const clusterName = options.name ?? "c1";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCluster(size, clusterName);
+    } catch (err) {
+      // The probes' ports are free again between the probe and the real start, and another
+      // process (a test running alongside) may take one meanwhile: the node then cannot
+      // bind it and exits. New probes choose new ports.
+      if (!(err instanceof PortsTakenError) || attempt === START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+
+/** A node of the cluster exited during start-up; the others were stopped. */
+class PortsTakenError extends Error {}
+
+async function startCluster(size: number, clusterName: string): Promise<TestCluster> {
   const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
   // JetStream clustering refuses to start without routes, and routes need ports: a first
   // start without JetStream lets the OS choose each node's ports, then all start for real.
@@ -54,7 +72,18 @@ export async function startTestCluster(options: { size?: number; name?: string }
     spec.jetstream = true;
     spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
   }
-  const procs: (NatsServerProcess | undefined)[] = await Promise.all(specs.map((spec) => launch(spec)));
+  // Every node that started is stopped again when one did not: a server left running would
+  // keep the test process alive after its tests failed.
+  const launched = await Promise.allSettled(specs.map((spec) => launch(spec)));
+  const procs: (NatsServerProcess | undefined)[] = launched.map((l) =>
+    l.status === "fulfilled" ? l.value : undefined,
+  );
+  const failed = launched.find((l) => l.status === "rejected");
+  if (failed) {
+    await Promise.all(procs.map(async (p) => p?.stop()));
+    await rm(root, { recursive: true, force: true });
+    throw new PortsTakenError(String(failed.reason), { cause: failed.reason });
+  }
   const urls = specs.map((s) => `nats://127.0.0.1:${s.port}`).join(",");
   const nodes: ClusterNode[] = specs.map((spec, i) => ({
     name: spec.name,
@@ -101,6 +130,11 @@ export async function startTestCluster(options: { size?: number; name?: string }
       await rm(root, { recursive: true, force: true });
     },
   };
-  await cluster.waitForMeta();
+  try {
+    await cluster.waitForMeta();
+  } catch (err) {
+    await cluster[Symbol.asyncDispose]();
+    throw err;
+  }
   return cluster;
 }
