@@ -36,6 +36,18 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
   let nc: NatsConnection;
 
   const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
+  /** Rows of hx.epochs that db.backup.stream sends for the window given. */
+  const epochRows = async (start_epoch: string, end_epoch: string): Promise<number> => {
+    const stream = await readArrowStream(
+      nc,
+      systemSubjects(SYSTEM).dbBackupStream,
+      { schema: "hx", table: "epochs", start_epoch, end_epoch },
+      { timeoutMs: 30_000 },
+    );
+    let rows = 0;
+    for await (const batch of stream) rows += batch.numRows;
+    return rows;
+  };
   const files = async (part: string) => (await readdir(dir.path)).filter((n) => n.includes(part));
 
   let lab: LabNode | undefined;
@@ -122,20 +134,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(await backedUpEpochs(out), [micros(epochAt(45)), micros(epochAt(46))]);
 
-    const stream = await readArrowStream(
-      nc,
-      systemSubjects(SYSTEM).dbBackupStream,
-      {
-        schema: "hx",
-        table: "epochs",
-        start_epoch: "2026-11-22t10:47:00z",
-        end_epoch: "2026-11-22t10:48:00Z",
-      },
-      { timeoutMs: 30_000 },
-    );
-    let rows = 0;
-    for await (const batch of stream) rows += batch.numRows;
-    assert.equal(rows, 2);
+    assert.equal(await epochRows("2026-11-22t10:47:00z", "2026-11-22t10:48:00Z"), 2);
   });
 
   test("db.backup.stream refuses a bound DuckDB cannot cast with a 400 naming the field and the range, and takes any number of fraction digits", async () => {
@@ -154,20 +153,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
       assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "400", JSON.stringify(bounds));
       assert.match(reply.json<{ description: string }>().description, description);
     }
-    const stream = await readArrowStream(
-      nc,
-      subject,
-      {
-        schema: "hx",
-        table: "epochs",
-        start_epoch: "2026-11-22T10:45:00.0000000000Z",
-        end_epoch: "2026-11-22T10:46:00.9999999999Z",
-      },
-      { timeoutMs: 30_000 },
-    );
-    let rows = 0;
-    for await (const batch of stream) rows += batch.numRows;
-    assert.equal(rows, 2);
+    assert.equal(await epochRows("2026-11-22T10:45:00.0000000000Z", "2026-11-22T10:46:00.9999999999Z"), 2);
 
     const run = await backup("--out", join(dir.path, "y10k.duckdb"), "--until", "9999-12-31T23:59:59-05:00");
     assert.equal(run.code, 2, run.stderr);
