@@ -5,7 +5,7 @@ import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts"
 import type { Logger } from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
-import { bearerCheck } from "./bearer-auth.ts";
+import { AUTH_REALM, bearerCheck } from "./bearer-auth.ts";
 import { checkSystemId } from "./check-system-id.ts";
 import { answerClientError } from "./client-errors.ts";
 import { watchBus, type BusLink } from "./bus-link.ts";
@@ -294,7 +294,12 @@ function allowedMethods(path: string): string | undefined {
   return DB_PATH.test(path) ? "POST" : undefined;
 }
 
-/** Sends an answer; handlers and hooks return the reply so Fastify knows it is sent. */
+/**
+ * Sends an answer; handlers and hooks return the reply so Fastify knows it is sent. A 401
+ * must carry a challenge (RFC 9110, 11.6.1): one relayed from upstream gets the gateway's.
+ */
 function send(reply: FastifyReply, answer: GatewayReply): FastifyReply {
+  if (answer.status === 401 && !reply.hasHeader("WWW-Authenticate"))
+    reply.header("WWW-Authenticate", `Bearer realm="${AUTH_REALM}"`);
   return reply.code(answer.status).type(answer.contentType).send(answer.body);
 }

@@ -9,7 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createConnection } from "node:net";
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
 import { startGateway, type Gateway, type GatewayOptions } from "../../src/gateway/index.ts";
 import { silentLogger } from "../../src/lib/index.ts";
@@ -141,6 +141,23 @@ describe("the gateway when its bus misbehaves", () => {
       404,
     );
     assert.equal((await httpCall(gateway.url, "/sys/echo/db/query", { method: "GET" })).status, 401);
+  });
+
+  test("an upstream 401 keeps its status and description and carries the challenge every 401 must", async () => {
+    const sub = nc.subscribe(systemSubjects("guarded").dbQuery, {
+      callback: (_err, msg) => {
+        const h = headers();
+        h.set("Nats-Service-Error-Code", "401");
+        h.set("Nats-Service-Error", "not for you");
+        msg.respond("", { headers: h });
+      },
+    });
+    await nc.flush();
+    const r = await httpCall(gateway.url, "/sys/guarded/db/query", { token: TOKEN, body: "{}" });
+    sub.unsubscribe();
+    assert.equal(r.status, 401, r.text);
+    assert.deepEqual(r.json(), { code: 401, description: "not for you" });
+    assert.equal(r.headers.get("www-authenticate"), 'Bearer realm="natsmon"');
   });
 
   test("replies to the discovery ping that are not discovery replies are left out of GET /systems", async () => {
