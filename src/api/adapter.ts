@@ -32,14 +32,18 @@ const SUPPORTED_API_VERSIONS = new Set(["1"]);
 export function adapt(
   handler: ApiHandler,
   log: Logger,
-  onOutcome: (outcome: string) => void = () => {},
+  options: {
+    readonly onOutcome?: (outcome: string) => void;
+    /** The bus's max_payload, which an error reply must fit as well as a result. */
+    readonly maxPayload?: () => number | undefined;
+  } = {},
 ): ServiceHandler {
   return (err, msg) => {
     if (err) {
       log.error({ err }, "service endpoint failed");
       return;
     }
-    void answer(handler, msg, log).then(onOutcome);
+    void answer(handler, msg, log, options.maxPayload?.()).then(options.onOutcome);
   };
 }
 
@@ -63,7 +67,12 @@ export function requestOf(msg: ServiceMsg): ApiRequest {
 }
 
 /** Answers one request; resolves with its outcome: `ok` or the error code sent. */
-async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promise<string> {
+async function answer(
+  handler: ApiHandler,
+  msg: ServiceMsg,
+  log: Logger,
+  maxPayload: number | undefined,
+): Promise<string> {
   try {
     checkVersion(msg);
     const request = requestOf(msg);
@@ -79,7 +88,7 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
     return "ok";
   } catch (error) {
     if (error instanceof MonError) {
-      respondError(msg, error.code, error.message, log);
+      respondError(msg, error.code, error.message, log, maxPayload);
       return String(error.code);
     }
     if (error instanceof Error && /max_payload|payload exceeds/i.test(error.message)) {
@@ -89,11 +98,12 @@ async function answer(handler: ApiHandler, msg: ServiceMsg, log: Logger): Promis
         413,
         "the reply is larger than the bus's max_payload; add a LIMIT or use db.query.stream",
         log,
+        maxPayload,
       );
       return "413";
     }
     log.error({ err: error, subject: msg.subject }, "request failed with an internal error");
-    respondError(msg, 500, "internal server error", log);
+    respondError(msg, 500, "internal server error", log, maxPayload);
     return "500";
   }
 }
@@ -106,14 +116,47 @@ const MAX_DESCRIPTION = 1024;
  * description is folded onto one line and the full message travels as the error `data`.
  * Failing to answer is logged, never thrown: it would take the whole node down.
  */
-function respondError(msg: ServiceMsg, code: number, message: string, log: Logger): void {
+function respondError(
+  msg: ServiceMsg,
+  code: number,
+  message: string,
+  log: Logger,
+  maxPayload: number | undefined,
+): void {
   const description = errorDescription(message);
-  const data = description === message ? undefined : JSON.stringify({ message });
+  const full = boundErrorText(message, maxPayload);
+  const data = description === message || full === undefined ? undefined : JSON.stringify({ message: full });
   try {
     msg.respondError(code, description || "error", data);
   } catch (err) {
     log.error({ err, subject: msg.subject }, "could not send an error reply");
   }
+}
+
+/** Most bytes of an error's full text sent: DuckDB quotes a misspelt name whole, however long. */
+export const MAX_ERROR_TEXT_BYTES = 64 * 1024;
+/** Room kept in max_payload for everything besides the error text (headers, JSON, framing). */
+const ERROR_REPLY_ROOM = 4 * MAX_DESCRIPTION;
+
+/**
+ * An error's full text as it can travel: whole when it is at most MAX_ERROR_TEXT_BYTES and
+ * fits the bus's max_payload beside the reply's headers, else cut (on a character boundary)
+ * with a note of what was left out; undefined when the bus leaves no room for it at all.
+ * Unbounded, a request naming a column of megabytes had its 400 refused by the bus, and the
+ * client waited for its timeout instead.
+ */
+export function boundErrorText(message: string, maxPayload: number | undefined): string | undefined {
+  const limit = Math.min(MAX_ERROR_TEXT_BYTES, (maxPayload ?? Infinity) - ERROR_REPLY_ROOM);
+  const bytes = Buffer.byteLength(message, "utf8");
+  if (bytes <= limit) return message;
+  const note = ` [… cut: the message has ${bytes} bytes]`;
+  const keep = limit - Buffer.byteLength(note, "utf8");
+  if (keep < MAX_DESCRIPTION) return undefined;
+  // Cut at a UTF-8 character boundary: continuation bytes are 10xxxxxx.
+  const utf8 = Buffer.from(message, "utf8");
+  let end = keep;
+  while (end > 0 && (utf8[end]! & 0xc0) === 0x80) end--;
+  return utf8.subarray(0, end).toString("utf8") + note;
 }
 
 /** An error message as a header value: on one line, at most MAX_DESCRIPTION characters. */

@@ -6,7 +6,7 @@
  */
 export { startApi } from "./service.ts";
 export type { Api } from "./service.ts";
-export { adapt, parseJsonRequest } from "./adapter.ts";
+export { adapt, MAX_ERROR_TEXT_BYTES, parseJsonRequest } from "./adapter.ts";
 export type { ApiHandler, ApiRequest, ApiReply } from "./adapter.ts";
 export { dbQueryHandler } from "./db-handlers.ts";
 export { adaptStream, dbQueryStreamHandler, streamOptions } from "./stream-handlers.ts";

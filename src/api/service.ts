@@ -39,6 +39,7 @@ export async function startApi(
     metadata: { node_id: options.nodeId },
   });
   const ping: Subscription = answerPing(nc, options.discovery, log);
+  const maxPayload = () => nc.info?.max_payload;
   // A request sent right after subscribing can race the subscription (stack-notes pitfall 1).
   await nc.flush();
   return {
@@ -48,9 +49,10 @@ export async function startApi(
           subject: systemSubject(systemId, action),
           handler:
             typeof handler === "function"
-              ? adapt(handler, log.child({ system: systemId, endpoint: action }), (outcome) =>
-                  options.metrics?.request(action, outcome),
-                )
+              ? adapt(handler, log.child({ system: systemId, endpoint: action }), {
+                  onOutcome: (outcome) => options.metrics?.request(action, outcome),
+                  maxPayload,
+                })
               : adaptStream(nc, handler, log.child({ system: systemId, endpoint: action })),
           metadata: { system_id: systemId },
         });
@@ -61,9 +63,10 @@ export async function startApi(
       for (const [action, handler] of Object.entries(handlers)) {
         service.addEndpoint(endpointName(options.nodeId, `node.${action}`), {
           subject: nodeSubject(options.nodeId, action),
-          handler: adapt(handler, log.child({ endpoint: action }), (outcome) =>
-            options.metrics?.request(action, outcome),
-          ),
+          handler: adapt(handler, log.child({ endpoint: action }), {
+            onOutcome: (outcome) => options.metrics?.request(action, outcome),
+            maxPayload,
+          }),
           metadata: { node_id: options.nodeId },
         });
       }

@@ -17,7 +17,7 @@ import {
   type StreamEndTrailer,
   type StreamErrorTrailer,
 } from "../protocol/index.ts";
-import { errorDescription } from "./adapter.ts";
+import { boundErrorText, errorDescription } from "./adapter.ts";
 
 /** What the sender reads from: catalog/'s ArrowScan, seen through this port. */
 export interface ArrowBatchSource {
@@ -236,6 +236,12 @@ function publishTrailer(
     h.set(StreamHeader.Kind, StreamMessageKind.Error);
     h.set(ServiceErrorHeader.Code, trailer.code);
     h.set(ServiceErrorHeader.Description, errorDescription(trailer.description) || "error");
+    // The full text rides in the body; cut to what the bus carries, or the trailer is refused
+    // and the client waits out its timeout instead of reading the error.
+    const full = boundErrorText(trailer.description, nc.info?.max_payload);
+    if (full !== trailer.description) {
+      trailer = { ...trailer, description: full ?? errorDescription(trailer.description) };
+    }
   }
   nc.publish(replyTo, JSON.stringify(trailer), { headers: h });
 }

@@ -10,6 +10,7 @@ import {
   readArrowStream,
   type ArrowStreamReader,
 } from "../../../src/cli/index.ts";
+import { MAX_ERROR_TEXT_BYTES } from "../../../src/api/index.ts";
 import { END_OF_STREAM, IpcMessageEncoder, registerArrowCodecs } from "../../../src/lib/index.ts";
 import {
   ArrowFieldMetadata,
@@ -312,6 +313,31 @@ describe("db.query.stream on a real server and catalog", () => {
     );
     assert.equal(trailer.json<StreamErrorTrailer>().code, "413");
     assert.match(trailer.json<StreamErrorTrailer>().description, /a row of the result is larger/);
+  });
+
+  test("an error whose text alone is over max_payload (a misspelt name of a megabyte) is answered, cut", async () => {
+    // DuckDB quotes the name whole: the error's text is as large as the request, and the
+    // reply's headers tip it over the bus's limit. Unbounded, neither endpoint answered.
+    const sql = `SELECT ${"x".repeat(f.nc.info!.max_payload - 600)}`;
+    const reply = await f.nc.request(f.subjects.dbQuery, JSON.stringify({ sql }), { timeout: 20_000 });
+    assert.equal(reply.headers?.get("Nats-Service-Error-Code"), "400");
+    assert.match(reply.headers?.get("Nats-Service-Error") ?? "", /^Binder Error: Referenced column "x+$/);
+    const { message } = reply.json<{ message: string }>();
+    assert.ok(message.length <= MAX_ERROR_TEXT_BYTES, `${message.length} characters`);
+    assert.match(message, /^Binder Error: Referenced column "x+ \[… cut: the message has \d+ bytes\]$/);
+
+    const failed = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 20_000 }).then(
+      () => assert.fail("the stream succeeded"),
+      (err: unknown) => err,
+    );
+    assert.ok(failed instanceof StreamFailedError, String(failed));
+    assert.equal(failed.trailer.code, "400");
+    assert.ok(failed.trailer.description.length <= MAX_ERROR_TEXT_BYTES);
+    assert.match(
+      failed.trailer.description,
+      /^Binder Error: Referenced column "x+ \[… cut: the message has \d+ bytes\]$/,
+    );
+    await waitFor(() => f.catalog.pools().readers.busy === 0);
   });
 
   test("a subject nobody serves gives NoResponderError", async () => {
