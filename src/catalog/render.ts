@@ -11,8 +11,9 @@
  * - TIMESTAMP, TIMESTAMPTZ and the _S/_MS/_NS variants → RFC 3339 in UTC with a "Z":
  *   milliseconds always ("2026-11-22T11:02:14.000Z", the same text as an epoch on the
  *   wire), micro- or nanoseconds when the value has them. A TIMESTAMP without zone is read
- *   as UTC. ±infinity → "infinity" / "-infinity"; years outside 0000–9999 → DuckDB's text.
- * - DATE → "YYYY-MM-DD"; TIME, TIME_TZ, INTERVAL, UUID, BIT, ENUM → DuckDB's text.
+ *   as UTC. ±infinity → "infinity" / "-infinity"; years outside 0000–9999, which RFC 3339
+ *   lacks, in ISO 8601's expanded form ("+010000-01-01T00:00:00.000Z", "-000044-…").
+ * - DATE → "YYYY-MM-DD", expanded past 0000–9999 as timestamps are; TIME, TIME_TZ, INTERVAL, UUID, BIT, ENUM → DuckDB's text.
  * - BLOB → base64.
  * - LIST, ARRAY → arrays; STRUCT → objects; MAP → an object keyed by the keys' text;
  *   UNION → the value of its active member; VARIANT → its value, rendered by its own type.
@@ -31,6 +32,7 @@ import {
   type DuckDBValue,
   type DuckDBVariantValue,
 } from "@duckdb/node-api";
+import { isoDate, isoTimestamp } from "../lib/index.ts";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -162,7 +164,8 @@ function timestamp(nanos: bigint, digits: number, value: DuckDBValue): string {
   const ms = nanos >= 0n ? nanos / NANOS_PER_MS : -((-nanos + NANOS_PER_MS - 1n) / NANOS_PER_MS);
   const date = new Date(Number(ms));
   const year = date.getUTCFullYear();
-  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999) return text(value);
+  // Past what a Date holds, or with no RFC 3339 form: ISO 8601's expanded years, as the CLI has them.
+  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999) return isoTimestamp(nanos, digits);
   const subMs = (nanos - ms * NANOS_PER_MS).toString().padStart(6, "0");
   const extra = digits <= 3 || subMs === "000000" ? "" : subMs.slice(0, digits - 3).replace(/0{3}$/, "");
   return date.toISOString().replace("Z", `${extra}Z`);
@@ -184,7 +187,7 @@ function infinity(value: DuckDBValue): "infinity" | "-infinity" | undefined {
 function date(value: DuckDBDateValue): string {
   if (value.days === DuckDBDateValue.PosInf.days) return "infinity";
   if (value.days === DuckDBDateValue.NegInf.days) return "-infinity";
-  return value.toString();
+  return isoDate(value.days);
 }
 
 /** A value whose type is not known (inside a VARIANT without one, or an unknown UNION tag). */

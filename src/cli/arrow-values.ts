@@ -28,6 +28,7 @@ import {
   type Field,
   type RecordBatch,
 } from "apache-arrow";
+import { isoDate, isoTimestamp } from "../lib/index.ts";
 import { ArrowFieldMetadata } from "../protocol/index.ts";
 
 export type Cell = null | boolean | number | string | Cell[] | { [key: string]: Cell };
@@ -338,9 +339,9 @@ export function timestamp(raw: bigint, nanosPerUnit: bigint): string {
   const nanos = raw * nanosPerUnit;
   const ms = nanos >= 0n ? nanos / NANOS_PER_MS : -((-nanos + NANOS_PER_MS - 1n) / NANOS_PER_MS);
   const date = new Date(Number(ms));
-  // Beyond ±275,760 years a Date cannot hold it; years past 9999 come out in ISO 8601's
-  // expanded form (+010000-…), the closest RFC 3339 allows.
-  if (Number.isNaN(date.getTime())) return `${nanos} ns since 1970-01-01T00:00:00Z`;
+  // Years past 9999 come out in ISO 8601's expanded form (+010000-…), the closest RFC 3339
+  // allows; beyond the ±275,760 years a Date holds, the calendar is worked out in full.
+  if (Number.isNaN(date.getTime())) return isoTimestamp(nanos);
   const subMs = (nanos - ms * NANOS_PER_MS).toString().padStart(6, "0");
   const extra = subMs === "000000" ? "" : subMs.replace(/000$/, "");
   return date.toISOString().replace("Z", `${extra}Z`);
@@ -384,7 +385,7 @@ function dayText(days: number): string {
 
 function dateText(ms: number): string {
   const date = new Date(ms);
-  if (Number.isNaN(date.getTime())) return `${ms / 86_400_000} days since 1970-01-01`;
+  if (Number.isNaN(date.getTime())) return isoDate(Math.floor(ms / 86_400_000));
   const iso = date.toISOString();
   return iso.slice(0, iso.indexOf("T"));
 }

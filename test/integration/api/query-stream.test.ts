@@ -195,6 +195,27 @@ describe("db.query.stream on a real server and catalog", () => {
     assert.equal(got[0]!.bl, "AP8Q");
   });
 
+  test("years outside 0000–9999 read the same from the stream and db.query: ISO 8601's expanded form", async () => {
+    const sql = `SELECT TIMESTAMP '10000-01-01 00:00:00' AS ts_big, TIMESTAMP '290000-01-01 12:00:00.5' AS ts_far,
+        TIMESTAMP_NS '1700-01-01 00:00:00.000000001' AS ns_old, DATE '0045-03-15 (BC)' AS d_bc,
+        DATE '5000000-03-01' AS d_far, DATE '0001-12-31 (BC)' AS d_zero`;
+    const expected = {
+      ts_big: "+010000-01-01T00:00:00.000Z",
+      ts_far: "+290000-01-01T12:00:00.500Z",
+      ns_old: "1700-01-01T00:00:00.000000001Z",
+      d_bc: "-000044-03-15",
+      d_far: "+5000000-03-01",
+      d_zero: "0000-12-31",
+    };
+    assert.deepEqual(await f.queryJson(sql), [expected]);
+    // As `natsmon query` renders what it streams.
+    const reader = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 });
+    const [batch] = (await readAll(reader)).batches;
+    const names = batch!.schema.fields.map((field) => field.name);
+    const cells = batchRows(batch!)[0]!;
+    assert.deepEqual(Object.fromEntries(cells.map((cell, i) => [names[i]!, cell])), expected);
+  });
+
   test("infinities keep their sign, nested DECIMAL and HUGEINT are decimal strings, NULL slots carry zeros", async () => {
     const sql = `SELECT '-infinity'::TIMESTAMP_S AS s_neg, 'infinity'::TIMESTAMP_MS AS ms_pos,
         '-infinity'::TIMESTAMP_MS AS ms_neg, '-infinity'::TIMESTAMP_NS AS ns_neg,

@@ -90,7 +90,20 @@ const cases: [string, DuckDBValue, DuckDBType, JsonValue][] = [
   ["TIMESTAMP_S has milliseconds", timestampSecondsValue(60n), TIMESTAMP_S, "1970-01-01T00:01:00.000Z"],
   ["infinity is a word", DuckDBTimestampTZValue.PosInf, TIMESTAMPTZ, "infinity"],
   ["-infinity too", DuckDBTimestampTZValue.NegInf, TIMESTAMPTZ, "-infinity"],
+  [
+    "a year past 9999 has ISO 8601's expanded form, as the CLI writes it",
+    timestampValue(micros(253_402_300_800_000)),
+    TIMESTAMP,
+    "+010000-01-01T00:00:00.000Z",
+  ],
+  [
+    "so has one before year 0 (283230 BC), beyond what a JS Date holds too",
+    timestampValue(-9_000_000_000_000_000_000n),
+    TIMESTAMP,
+    "-283229-05-10T08:00:00.000Z",
+  ],
   ["a DATE is YYYY-MM-DD", dateValue(20414), DATE, "2025-11-22"],
+  ["a BC DATE is an astronomical year, expanded", dateValue(-735_525), DATE, "-000044-03-15"],
   ["an infinite DATE is a word", DuckDBDateValue.PosInf, DATE, "infinity"],
   [
     "a LIST is an array of rendered items",
