@@ -21,7 +21,7 @@ import type { Catalog } from "./open-catalog.ts";
 /** DuckDB cannot comment a schema, so the descriptions live here. */
 const SCHEMA_DESCRIPTIONS: Readonly<Record<DiscoverySchema, string>> = {
   hx: "History: one row per entity per epoch (_stats), identities (_ident) and options (_opts), and views joining them",
-  main: "Shared lookup tables (ips)",
+  main: "Shared tables outside the epochs: IP address lookups (ips) and page views recorded with usage.record (page_views)",
   checks: "One table macro per check; code server-001 is checks.server_001",
   contexts: "Table macros behind the supporting context panels of findings",
 };
@@ -128,10 +128,17 @@ export async function listColumns(
   };
 }
 
+/**
+ * The defaults of macros' optional parameters by macro (`schema.name`), in parameter
+ * order: DuckDB's metadata lists a defaulted parameter by name only.
+ */
+export type MacroDefaults = ReadonlyMap<string, readonly { name: string; default: string }[]>;
+
 export async function listMacros(
   catalog: Catalog,
   timeoutMs: number,
   schema?: DiscoverySchema,
+  defaults: MacroDefaults = new Map(),
 ): Promise<MacrosReply> {
   const rows = await read(
     catalog,
@@ -144,16 +151,28 @@ export async function listMacros(
       ORDER BY schema_name, function_name, len(parameters)`,
     [schema ?? null],
   );
-  return { macros: rows.map(macroEntry) };
+  return { macros: rows.map((r) => macroEntry(r, defaults)) };
 }
 
-function macroEntry(r: Record<string, DuckDBValue>): MacroEntry {
-  const names = listOf(r.parameters);
-  const types = listOf(r.parameter_types);
-  const parameters = names.map((name, i) => ({ name: String(name), type: textOrNull(types[i]) }));
+function macroEntry(r: Record<string, DuckDBValue>, defaults: MacroDefaults): MacroEntry {
   const schema = String(r.schema);
   const name = String(r.name);
-  const args = parameters.map((p) => (p.type ? `${p.name} ${p.type}` : p.name)).join(", ");
+  const known = defaults.get(`${schema}.${name}`) ?? [];
+  const names = listOf(r.parameters);
+  const types = listOf(r.parameter_types);
+  const parameters = names.map((param, i) => {
+    const fallback = known.find((d) => d.name === String(param))?.default;
+    return {
+      name: String(param),
+      type: textOrNull(types[i]),
+      ...(fallback === undefined ? {} : { default: fallback }),
+    };
+  });
+  const args = parameters
+    .map(
+      (p) => `${p.type ? `${p.name} ${p.type}` : p.name}${p.default === undefined ? "" : ` := ${p.default}`}`,
+    )
+    .join(", ");
   return {
     schema,
     name,

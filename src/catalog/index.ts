@@ -23,6 +23,7 @@ export type { Migration } from "./migrations/index.ts";
 export { explainReadOnly } from "./explain.ts";
 export type { ExplainQuery } from "./explain.ts";
 export { listSchemas, listTables, listColumns, listMacros } from "./discovery.ts";
+export type { MacroDefaults } from "./discovery.ts";
 export { describeBackupSchema, backupStatement, backupStatementFor, backupTableNames } from "./backup.ts";
 export type { BackupSchema, BackupRequest, BackupStatement, BackupTable } from "./backup.ts";
 export { EPOCH_BOUND_RANGE, formatMicros, parseEpochBound } from "./epoch-bound.ts";

@@ -69,6 +69,22 @@ export function checkMacroSql(check: Check): string {
 }
 
 /**
+ * Each check macro's optional parameters with the default it was installed with, as SQL
+ * text, by macro (`checks.consumer_002` → `{p_max_lag: "300"}`): DuckDB's metadata does
+ * not keep macro defaults, and db.macros shows them in each signature.
+ */
+export function checkMacroDefaults(
+  checks: readonly Check[],
+): ReadonlyMap<string, readonly { name: string; default: string }[]> {
+  return new Map(
+    checks.map((check) => [
+      macroName(check.code),
+      check.params.map((p) => ({ name: p.name, default: sqlNumber(p.default) })),
+    ]),
+  );
+}
+
+/**
  * A call of the check's macro over [$1, $2] (TIMESTAMPTZ) with the given thresholds, the
  * detail columns folded into one JSON object: the columns of hx.check_findings but `disabled`.
  */

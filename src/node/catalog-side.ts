@@ -18,8 +18,10 @@ import {
   type Catalog,
 } from "../catalog/index.ts";
 import {
+  CHECKS,
   checkInfo,
   checkListGroups,
+  checkMacroDefaults,
   findCheck,
   findingsRowsSql,
   installStatements,
@@ -240,12 +242,13 @@ export async function startCatalogSide(options: {
       );
     },
   };
+  const macroDefaults = checkMacroDefaults(CHECKS);
   const discovery: DiscoveryPort = {
     explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
     schemas: async () => listSchemas(opened(), timeoutMs),
     tables: async (schema) => listTables(opened(), timeoutMs, schema),
     columns: async (schema, table) => listColumns(opened(), timeoutMs, schema, table),
-    macros: async (schema) => listMacros(opened(), timeoutMs, schema),
+    macros: async (schema) => listMacros(opened(), timeoutMs, schema, macroDefaults),
   };
 
   const checks: ChecksPort = {

@@ -93,15 +93,17 @@ export interface MacrosRequest {
  * One macro overload in a `db.macros` reply (an overloaded macro has one entry per
  * overload), ordered by schema then name. `type` `table` is a table macro (`FROM
  * checks.server_001(…)`), `scalar` an expression macro. Parameter types are null where the
- * macro does not declare them. DuckDB's metadata does not expose parameter defaults.
+ * macro does not declare them. An optional parameter carries its `default` (SQL text) where
+ * natsmon installed the macro (every check macro's thresholds); DuckDB's metadata does not
+ * keep defaults for others.
  */
 export interface MacroEntry {
   schema: string;
   name: string;
   type: "table" | "scalar";
   comment: string | null;
-  parameters: { name: string; type: string | null }[];
-  /** e.g. `checks.server_001(since TIMESTAMP WITH TIME ZONE, lim)`. */
+  parameters: { name: string; type: string | null; default?: string }[];
+  /** e.g. `checks.consumer_002(ep_from, ep_to, p_max_lag := 300)`. */
   signature: string;
   /** The macro body as DuckDB prints it. */
   definition: string | null;

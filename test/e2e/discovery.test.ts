@@ -88,6 +88,18 @@ describe("catalog discovery on a node on the embedded default", () => {
         `server-007 ${SERVER_007.name}: ${SERVER_007.description}`,
       ],
     );
+    // A threshold is an optional parameter: its default shows, as the macro was installed.
+    const server003 = macros.body?.macros.find((m) => m.name === "server_003");
+    assert.equal(server003?.signature, "checks.server_003(ep_from, ep_to, p_cpu_percent := 90)");
+    assert.deepEqual(server003?.parameters, [
+      { name: "ep_from", type: null },
+      { name: "ep_to", type: null },
+      { name: "p_cpu_percent", type: null, default: "90" },
+    ]);
+    const omitted = await ask<ExplainReply>(nc, subjects.dbExplain, {
+      sql: "FROM checks.server_003(now() - INTERVAL 1 HOUR, now())",
+    });
+    assert.equal(omitted.body?.valid, true);
   });
 
   test("db.explain plans, and with analyze runs and times, a read-only statement", async () => {
