@@ -12,6 +12,7 @@ import { noNodeServes, resolveSystem } from "./discover.ts";
 import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
 import { NoResponderError } from "./stream-client.ts";
 import { timeoutOption } from "./timeout-option.ts";
+import { systemOption } from "./system-option.ts";
 
 interface BackupOptions extends ClientOptions {
   system?: string;
@@ -35,7 +36,7 @@ export function backupCommand(program: Command): void {
       .command("backup")
       .description("copy a system's catalog into a local DuckDB file (db.backup.stream)")
       .requiredOption("-o, --out <file>", "the DuckDB file to write")
-      .option("--system <id>", "system to back up (default: the only one on the bus)")
+      .addOption(systemOption("system to back up"))
       .option("--since <time>", "first epoch: RFC 3339, or a duration before now such as 24h")
       .option("--until <time>", "last epoch: RFC 3339, or a duration before now (default: the newest)")
       .option("--force", "replace FILE when it exists")

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import {
+  ServiceErrorHeader,
   systemSubjects,
   type ColumnsReply,
   type ExplainReply,
@@ -12,8 +13,11 @@ import { stringifyExact } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { noNodeServes, resolveSystem } from "./discover.ts";
 import { parseParams, readSql } from "./input.ts";
+import { errorText } from "./query-fallback.ts";
+import { openOutput } from "./query-output.ts";
 import { renderTable } from "./table.ts";
 import { timeoutOption } from "./timeout-option.ts";
+import { systemOption } from "./system-option.ts";
 
 interface DbOptions extends ClientOptions {
   system?: string;
@@ -58,7 +62,7 @@ export function dbCommand(program: Command): void {
       ask<TablesReply>(options, {
         endpoint: "db.tables",
         subject: (s) => s.dbTables,
-        body: options.schema ? { schema: options.schema } : {},
+        body: options.schema === undefined ? {} : { schema: options.schema },
         table: (r) =>
           renderTable(
             r.tables.map((t) => ({
@@ -95,13 +99,17 @@ export function dbCommand(program: Command): void {
       ask<MacrosReply>(options, {
         endpoint: "db.macros",
         subject: (s) => s.dbMacros,
-        body: options.schema ? { schema: options.schema } : {},
+        body: options.schema === undefined ? {} : { schema: options.schema },
         table: (r) =>
           renderTable(r.macros.map((m) => ({ signature: m.signature, type: m.type, comment: m.comment }))),
       }),
     );
 
-  dbSubcommand(db, "explain", "show the plan of a read-only statement without running it")
+  dbSubcommand(
+    db,
+    "explain",
+    "show the plan of a read-only statement (with --analyze: run it, and show the plan timed)",
+  )
     .argument("[sql]", "the statement; `-` or omitted: read it from stdin")
     .option("--analyze", "run the statement and show per-operator timing (EXPLAIN ANALYZE)")
     .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")
@@ -128,7 +136,7 @@ function dbSubcommand(db: Command, name: string, description: string): Command {
     db
       .command(name)
       .description(description)
-      .option("--system <id>", "system to ask (default: the only one on the bus)")
+      .addOption(systemOption("system to ask"))
       .option("-f, --format <format>", "table or json", "table")
       .addOption(timeoutOption("how long to wait for the answer")),
   );
@@ -144,9 +152,13 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
     const system = await resolveSystem(nc, options.system);
     const reply = await request<R>(nc, discovery, options, system);
     if (reply === undefined) return;
-    process.stdout.write(
+    // Through the query's stdout writer: a reader that stops early (`| head`) ends the
+    // output quietly rather than with an EPIPE stack trace.
+    const output = openOutput(undefined);
+    await output.write(
       options.format === "json" ? JSON.stringify(reply, null, 2) + "\n" : discovery.table(reply),
     );
+    await output.close();
   } finally {
     await nc.close();
   }
@@ -162,15 +174,23 @@ async function request<R>(
   try {
     const subject = discovery.subject(systemSubjects(system));
     const reply = await nc.request(subject, stringifyExact(discovery.body), { timeout: options.timeout });
-    const code = reply.headers?.get("Nats-Service-Error-Code");
+    const code = reply.headers?.get(ServiceErrorHeader.Code);
     if (code) {
-      fail(`${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
+      // In full: DuckDB's message spans lines (LINE 2: …, the caret) the header folds away.
+      fail(`${code}: ${errorText(reply)}`);
       return undefined;
     }
     return reply.json<R>();
   } catch (err) {
     if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
       fail(noNodeServes(system, `${discovery.endpoint} has no responder`));
+      return undefined;
+    }
+    if (err instanceof errors.TimeoutError) {
+      fail(
+        `no answer to ${discovery.endpoint} from system "${system}" within ${options.timeout} ms; ` +
+          "the node may be busy or stopped: retry, or raise --timeout",
+      );
       return undefined;
     }
     throw err;

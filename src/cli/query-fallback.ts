@@ -76,7 +76,7 @@ export async function queryBuffered(
  * when that is not the whole message (DuckDB's span lines: LINE 1: …), the server sends
  * it whole as the error's data, `{"message": …}`, as the stream's trailer carries it.
  */
-function errorText(reply: Msg): string {
+export function errorText(reply: Msg): string {
   const header = reply.headers?.get(ServiceErrorHeader.Description) || "error";
   if (reply.data.length === 0) return header;
   try {

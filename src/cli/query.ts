@@ -21,6 +21,7 @@ import {
   type ArrowStreamReader,
 } from "./stream-client.ts";
 import { timeoutOption } from "./timeout-option.ts";
+import { systemOption } from "./system-option.ts";
 
 const FORMATS = ["table", "csv", "json", "arrow"] as const;
 type Format = (typeof FORMATS)[number];
@@ -45,7 +46,7 @@ export function queryCommand(program: Command): void {
       .command("query")
       .description("run a read-only SQL statement against a system's catalog")
       .argument("[sql]", "the statement; `-` or omitted: read it from stdin")
-      .option("--system <id>", "system to query (default: the only one on the bus)")
+      .addOption(systemOption("system to query"))
       .option("-f, --format <format>", "table, csv, json or arrow (Arrow IPC stream bytes)", "table")
       .option("-o, --out <file>", "write the result to this file instead of stdout (replaced on success)")
       .option("-p, --param <value...>", "positional parameters ($1, $2, …), as JSON values or strings")

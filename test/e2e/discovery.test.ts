@@ -1,5 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
@@ -13,7 +15,7 @@ import {
   type SchemasReply,
   type TablesReply,
 } from "../../src/protocol/index.ts";
-import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { natsmonArgv, runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 
 const subjects = systemSubjects("local");
@@ -297,6 +299,54 @@ describe("catalog discovery on a node on the embedded default", () => {
       'natsmon: no node serves system "typo" (db.tables has no responder); ' +
         "`natsmon systems` lists the systems on this bus\n",
     );
+  });
+
+  test("natsmon db: a bad --system is a usage error before connecting; errors print whole; a closed pipe ends quietly", async () => {
+    // Nothing listens on port 1: a usage error must come before any connection attempt.
+    const commands = [
+      ["db", "tables"],
+      ["query", "SELECT 1"],
+      ["backup", "--out", join(dir.path, "never.duckdb")],
+    ];
+    for (const [system, command] of [
+      ["a.b", commands[0]!],
+      ["*", commands[1]!],
+      ["", commands[2]!],
+    ] as const) {
+      const bad = await runNatsmon([...command, "--server", "nats://127.0.0.1:1", "--system", system]);
+      assert.equal(bad.code, 2, `${command[0]} ${system}: ${bad.stderr}`);
+      assert.match(bad.stderr, /argument .* is invalid\. expected a system id/);
+    }
+    // An empty --schema is sent as given, and refused by the node, not dropped.
+    const empty = await runNatsmon(["db", "tables", "--server", url, "--system", "local", "--schema", ""]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /400: schema must be one of/);
+    // DuckDB's message spans lines: the line and its caret come through, as with `natsmon query`.
+    const typo = await runNatsmon([
+      "db",
+      "explain",
+      "--server",
+      url,
+      "--system",
+      "local",
+      "SELECT 1\nFROM hx.nope",
+    ]);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^natsmon: 400: Catalog Error: Table with name nope does not exist!/);
+    assert.match(typo.stderr, /\nLINE 2: FROM hx\.nope\n +\^/);
+    // A reader that stops early (`| head`): the reply is larger than a pipe holds.
+    const child = spawn(
+      natsmonArgv(["db", "macros", "--server", url, "--system", "local", "--format", "json"])[0]!,
+      natsmonArgv(["db", "macros", "--server", url, "--system", "local", "--format", "json"]).slice(1),
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await once(child.stdout, "data");
+    child.stdout.destroy();
+    const [code] = (await once(child, "exit")) as [number];
+    assert.equal(stderr, "");
+    assert.equal(code, 0);
   });
 });
 
