@@ -80,11 +80,11 @@ function optionalSchema(schema: unknown): DiscoverySchema | undefined {
   return schema === undefined || schema === null ? undefined : requiredSchema(schema);
 }
 
+/** One of the allowlisted schemas, named in any case, as DuckDB's SQL (and db.columns' table) takes it. */
 function requiredSchema(schema: unknown): DiscoverySchema {
-  if (typeof schema !== "string" || !(DISCOVERY_SCHEMAS as readonly string[]).includes(schema)) {
-    throw new BadRequestError(`schema must be one of ${DISCOVERY_SCHEMAS.join(", ")}`);
-  }
-  return schema as DiscoverySchema;
+  const known = DISCOVERY_SCHEMAS.find((s) => typeof schema === "string" && s === schema.toLowerCase());
+  if (!known) throw new BadRequestError(`schema must be one of ${DISCOVERY_SCHEMAS.join(", ")}`);
+  return known;
 }
 
 function json(reply: unknown): ApiReply {

@@ -75,9 +75,9 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.equal(columns.code, undefined, columns.error);
     assert.match(columns.body?.comment ?? "", /folded epoch/);
     assert.match(columns.body?.columns.find((c) => c.name === "epoch")?.comment ?? "", /Start time/);
-    // Names are case-insensitive, as in DuckDB's SQL; the reply names the table as it is.
-    const upper = await ask<ColumnsReply>(nc, subjects.dbColumns, { schema: "hx", table: "EPOCHS" });
-    assert.equal(upper.body?.table, "epochs");
+    // Names are case-insensitive, as in DuckDB's SQL; the reply names the schema and table as they are.
+    const upper = await ask<ColumnsReply>(nc, subjects.dbColumns, { schema: "HX", table: "EPOCHS" });
+    assert.deepEqual([upper.body?.schema, upper.body?.table], ["hx", "epochs"]);
     assert.deepEqual(upper.body?.columns, columns.body?.columns);
 
     const macros = await ask<MacrosReply>(nc, subjects.dbMacros, { schema: "checks" });
