@@ -40,6 +40,18 @@ describe("catalog discovery on a node on the embedded default", () => {
   let url: string;
   let nc: NatsConnection;
 
+  /** `natsmon db <sub> … <args>` against the suite's node and system. */
+  const dbArgs = (sub: string, ...args: string[]) => [
+    "db",
+    sub,
+    "--server",
+    url,
+    "--system",
+    "local",
+    ...args,
+  ];
+  const dbCli = (sub: string, ...args: string[]) => runNatsmon(dbArgs(sub, ...args));
+
   before(async () => {
     dir = await tempDir();
     node = spawnNatsmon(["run", "--data-dir", dir.path], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
@@ -176,119 +188,51 @@ describe("catalog discovery on a node on the embedded default", () => {
       ),
     );
 
-    const tables = await runNatsmon([
-      "db",
-      "tables",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--schema",
-      "main",
-    ]);
+    const tables = await dbCli("tables", "--schema", "main");
     assert.equal(tables.code, 0, tables.stderr);
     assert.match(tables.stdout, /\nmain\.ips\s+table\s+7\s/);
     assert.match(tables.stdout, /\nmain\.page_views\s+table\s+6\s/);
     assert.match(tables.stdout, /\(2 rows\)\n$/);
 
-    const columns = await runNatsmon(["db", "columns", "--server", url, "--system", "local", "hx.epochs"]);
+    const columns = await dbCli("columns", "hx.epochs");
     assert.equal(columns.code, 0, columns.stderr);
     assert.match(columns.stdout, /^hx\.epochs \(table\): One row per folded epoch/);
     assert.match(columns.stdout, /\nepoch\s+TIMESTAMP WITH TIME ZONE\s+false\s+Start time of the scrape/);
-    const bare = await runNatsmon([
-      "db",
-      "columns",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--format",
-      "json",
-      "servers",
-    ]);
+    const bare = await dbCli("columns", "--format", "json", "servers");
     assert.equal((JSON.parse(bare.stdout) as ColumnsReply).type, "view");
 
-    const macros = await runNatsmon([
-      "db",
-      "macros",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--format",
-      "json",
-    ]);
+    const macros = await dbCli("macros", "--format", "json");
     assert.equal(macros.code, 0, macros.stderr);
     assert.ok(
       (JSON.parse(macros.stdout) as MacrosReply).macros.some(
         (m) => m.signature === "checks.server_007(ep_from, ep_to)",
       ),
     );
-    const macroTable = await runNatsmon([
-      "db",
-      "macros",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--schema",
-      "checks",
-    ]);
+    const macroTable = await dbCli("macros", "--schema", "checks");
     assert.match(
       macroTable.stdout,
       /checks\.server_007\(ep_from, ep_to\)\s+table\s+server-007 Authentication Not Required/,
     );
 
-    const plan = await runNatsmon([
-      "db",
-      "explain",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "SELECT count(*) FROM hx.epochs",
-    ]);
+    const plan = await dbCli("explain", "SELECT count(*) FROM hx.epochs");
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /SEQ_SCAN|TABLE_SCAN/);
     assert.doesNotMatch(plan.stdout, /Total Time/);
-    const analyzed = await runNatsmon([
-      "db",
+    const analyzed = await dbCli(
       "explain",
-      "--server",
-      url,
-      "--system",
-      "local",
       "--analyze",
       "-p",
       "0",
       "--",
       "SELECT count(*) FROM hx.epochs WHERE marker_seq > $1",
-    ]);
+    );
     assert.equal(analyzed.code, 0, analyzed.stderr);
     assert.match(analyzed.stdout, /Total Time/);
 
-    const write = await runNatsmon([
-      "db",
-      "explain",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--analyze",
-      "DROP TABLE hx.epochs",
-    ]);
+    const write = await dbCli("explain", "--analyze", "DROP TABLE hx.epochs");
     assert.equal(write.code, 1);
     assert.match(write.stderr, /400: DROP statements are refused/);
-    const badSchema = await runNatsmon([
-      "db",
-      "tables",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "--schema",
-      "nope",
-    ]);
+    const badSchema = await dbCli("tables", "--schema", "nope");
     assert.equal(badSchema.code, 1);
     assert.match(badSchema.stderr, /400: schema must be one of hx, main, checks, contexts/);
 
@@ -318,28 +262,17 @@ describe("catalog discovery on a node on the embedded default", () => {
       assert.match(bad.stderr, /argument .* is invalid\. expected a system id/);
     }
     // An empty --schema is sent as given, and refused by the node, not dropped.
-    const empty = await runNatsmon(["db", "tables", "--server", url, "--system", "local", "--schema", ""]);
+    const empty = await dbCli("tables", "--schema", "");
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /400: schema must be one of/);
     // DuckDB's message spans lines: the line and its caret come through, as with `natsmon query`.
-    const typo = await runNatsmon([
-      "db",
-      "explain",
-      "--server",
-      url,
-      "--system",
-      "local",
-      "SELECT 1\nFROM hx.nope",
-    ]);
+    const typo = await dbCli("explain", "SELECT 1\nFROM hx.nope");
     assert.equal(typo.code, 1);
     assert.match(typo.stderr, /^natsmon: 400: Catalog Error: Table with name nope does not exist!/);
     assert.match(typo.stderr, /\nLINE 2: FROM hx\.nope\n +\^/);
     // A reader that stops early (`| head`): the reply is larger than a pipe holds.
-    const child = spawn(
-      natsmonArgv(["db", "macros", "--server", url, "--system", "local", "--format", "json"])[0]!,
-      natsmonArgv(["db", "macros", "--server", url, "--system", "local", "--format", "json"]).slice(1),
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const [command, ...argv] = natsmonArgv(dbArgs("macros", "--format", "json"));
+    const child = spawn(command!, argv, { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     await once(child.stdout, "data");
