@@ -21,11 +21,17 @@ export interface Api extends AsyncDisposable {
   ): Promise<void>;
   /** Registers each handler on its node-space subject (protocol/nodeSubject: `node.<node_id>.<action>`). */
   addNodeEndpoints(handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
+  /**
+   * Starts answering $MON.ping. node/ calls it once the endpoints the reply advertises are
+   * served: a client that finds a system by ping then gets an answer, not "no responders".
+   */
+  answerPing(): Promise<void>;
 }
 
 /**
  * One micro service per node (`monitor` 0.0.1, `node_id` in its metadata) plus the
- * discovery ping subscription. Endpoints are added per system and side by node/.
+ * discovery ping subscription, from answerPing() on. Endpoints are added per system and
+ * side by node/.
  */
 export async function startApi(
   nc: NatsConnection,
@@ -38,10 +44,8 @@ export async function startApi(
     description: "natsmon: monitoring of NATS systems",
     metadata: { node_id: options.nodeId },
   });
-  const ping: Subscription = answerPing(nc, options.discovery, log);
+  let ping: Subscription | undefined;
   const maxPayload = () => nc.info?.max_payload;
-  // A request sent right after subscribing can race the subscription (stack-notes pitfall 1).
-  await nc.flush();
   return {
     async addSystemEndpoints(systemId, handlers) {
       for (const [action, handler] of Object.entries(handlers)) {
@@ -72,8 +76,13 @@ export async function startApi(
       }
       await nc.flush();
     },
+    async answerPing() {
+      ping ??= answerPing(nc, options.discovery, log);
+      // A request sent right after subscribing can race the subscription (stack-notes pitfall 1).
+      await nc.flush();
+    },
     async [Symbol.asyncDispose]() {
-      ping.unsubscribe();
+      ping?.unsubscribe();
       await service.stop();
     },
   };

@@ -56,6 +56,11 @@ export interface CatalogSide extends AsyncDisposable {
   readonly error: string | undefined;
   /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
   readonly foldedThrough: () => number;
+  /**
+   * Opens the database, seeds the findings baseline and starts consuming commit markers.
+   * Until the database is open, every port that needs it throws 503 saying it is opening.
+   */
+  start(): Promise<void>;
 }
 
 /** How often retention may run. */
@@ -68,8 +73,11 @@ const REOPEN_MS = 60_000;
  * order, folds each epoch in one transaction, announces it on feed.epoch, then acks.
  * A crash anywhere before the ack redelivers the marker; the fold skips an epoch it
  * already has, so nothing is lost or counted twice.
+ *
+ * Made in two steps: its ports exist at once, answering 503 "opening", so node/ can serve
+ * them as soon as $MON.ping lists the catalog role; `start()` then opens the database.
  */
-export async function startCatalogSide(options: {
+export function createCatalogSide(options: {
   sink: NatsConnection;
   system: SystemConfig;
   nodeId: string;
@@ -80,7 +88,7 @@ export async function startCatalogSide(options: {
   faults?: { afterFold?: () => void };
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
-}): Promise<CatalogSide> {
+}): CatalogSide {
   const { sink, system, nodeId, log } = options;
   let catalog: Catalog | undefined;
   let error: string | undefined;
@@ -106,14 +114,6 @@ export async function startCatalogSide(options: {
       return undefined;
     }
   };
-  catalog = await tryOpen();
-  if (!catalog) {
-    log.error(
-      { error, retry_in_ms: options.reopenMs ?? REOPEN_MS },
-      "catalog database would not open; queries answer 503 until it does, and it is tried again every minute",
-    );
-  }
-
   let lastSeq = 0;
   // db.retention runs between folds, at most once a minute; 0 keeps everything.
   let lastRetention = 0;
@@ -167,8 +167,24 @@ export async function startCatalogSide(options: {
   let reopenTimer: NodeJS.Timeout | undefined;
   let reopening: Promise<void> = Promise.resolve();
   let stopped = false;
-  if (catalog) {
-    const open = catalog;
+  const start = async () => {
+    const first = await tryOpen();
+    if (stopped) {
+      // Stopped while it opened (the node's start failed): nothing else will close it.
+      await first?.[Symbol.asyncDispose]();
+      return;
+    }
+    if (!first) {
+      log.error(
+        { error, retry_in_ms: options.reopenMs ?? REOPEN_MS },
+        "catalog database would not open; queries answer 503 until it does, and it is tried again every minute",
+      );
+      retryOpen();
+      return;
+    }
+    // Queries answer from here on: seeding the finding feed and starting the consumer do not hold them up.
+    catalog = first;
+    const open = first;
     // ⑤ The finding feed runs only where the catalog opened at start (spec: a catalog that
     // opens later resumes indexing, and its feed after a restart).
     const tracker = await startFindingsTracker({
@@ -180,9 +196,10 @@ export async function startCatalogSide(options: {
     });
     log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
     await startIndexing(open, tracker);
-  } else {
-    // Spec (Catalog database): retried once a minute; once open, queries answer and indexing
-    // resumes without a restart. Checks run and are stored; transitions wait for a restart.
+  };
+  // Spec (Catalog database): retried once a minute; once open, queries answer and indexing
+  // resumes without a restart. Checks run and are stored; transitions wait for a restart.
+  const retryOpen = () => {
     reopenTimer = setInterval(() => {
       reopening = reopening.then(async () => {
         if (catalog || stopped) return;
@@ -204,12 +221,17 @@ export async function startCatalogSide(options: {
         await startIndexing(open, undefined);
       });
     }, options.reopenMs ?? REOPEN_MS);
-  }
+  };
 
-  // Every db endpoint answers 503 with the reason while the database is not open.
+  // Every db endpoint answers 503 with the reason while the database is not open: still
+  // opening at start, or the error it would not open with (until a retry opens it).
   const opened = (): Catalog => {
-    if (!catalog) throw new CatalogUnavailableError(`catalog of system ${system.id} is not open: ${error}`);
-    return catalog;
+    if (catalog) return catalog;
+    throw new CatalogUnavailableError(
+      error === undefined
+        ? `the catalog of system ${system.id} is opening; retry in a moment`
+        : `catalog of system ${system.id} is not open: ${error}`,
+    );
   };
   const timeoutMs = system.db.queryTimeoutMs;
   const query: QueryPort = {
@@ -268,6 +290,19 @@ export async function startCatalogSide(options: {
   const ops = catalogOpsPort(system, nodeId, opened);
   const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
 
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  /** Stops whatever start() got to, once it got there. */
+  const stop = async () => {
+    stopped = true;
+    await starting?.catch(() => undefined);
+    clearInterval(reopenTimer);
+    await reopening;
+    await memoryFeed[Symbol.asyncDispose]();
+    await stopConsumer();
+    await loop;
+    await catalog?.[Symbol.asyncDispose]();
+  };
   return {
     query,
     queryStream,
@@ -279,14 +314,8 @@ export async function startCatalogSide(options: {
       return error;
     },
     foldedThrough: () => lastSeq,
-    async [Symbol.asyncDispose]() {
-      stopped = true;
-      clearInterval(reopenTimer);
-      await reopening;
-      await memoryFeed[Symbol.asyncDispose]();
-      await stopConsumer();
-      await loop;
-      await catalog?.[Symbol.asyncDispose]();
-    },
+    start: () => (starting ??= start()),
+    // Once only: a node whose start failed stops its catalog sides, some of them twice.
+    [Symbol.asyncDispose]: () => (stopping ??= stop()),
   };
 }

@@ -1,22 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
-  dbQueryHandler,
-  dbQueryStreamHandler,
-  dbBackupStreamHandler,
-  dbExplainHandler,
-  dbSchemasHandler,
-  dbTablesHandler,
-  dbColumnsHandler,
-  dbMacrosHandler,
-  opsInfoHandler,
-  opsSizingHandler,
-  opsMemoryHandler,
-  opsStorageHandler,
-  usageRecordHandler,
-  checksListHandler,
-  checksInfoHandler,
-  checksFindingsHandler,
   scraperStatusHandler,
   scraperToggleHandler,
   scraperTriggerHandler,
@@ -37,9 +21,9 @@ import type { SystemConfig } from "../config/index.ts";
 import { Role } from "../domain/index.ts";
 import type { OpsInfoReply } from "../protocol/index.ts";
 import type { Logger, NodeMetrics } from "../lib/index.ts";
-import type { Notifier } from "../notify/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
-import { startCatalogSide, type CatalogSide } from "./catalog-side.ts";
+import { opsInfoOf } from "./catalog-endpoints.ts";
+import type { CatalogSide } from "./catalog-side.ts";
 import { startScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 
 export interface SystemPipeline extends AsyncDisposable {
@@ -58,6 +42,8 @@ export interface SystemPipeline extends AsyncDisposable {
  *     feed.finding.<status>.<severity>.<code> (the node's endpoint senders read the outbox)
  *   ⑦ API: db.*, checks.* and ops.info on the catalog node; scraper and sink ops on the scrape node
  * Each side runs only where its role is configured; they meet only through the stream.
+ * The catalog side comes made, its endpoints already served (503 until it opens): the node
+ * registers them before any system starts, since $MON.ping lists every role from then on.
  */
 export async function startSystemPipeline(options: {
   sink: NatsConnection;
@@ -65,15 +51,13 @@ export async function startSystemPipeline(options: {
   replicas: number;
   system: SystemConfig;
   nodeId: string;
-  dataDir: string;
   api: Api;
-  notifier: Notifier;
+  catalog: CatalogSide | undefined;
   metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
-  catalogReopenMs?: number;
 }): Promise<SystemPipeline> {
-  const { system, api } = options;
+  const { system, api, catalog } = options;
   const log = options.log.child({ system: system.id });
 
   // ② Both sides make sure the stream exists, so either may start first.
@@ -83,7 +67,7 @@ export async function startSystemPipeline(options: {
   );
 
   // ⑤ The findings baseline bucket belongs to the catalog side.
-  if (system.roles.includes(Role.Catalog)) {
+  if (catalog) {
     await ensureStream(
       await jetstreamManager(options.sink),
       await findingsBucketConfig(system.id, options.replicas),
@@ -91,43 +75,7 @@ export async function startSystemPipeline(options: {
   }
 
   // ③ Catalog side first, so a scrape published right away is consumed by this node.
-  const catalog = system.roles.includes(Role.Catalog)
-    ? await startCatalogSide({
-        ...options,
-        log,
-        ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
-      })
-    : undefined;
-
-  const opsInfo = (): OpsInfoReply => ({
-    geo: { enabled: false },
-    realtime: { enabled: false },
-    scraper: { interval: system.scraper.intervalMs * 1_000_000 },
-    db: { retention: system.db.retentionMs * 1_000_000 },
-    checks: system.disabledChecks.length > 0 ? { disabled: [...system.disabledChecks] } : {},
-  });
-
-  // ⑦ API endpoints of the catalog side.
-  if (catalog) {
-    await api.addSystemEndpoints(system.id, {
-      "db.query": dbQueryHandler(catalog.query),
-      "db.query.stream": dbQueryStreamHandler(catalog.queryStream),
-      "db.backup.stream": dbBackupStreamHandler(catalog.backupStream),
-      "db.explain": dbExplainHandler(catalog.discovery),
-      "db.schemas": dbSchemasHandler(catalog.discovery),
-      "db.tables": dbTablesHandler(catalog.discovery),
-      "db.columns": dbColumnsHandler(catalog.discovery),
-      "db.macros": dbMacrosHandler(catalog.discovery),
-      "ops.info": opsInfoHandler(opsInfo),
-      "ops.sizing": opsSizingHandler(catalog.ops),
-      "ops.memory": opsMemoryHandler(catalog.ops),
-      "ops.storage": opsStorageHandler(catalog.ops),
-      "usage.record": usageRecordHandler(catalog.ops, log),
-      "checks.list": checksListHandler(catalog.checks),
-      "checks.info": checksInfoHandler(catalog.checks),
-      "checks.findings": checksFindingsHandler(catalog.checks),
-    });
-  }
+  await catalog?.start();
 
   // ① Scrape side last: everything downstream is ready for its first epoch.
   const scrape = system.roles.includes(Role.Scrape) ? await startScrapeSide({ ...options, log }) : undefined;
@@ -151,7 +99,7 @@ export async function startSystemPipeline(options: {
     system,
     scrape,
     catalog,
-    opsInfo,
+    opsInfo: () => opsInfoOf(system),
     async [Symbol.asyncDispose]() {
       // Upstream first: stop producing, then let the catalog finish what it holds.
       await scrape?.[Symbol.asyncDispose]();

@@ -14,6 +14,8 @@ import { Role } from "../domain/index.ts";
 import type { DiscoveryReply } from "../protocol/index.ts";
 import { createMetrics, type Logger } from "../lib/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
+import { catalogEndpoints } from "./catalog-endpoints.ts";
+import { createCatalogSide, type CatalogSide } from "./catalog-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
 import { VERSION } from "./version.ts";
@@ -28,8 +30,9 @@ export interface RunningNode extends AsyncDisposable {
 }
 
 /**
- * Starts a node: the sink bus (embedded when none is configured), the micro service and
- * the discovery ping, then each system's pipeline. Disposal runs in reverse: systems, API, bus.
+ * Starts a node: the sink bus (embedded when none is configured), the notifier, the micro
+ * service and the discovery ping with every catalog's endpoints, then each system's
+ * pipeline. Disposal runs in reverse: systems, API, notifier, bus.
  */
 export async function startNode(
   config: Config,
@@ -71,21 +74,8 @@ export async function startNode(
   };
   let api;
   let notifier: Notifier | undefined;
+  const catalogs = new Map<string, CatalogSide>();
   try {
-    api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
-    const nodeOps = nodeOpsPort({
-      nodeId,
-      sink,
-      metrics,
-      ...(options.updateRegistry ? { registry: options.updateRegistry } : {}),
-    });
-    await api.addNodeEndpoints({
-      "ops.version": opsVersionHandler(nodeOps),
-      "ops.version.check": opsVersionCheckHandler(nodeOps),
-      "ops.nats.info": opsNatsInfoHandler(nodeOps),
-      "ops.pprof": opsPprofHandler(nodeOps),
-      "ops.metrics": opsMetricsHandler(nodeOps),
-    });
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
       nc: sink.nc,
@@ -102,6 +92,40 @@ export async function startNode(
       metrics,
       ...(options.notifyTiming ? { timing: options.notifyTiming } : {}),
     });
+    api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
+    const nodeOps = nodeOpsPort({
+      nodeId,
+      sink,
+      metrics,
+      ...(options.updateRegistry ? { registry: options.updateRegistry } : {}),
+    });
+    await api.addNodeEndpoints({
+      "ops.version": opsVersionHandler(nodeOps),
+      "ops.version.check": opsVersionCheckHandler(nodeOps),
+      "ops.nats.info": opsNatsInfoHandler(nodeOps),
+      "ops.pprof": opsPprofHandler(nodeOps),
+      "ops.metrics": opsMetricsHandler(nodeOps),
+    });
+    // $MON.ping lists every system with its roles, so each catalog's endpoints are served
+    // before ping answers: 503 "opening" until its pipeline has opened the database, rather
+    // than no responder at all (spec: each db endpoint answers 503 while it is not open).
+    for (const system of config.systems.filter((s) => s.roles.includes(Role.Catalog))) {
+      const systemLog = log.child({ system: system.id });
+      const catalog = createCatalogSide({
+        sink: sink.nc,
+        system,
+        nodeId,
+        dataDir: config.node.dataDir,
+        notifier,
+        metrics,
+        log: systemLog,
+        ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
+        ...(options.faults ? { faults: options.faults } : {}),
+      });
+      catalogs.set(system.id, catalog);
+      await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));
+    }
+    await api.answerPing();
     for (const system of config.systems) {
       systems.push(
         await startSystemPipeline({
@@ -110,20 +134,20 @@ export async function startNode(
           replicas: config.sink.replicas,
           system,
           nodeId,
-          dataDir: config.node.dataDir,
           api,
-          notifier,
+          catalog: catalogs.get(system.id),
           metrics,
           log,
-          ...(options.catalogReopenMs ? { catalogReopenMs: options.catalogReopenMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
         }),
       );
     }
   } catch (err) {
     for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
-    await notifier?.[Symbol.asyncDispose]();
+    // Catalogs whose pipeline never started (stopping one twice is a no-op).
+    for (const catalog of catalogs.values()) await catalog[Symbol.asyncDispose]();
     await api?.[Symbol.asyncDispose]();
+    await notifier?.[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
     throw err;
   }
@@ -141,8 +165,8 @@ export async function startNode(
     discovery,
     async [Symbol.asyncDispose]() {
       for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
-      await startedNotifier[Symbol.asyncDispose]();
       await startedApi[Symbol.asyncDispose]();
+      await startedNotifier[Symbol.asyncDispose]();
       await sink[Symbol.asyncDispose]();
       log.info("node stopped");
     },

@@ -1,0 +1,175 @@
+/**
+ * A node's start-up as a client sees it (spec: Endpoints, "Each db endpoint returns 503 when
+ * the node holds the system's catalog but its database is not open"): from the moment
+ * $MON.ping lists a system with the catalog role, its db endpoints answer, with a 503 saying
+ * the catalog is opening until it is open. Before, they had no responder until the database,
+ * its macros, the findings baseline and the commit consumer were all set up, and the CLI
+ * then said no node serves a system that `natsmon systems` listed.
+ */
+import assert from "node:assert/strict";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
+import { readArrowStream, StreamFailedError } from "../../src/cli/index.ts";
+import { Role } from "../../src/domain/index.ts";
+import {
+  PING_SUBJECT,
+  ServiceErrorHeader,
+  systemSubjects,
+  type DiscoveryReply,
+} from "../../src/protocol/index.ts";
+import { spawnNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const SYSTEMS = ["east", "west"] as const;
+const OPENING = /catalog of system \w+ is opening; retry in a moment/;
+
+/** What a request got: `ok`, `no responders`, or `<code>: <description>`. */
+type Outcome = string;
+
+function isNoResponders(err: unknown): boolean {
+  return (
+    (err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError
+  );
+}
+
+/** The systems $MON.ping lists with the catalog role; none while nothing answers it yet. */
+async function catalogsPinged(nc: NatsConnection): Promise<string[]> {
+  try {
+    const reply = (await nc.request(PING_SUBJECT, "", { timeout: 5000 })).json<DiscoveryReply>();
+    return reply.systems.filter((s) => s.roles.includes(Role.Catalog)).map((s) => s.id);
+  } catch (err) {
+    if (isNoResponders(err)) return [];
+    throw err;
+  }
+}
+
+async function schemas(nc: NatsConnection, system: string): Promise<Outcome> {
+  try {
+    const reply = await nc.request(systemSubjects(system).dbSchemas, "{}", { timeout: 10_000 });
+    const code = reply.headers?.get(ServiceErrorHeader.Code);
+    return code ? `${code}: ${reply.headers?.get(ServiceErrorHeader.Description)}` : "ok";
+  } catch (err) {
+    if (isNoResponders(err)) return "no responders";
+    throw err;
+  }
+}
+
+async function queryStream(nc: NatsConnection, system: string): Promise<Outcome> {
+  try {
+    const reader = await readArrowStream(
+      nc,
+      systemSubjects(system).dbQueryStream,
+      { sql: "SELECT 1 AS one" },
+      { timeoutMs: 10_000 },
+    );
+    for await (const batch of reader) void batch;
+    return "ok";
+  } catch (err) {
+    if (err instanceof StreamFailedError) return `${err.trailer.code}: ${err.trailer.description}`;
+    if (isNoResponders(err) || (err as Error).name === "NoResponderError") return "no responders";
+    throw err;
+  }
+}
+
+/** The embedded bus's URL, from the ports file nats-server writes as soon as it listens. */
+async function embeddedBusUrl(dataDir: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const natsDir = join(dataDir, "nats");
+      const file = (await readdir(natsDir).catch(() => [])).find((f) => f.endsWith(".ports"));
+      if (!file) return undefined;
+      try {
+        return (JSON.parse(await readFile(join(natsDir, file), "utf8")) as { nats?: string[] }).nats?.[0];
+      } catch {
+        return undefined; // the file appears before its content
+      }
+    },
+    { intervalMs: 5, message: "the embedded nats-server's ports file" },
+  );
+}
+
+test("from the moment $MON.ping lists a catalog, its db endpoints answer: 503 while the catalog opens, never no responders", async (t) => {
+  await using dir = await tempDir();
+  const data = join(dir.path, "data");
+  const config = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    config,
+    [
+      `node: {id: starting, data-dir: ${JSON.stringify(data)}}`,
+      "sink: {embedded: {port: -1}}",
+      "systems:",
+      ...SYSTEMS.map((id) => `  - {id: ${id}}`),
+      "scraper: {interval: 1s}",
+    ].join("\n"),
+  );
+  await using node = spawnNatsmon(["run", "--config", config]);
+  const nc = await waitFor(
+    async () => connect({ servers: await embeddedBusUrl(data), maxReconnectAttempts: 0 }),
+    { intervalMs: 5, message: "a connection to the starting node's bus" },
+  );
+  try {
+    // Poll as fast as the bus answers until every system's db endpoints serve, keeping what
+    // each request got once ping had listed its system's catalog.
+    const seen = new Map<string, Outcome[]>(SYSTEMS.map((id) => [id, []]));
+    const serving = new Set<string>();
+    await waitFor(
+      async () => {
+        for (const system of await catalogsPinged(nc)) {
+          if (serving.has(system)) continue;
+          const outcomes = [await schemas(nc, system), await queryStream(nc, system)];
+          seen.get(system)!.push(...outcomes);
+          if (outcomes.every((o) => o === "ok")) serving.add(system);
+        }
+        return serving.size === SYSTEMS.length;
+      },
+      { intervalMs: 0, timeoutMs: 60_000, message: "every system's db endpoints to serve" },
+    );
+    for (const [system, outcomes] of seen) {
+      const counts = Object.groupBy(outcomes, (o) =>
+        o.startsWith("503: ") && OPENING.test(o) ? "opening" : o,
+      );
+      t.diagnostic(
+        `${system}, after ping listed its catalog: ${Object.entries(counts)
+          .map(([outcome, of]) => `${of?.length} × ${outcome}`)
+          .join(", ")}`,
+      );
+      assert.deepEqual(
+        Object.keys(counts).filter((outcome) => outcome !== "ok" && outcome !== "opening"),
+        [],
+        `${system}: every request got an answer or a 503 saying its catalog is opening`,
+      );
+    }
+  } finally {
+    await nc.close();
+  }
+  // Started in full, it stops cleanly.
+  await node.waitForUrl();
+  assert.equal(await node.kill("SIGTERM"), 0, node.stderr());
+});
+
+test("a node stopped while its catalogs open exits, its embedded bus with it", async () => {
+  await using dir = await tempDir();
+  const data = join(dir.path, "data");
+  await using node = spawnNatsmon(["run", "--data-dir", data], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
+  const url = await embeddedBusUrl(data);
+  const nc = await waitFor(async () => connect({ servers: url, maxReconnectAttempts: 0 }), {
+    intervalMs: 5,
+    message: "a connection to the starting node's bus",
+  });
+  const bus = nc.closed();
+  try {
+    await waitFor(async () => (await catalogsPinged(nc)).includes("local"), {
+      intervalMs: 0,
+      message: "$MON.ping to list the catalog",
+    });
+  } finally {
+    // Stopped mid start-up or just after it: either way it ends, and so does its bus.
+    const exit = await node.kill("SIGTERM");
+    assert.ok(exit === 0 || exit === "SIGTERM", `exit ${exit}: ${node.stderr()}`);
+    await bus;
+  }
+});
