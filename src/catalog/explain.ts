@@ -3,15 +3,13 @@
  * then prepared again under EXPLAIN (plan only) or EXPLAIN ANALYZE (runs it, with per-operator
  * timing), bound with the same positional parameters, and run within `timeoutMs` (408).
  */
-import { StatementType, type DuckDBConnection } from "@duckdb/node-api";
-import { BadRequestError, QueryTimeoutError } from "../domain/index.ts";
+import { StatementType } from "@duckdb/node-api";
+import { BadRequestError } from "../domain/index.ts";
 import type { ExplainReply } from "../protocol/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { bindParams, type ReadOnlyQuery } from "./query.ts";
 import { pragmaName, prepareReadOnly } from "./read-only-guard.ts";
-
-/** How often a stopped statement is interrupted again until it gives up its connection. */
-const INTERRUPT_REPEAT_MS = 50;
+import { withTimedReader, type TimedReader } from "./timed-reader.ts";
 
 export interface ExplainQuery extends ReadOnlyQuery {
   readonly analyze: boolean;
@@ -27,33 +25,15 @@ export async function explainReadOnly(
   request: ExplainQuery,
   options: { timeoutMs: number },
 ): Promise<ExplainReply> {
-  const deadline = new AbortController();
-  const stopReason = (): QueryTimeoutError | undefined =>
-    catalog.closing
-      ? new QueryTimeoutError("the explain was stopped: the catalog is shutting down")
-      : deadline.signal.aborted
-        ? new QueryTimeoutError(`the explain ran past db.query-timeout (${options.timeoutMs} ms)`)
-        : undefined;
-  const timer = setTimeout(() => deadline.abort(stopReason()), options.timeoutMs);
-  try {
-    return await catalog.withReader(async (con) => {
-      const stop = stopReason();
-      if (stop) throw stop;
-      return await explainOn(con, request, deadline.signal, stopReason);
-    }, deadline.signal);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimedReader(catalog, { what: "explain", timeoutMs: options.timeoutMs }, (reader) =>
+    explainOn(reader, request),
+  );
 }
 
-async function explainOn(
-  con: DuckDBConnection,
-  request: ExplainQuery,
-  deadline: AbortSignal,
-  stopReason: () => QueryTimeoutError | undefined,
-): Promise<ExplainReply> {
+async function explainOn(reader: TimedReader, request: ExplainQuery): Promise<ExplainReply> {
+  const { con } = reader;
   // The guard sees the statement exactly as sent; only then is it wrapped.
-  (await prepareReadOnly(con, request.sql)).destroySync();
+  (await reader.call(() => prepareReadOnly(con, request.sql))).destroySync();
   // DuckDB runs a PRAGMA as the SELECT it stands for, but cannot EXPLAIN one.
   const pragma = pragmaName(request.sql);
   if (pragma !== undefined) {
@@ -64,44 +44,23 @@ async function explainOn(
   }
   // On the statement's first line, so the line numbers of DuckDB's errors are the client's.
   const wrapped = `${request.analyze ? "EXPLAIN ANALYZE" : "EXPLAIN"} ${request.sql}`;
-  const extracted = await duck(() => con.extractStatements(wrapped), stopReason);
+  const extracted = await reader.call(() => con.extractStatements(wrapped));
   if (extracted.count !== 1) throw new BadRequestError("the statement cannot be explained");
-  const prepared = await duck(() => extracted.prepare(0), stopReason);
-  let repeat: ReturnType<typeof setInterval> | undefined;
-  // An interrupt only reaches a running statement, so keep sending it until the run ends.
-  const interrupt = () => {
-    con.interrupt();
-    repeat ??= setInterval(() => con.interrupt(), INTERRUPT_REPEAT_MS);
-  };
-  deadline.addEventListener("abort", interrupt, { once: true });
+  const prepared = await reader.call(() => extracted.prepare(0));
   try {
     if (prepared.statementType !== StatementType.EXPLAIN) {
       throw new BadRequestError("the statement cannot be explained");
     }
     bindParams(prepared, request.params ?? []);
-    const reader = await duck(() => prepared.runAndReadAll(), stopReason);
-    const stop = stopReason();
-    if (stop) throw stop;
+    const result = await reader.call(() => prepared.runAndReadAll());
+    reader.throwIfStopped();
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
-    const plan = reader.getRowObjectsJson().map((row) => ({
+    const plan = result.getRowObjectsJson().map((row) => ({
       explain_key: text(row.explain_key),
       explain_value: text(row.explain_value),
     }));
     return { valid: true, plan };
   } finally {
-    clearInterval(repeat);
-    deadline.removeEventListener("abort", interrupt);
     prepared.destroySync();
-  }
-}
-
-/** DuckDB errors are the statement's fault (400), unless it was stopped (408). */
-async function duck<T>(call: () => Promise<T>, stopReason: () => QueryTimeoutError | undefined): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    const stop = stopReason();
-    if (stop) throw stop;
-    throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
   }
 }

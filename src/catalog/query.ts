@@ -10,20 +10,17 @@ import {
   HUGEINT,
   SQLNULL,
   VARCHAR,
-  type DuckDBConnection,
   type DuckDBPreparedStatement,
   type DuckDBType,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import { BadRequestError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
+import { BadRequestError, TooManyRowsError } from "../domain/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { prepareReadOnly } from "./read-only-guard.ts";
 import { beginReadTransaction, checkReadTransaction, endReadTransaction } from "./read-transaction.ts";
 import { renderValue } from "./render.ts";
 import { csvText, jsonText, type ResultText } from "./result-text.ts";
-
-/** How often a stopped query is interrupted again until it gives up its connection. */
-const INTERRUPT_REPEAT_MS = 50;
+import { withTimedReader, type TimedReader } from "./timed-reader.ts";
 
 export interface ReadOnlyQuery {
   readonly sql: string;
@@ -50,66 +47,32 @@ export async function runReadOnlyQuery(
   request: ReadOnlyQuery,
   options: QueryOptions,
 ): Promise<string> {
-  const deadline = new AbortController();
-  const timeout = () =>
-    new QueryTimeoutError(`the query ran past db.query-timeout (${options.timeoutMs} ms)`);
-  const stopReason = (): QueryTimeoutError | undefined =>
-    catalog.closing
-      ? new QueryTimeoutError("the query was stopped: the catalog is shutting down")
-      : deadline.signal.aborted
-        ? timeout()
-        : undefined;
-  const timer = setTimeout(() => deadline.abort(timeout()), options.timeoutMs);
-  try {
-    return await catalog.withReader(async (con) => {
-      // The timer may have fired while this call waited for the connection.
-      const stop = stopReason();
-      if (stop) throw stop;
+  return withTimedReader(
+    catalog,
+    { what: "query", timeoutMs: options.timeoutMs, release: endReadTransaction },
+    async (reader) => {
       // A read transaction, so a failure after the first rows is seen (read-transaction.ts).
-      await duck(() => beginReadTransaction(con), stopReason);
-      try {
-        return await run(con, request, options, deadline.signal, stopReason);
-      } finally {
-        await endReadTransaction(con);
-      }
-    }, deadline.signal);
-  } finally {
-    clearTimeout(timer);
-  }
+      await reader.call(() => beginReadTransaction(reader.con));
+      return await run(reader, request, options);
+    },
+  );
 }
 
-async function run(
-  con: DuckDBConnection,
-  request: ReadOnlyQuery,
-  options: QueryOptions,
-  deadline: AbortSignal,
-  stopReason: () => QueryTimeoutError | undefined,
-): Promise<string> {
-  const prepared = await prepareReadOnly(con, request.sql);
-  // An interrupt only reaches a statement DuckDB is already running; one that lands between
-  // two calls is lost. So once the deadline passes, interrupt again until the query is done.
-  let repeat: ReturnType<typeof setInterval> | undefined;
-  const interrupt = () => {
-    con.interrupt();
-    repeat ??= setInterval(() => con.interrupt(), INTERRUPT_REPEAT_MS);
-  };
-  deadline.addEventListener("abort", interrupt, { once: true });
+async function run(reader: TimedReader, request: ReadOnlyQuery, options: QueryOptions): Promise<string> {
+  const prepared = await reader.call(() => prepareReadOnly(reader.con, request.sql));
   try {
     bindParams(prepared, request.params ?? []);
-    const stop = stopReason();
-    if (stop) throw stop;
-    const result = await duck(() => prepared.stream(), stopReason);
+    const result = await reader.call(() => prepared.stream());
     const columns = result.columnNames();
     const types = result.columnTypes();
     const out: ResultText = options.format === "csv" ? csvText(columns) : jsonText(columns);
     let rows = 0;
     for (;;) {
-      const chunk = await duck(() => result.fetchChunk(), stopReason);
+      const chunk = await reader.call(() => result.fetchChunk());
       // An interrupt can end a stream as if it were complete: never return a cut result.
-      const stop = stopReason();
-      if (stop) throw stop;
+      reader.throwIfStopped();
       if (!chunk || chunk.rowCount === 0) {
-        await duck(() => checkReadTransaction(con), stopReason);
+        await reader.call(() => checkReadTransaction(reader.con));
         break;
       }
       rows += chunk.rowCount;
@@ -122,8 +85,6 @@ async function run(
     }
     return out.text();
   } finally {
-    clearInterval(repeat);
-    deadline.removeEventListener("abort", interrupt);
     prepared.destroySync();
   }
 }
@@ -178,15 +139,4 @@ function param(value: unknown, i: number): [DuckDBValue, DuckDBType] {
     return [value, DOUBLE];
   }
   throw new BadRequestError(`params[${i}] must be a string, number, boolean or null`);
-}
-
-/** DuckDB errors while running are the query's fault (400), unless it was stopped (408). */
-async function duck<T>(call: () => Promise<T>, stopReason: () => QueryTimeoutError | undefined): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    const stop = stopReason();
-    if (stop) throw stop;
-    throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
-  }
 }

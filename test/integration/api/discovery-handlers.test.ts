@@ -25,7 +25,7 @@ import type {
   SchemasReply,
   TablesReply,
 } from "../../../src/protocol/index.ts";
-import { labEpoch, tempCatalog } from "../catalog/lab-epoch.ts";
+import { SLOW_PREPARE, interruptedTimeout, labEpoch, tempCatalog } from "../catalog/lab-epoch.ts";
 
 /** Seconds of work for DuckDB, whatever the machine: far past the timeout used here. */
 const SLOW = "SELECT count(*) FROM range(10000000000) a, range(1000) b";
@@ -271,5 +271,23 @@ describe("the discovery handlers against a real catalog file", () => {
       analyze: true,
     });
     assert.equal(again.valid, true);
+  });
+
+  test("db.explain interrupts a statement still being prepared at db.query-timeout, with analyze or without", async () => {
+    // DuckDB folds the constants while preparing: the deadline must stop that, not let the
+    // prepares (and with analyze, the run) go on to their end before answering 408.
+    for (const analyze of [false, true]) {
+      await assert.rejects(
+        explainReadOnly(t.catalog, { sql: SLOW_PREPARE, analyze }, { timeoutMs: 300 }),
+        interruptedTimeout,
+      );
+      const again = await Promise.all(
+        [1, 2].map(() => call<ExplainReply>(dbExplainHandler(port), { sql: "SELECT 42", analyze })),
+      );
+      assert.deepEqual(
+        again.map((r) => r.valid),
+        [true, true],
+      );
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "../../../src/catalog/index.ts";
 import type { DbConfig } from "../../../src/config/index.ts";
 import { parseJsonExact } from "../../../src/lib/index.ts";
+import { QueryTimeoutError } from "../../../src/domain/index.ts";
 import type { CommitMarker } from "../../../src/protocol/index.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 
@@ -191,5 +192,25 @@ export function changingLabReplies(
       return body;
     },
     replies,
+  );
+}
+
+/**
+ * A statement whose prepare takes about a second or more, whatever the machine, with little
+ * memory: DuckDB folds constant expressions while preparing, here a hundred distinct
+ * levenshtein() calls over 3000-character strings. Running it afterwards costs nothing.
+ */
+export const SLOW_PREPARE = `SELECT ${Array.from(
+  { length: 100 },
+  (_, i) => `levenshtein(repeat('a', 3000), repeat('b', ${3000 + i})) AS d${i}`,
+).join(", ")}`;
+
+/** Whether `err` is a 408 for a statement DuckDB was interrupted in, not one left to finish. */
+export function interruptedTimeout(err: unknown): boolean {
+  return (
+    err instanceof QueryTimeoutError &&
+    err.code === 408 &&
+    err.cause instanceof Error &&
+    /INTERRUPT/.test(err.cause.message)
   );
 }

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { foldEpoch, runReadOnlyQuery, type Catalog, type QueryOptions } from "../../../src/catalog/index.ts";
 import { BadRequestError, QueryTimeoutError, TooManyRowsError } from "../../../src/domain/index.ts";
-import { labEpoch, tempCatalog } from "./lab-epoch.ts";
+import { SLOW_PREPARE, interruptedTimeout, labEpoch, tempCatalog } from "./lab-epoch.ts";
 
 const JSON_OPTS: QueryOptions = { maxRows: 1000, timeoutMs: 10_000, format: "json" };
 const CSV_OPTS: QueryOptions = { ...JSON_OPTS, format: "csv" };
@@ -181,6 +181,17 @@ test("a query past db.query-timeout is interrupted with 408 and the connection s
     QueryTimeoutError,
   );
   // Both read connections answer (two at once, so each is used).
+  assert.deepEqual(
+    await Promise.all([query(t.catalog, "SELECT 1 AS a"), query(t.catalog, "SELECT 2 AS a")]),
+    ['[{"a":1}]', '[{"a":2}]'],
+  );
+});
+
+test("a statement still being prepared at db.query-timeout is interrupted there with 408, and the connection serves again", async () => {
+  await using t = await tempCatalog();
+  // DuckDB folds the constants while preparing: the deadline must interrupt that too, rather
+  // than let the prepare run to its end and only then answer 408.
+  await assert.rejects(query(t.catalog, SLOW_PREPARE, undefined, { timeoutMs: 300 }), interruptedTimeout);
   assert.deepEqual(
     await Promise.all([query(t.catalog, "SELECT 1 AS a"), query(t.catalog, "SELECT 2 AS a")]),
     ['[{"a":1}]', '[{"a":2}]'],
