@@ -6,16 +6,14 @@
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from "@duckdb/node-api";
 import { Field, RecordBatch, Schema, Struct, makeData } from "apache-arrow";
-import { BadRequestError, QueryTimeoutError } from "../domain/index.ts";
+import { QueryTimeoutError } from "../domain/index.ts";
 import { ArrowFieldMetadata } from "../protocol/index.ts";
 import { columnBuilder, type ColumnBuilder } from "./arrow-columns.ts";
+import { ConnectionInterrupter, clientCall } from "./connection-interrupter.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { bindParams, type ReadOnlyQuery } from "./query.ts";
 import { prepareReadOnly } from "./read-only-guard.ts";
 import { beginReadTransaction, checkReadTransaction, endReadTransaction } from "./read-transaction.ts";
-
-/** How often an aborted scan is interrupted again until its DuckDB call returns. */
-const INTERRUPT_REPEAT_MS = 50;
 
 export interface ArrowScan {
   readonly schema: Schema;
@@ -134,19 +132,11 @@ async function startScan(
   let stop = stopReason();
   if (stop) throw stop;
 
-  // An interrupt reaches only a statement DuckDB is running; one landing between two calls
-  // is lost, so an aborted scan is interrupted again until its call returns.
-  let repeat: ReturnType<typeof setInterval> | undefined;
-  const interrupt = () => {
-    con.interrupt();
-    repeat ??= setInterval(() => con.interrupt(), INTERRUPT_REPEAT_MS);
-  };
-  options.signal?.addEventListener("abort", interrupt, { once: true });
+  // Interrupts once the caller aborts, and on a step's timeout (connection-interrupter.ts).
+  const interrupter = new ConnectionInterrupter(con, options.signal);
   let prepared: DuckDBPreparedStatement | undefined;
   const cleanup = () => {
-    clearInterval(repeat);
-    repeat = undefined;
-    options.signal?.removeEventListener("abort", interrupt);
+    interrupter.dispose();
     prepared?.destroySync();
     prepared = undefined;
   };
@@ -156,25 +146,19 @@ async function startScan(
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      interrupt();
+      interrupter.start();
     }, options.stepTimeoutMs);
+    const stepStopReason = (cause?: unknown) => (timedOut ? timeoutError(options, cause) : stopReason());
     try {
-      const value = await call();
-      const stopped = timedOut ? timeoutError(options) : stopReason();
+      const value = await clientCall(call, stepStopReason);
+      // An interrupt can end a call as if it had completed.
+      const stopped = stepStopReason();
       if (stopped) throw stopped;
       return value;
-    } catch (cause) {
-      const stopped = timedOut ? timeoutError(options) : stopReason();
-      if (stopped) throw stopped;
-      if (cause instanceof BadRequestError || cause instanceof QueryTimeoutError) throw cause;
-      throw new BadRequestError(cause instanceof Error ? cause.message : String(cause), { cause });
     } finally {
       clearTimeout(timer);
       // Interrupting on timeout repeats; once the call is back there is nothing to stop.
-      if (timedOut && !options.signal?.aborted) {
-        clearInterval(repeat);
-        repeat = undefined;
-      }
+      if (timedOut && !options.signal?.aborted) interrupter.stop();
     }
   };
 
@@ -251,7 +235,7 @@ async function startScan(
         pending = undefined;
         // A chunk still being fetched holds the connection: stop it (nobody will read it)
         // and wait for the call to return before the connection goes back to its pool.
-        if (ahead) interrupt();
+        if (ahead) interrupter.start();
         await ahead?.catch(() => undefined);
         ahead = undefined;
         cleanup();
@@ -264,8 +248,13 @@ async function startScan(
   }
 }
 
-function timeoutError(options: ArrowScanOptions): QueryTimeoutError {
-  return new QueryTimeoutError(`a step of the query ran past db.query-timeout (${options.stepTimeoutMs} ms)`);
+function timeoutError(options: ArrowScanOptions, cause?: unknown): QueryTimeoutError {
+  return new QueryTimeoutError(
+    `a step of the query ran past db.query-timeout (${options.stepTimeoutMs} ms)`,
+    {
+      cause,
+    },
+  );
 }
 
 function abortReason(signal: AbortSignal): Error {
