@@ -59,6 +59,10 @@ const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
 
 /** Prepares `sql` if it is one read-only statement; otherwise throws BadRequestError. */
 export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  // DuckDB takes a NUL as the end of the SQL: what follows it would be neither checked nor run.
+  if (sql.includes("\u0000")) {
+    throw new BadRequestError("the SQL contains a NUL character (U+0000), which DuckDB cannot read past");
+  }
   // DuckDB fails a payload with no statement (empty, or only `;` and comments) with a bare
   // "Error in native callback".
   if (withoutLeadingComments(sql, true) === "") {

@@ -214,6 +214,7 @@ describe("the discovery handlers against a real catalog file", () => {
       "CREATE TABLE x (a INTEGER)",
       "EXPLAIN SELECT 1",
       "SELECT 1; DELETE FROM hx.epochs",
+      "SELECT 1\u0000; DELETE FROM hx.epochs",
       "SELECT * FROM checkpoint()",
       "SELEC 1",
       "SELECT * FROM nope",
