@@ -43,16 +43,18 @@ async function explainOn(reader: TimedReader, request: ExplainQuery): Promise<Ex
     );
   }
   // On the statement's first line, so the line numbers of DuckDB's errors are the client's.
-  const wrapped = `${request.analyze ? "EXPLAIN ANALYZE" : "EXPLAIN"} ${request.sql}`;
-  const extracted = await reader.call(() => con.extractStatements(wrapped));
+  const prefix = request.analyze ? "EXPLAIN ANALYZE " : "EXPLAIN ";
+  const wrapped = `${prefix}${request.sql}`;
+  const asSent = (message: string) => withoutPrefix(message, prefix, request.sql);
+  const extracted = await reader.call(() => con.extractStatements(wrapped), asSent);
   if (extracted.count !== 1) throw new BadRequestError("the statement cannot be explained");
-  const prepared = await reader.call(() => extracted.prepare(0));
+  const prepared = await reader.call(() => extracted.prepare(0), asSent);
   try {
     if (prepared.statementType !== StatementType.EXPLAIN) {
       throw new BadRequestError("the statement cannot be explained");
     }
     bindParams(prepared, request.params ?? []);
-    const result = await reader.call(() => prepared.runAndReadAll());
+    const result = await reader.call(() => prepared.runAndReadAll(), asSent);
     reader.throwIfStopped();
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     const plan = result.getRowObjectsJson().map((row) => ({
@@ -63,4 +65,25 @@ async function explainOn(reader: TimedReader, request: ExplainQuery): Promise<Ex
   } finally {
     prepared.destroySync();
   }
+}
+
+/**
+ * DuckDB quotes the line an error is on, the caret under the spot. On the first line of the
+ * wrapped statement that quote starts with `prefix`, or with its tail after the "..." of a
+ * line cut short: drop that and move the caret with it, so the quote is the one db.query
+ * gives for the statement as sent.
+ */
+function withoutPrefix(message: string, prefix: string, sql: string): string {
+  const quote = /\nLINE 1: (\.\.\.)?([^\n]*)\n( *)\^/.exec(message);
+  if (!quote) return message;
+  const [whole, cut = "", shown = "", caret = ""] = quote;
+  const firstLine = sql.split(/[\r\n]/, 1)[0] ?? "";
+  const isStart = (rest: string) =>
+    firstLine.startsWith(rest) || firstLine.startsWith(rest.replace(/\.\.\.$/, ""));
+  // The whole prefix, when the line is quoted from its start; else a tail of it after "...".
+  const tails = cut ? [...prefix].map((_, i) => prefix.slice(i)).slice(1) : [prefix];
+  const tail = tails.find((t) => shown.startsWith(t) && isStart(shown.slice(t.length)));
+  if (tail === undefined) return message;
+  const unquoted = `\nLINE 1: ${shown.slice(tail.length)}\n${" ".repeat(caret.length - cut.length - tail.length)}^`;
+  return message.slice(0, quote.index) + unquoted + message.slice(quote.index + whole.length);
 }

@@ -16,6 +16,7 @@ import {
   listMacros,
   listSchemas,
   listTables,
+  runReadOnlyQuery,
 } from "../../../src/catalog/index.ts";
 import { MonError } from "../../../src/domain/index.ts";
 import type {
@@ -233,6 +234,25 @@ describe("the discovery handlers against a real catalog file", () => {
       con.runAndReadAll("SELECT count(*) AS n FROM hx.epochs"),
     );
     assert.equal(Number(left.getRowObjectsJS()[0]!.n), 1);
+  });
+
+  test("db.explain with analyze quotes a failing statement's line as db.query does, not the EXPLAIN it wraps", async () => {
+    // Fails only once run; padded so DuckDB quotes the line whole, cut short after the
+    // EXPLAIN ANALYZE it adds, or cut short for db.query too.
+    for (const pad of [0, 45, 60]) {
+      const sql = `SELECT ${" ".repeat(pad)}x::INT FROM (VALUES ('a')) t(x) WHERE 1 = 1 AND 2 = 2 AND 3 = 3 AND 4 = 4`;
+      const queried = await runReadOnlyQuery(
+        t.catalog,
+        { sql },
+        { maxRows: 10, timeoutMs: 10_000, format: "json" },
+      ).then(
+        () => assert.fail(`${sql} was answered`),
+        (err: Error) => err.message,
+      );
+      assert.match(queried, /\nLINE 1: .*x::INT/);
+      const explained = await refused(dbExplainHandler(port), { sql, analyze: true });
+      assert.deepEqual(explained, { code: 400, message: queried });
+    }
   });
 
   test("bad requests are 400 and an unknown table is 404", async () => {
