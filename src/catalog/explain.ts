@@ -8,7 +8,7 @@ import { BadRequestError } from "../domain/index.ts";
 import type { ExplainReply } from "../protocol/index.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { bindParams, type ReadOnlyQuery } from "./query.ts";
-import { pragmaName, prepareReadOnly } from "./read-only-guard.ts";
+import { ReadOnlyRule, pragmaCall, prepareReadOnly } from "./read-only-guard.ts";
 import { withTimedReader, type TimedReader } from "./timed-reader.ts";
 
 export interface ExplainQuery extends ReadOnlyQuery {
@@ -33,15 +33,10 @@ export async function explainReadOnly(
 async function explainOn(reader: TimedReader, request: ExplainQuery): Promise<ExplainReply> {
   const { con } = reader;
   // The guard sees the statement exactly as sent; only then is it wrapped.
-  (await reader.call(() => prepareReadOnly(con, request.sql))).destroySync();
+  (await reader.call(() => prepareReadOnly(con, request.sql, ReadOnlyRule.explain))).destroySync();
   // DuckDB runs a PRAGMA as the SELECT it stands for, but cannot EXPLAIN one.
-  const pragma = pragmaName(request.sql);
-  if (pragma !== undefined) {
-    throw new BadRequestError(
-      `PRAGMA ${pragma} cannot be explained (DuckDB plans no PRAGMA); explain a SELECT over ` +
-        "the table function instead, such as SELECT * FROM pragma_table_info('hx.epochs')",
-    );
-  }
+  const pragma = pragmaCall(request.sql);
+  if (pragma !== undefined) throw new BadRequestError(await pragmaRefusal(reader, pragma));
   // On the statement's first line, so the line numbers of DuckDB's errors are the client's.
   const prefix = request.analyze ? "EXPLAIN ANALYZE " : "EXPLAIN ";
   const wrapped = `${prefix}${request.sql}`;
@@ -86,4 +81,24 @@ function withoutPrefix(message: string, prefix: string, sql: string): string {
   if (tail === undefined) return message;
   const unquoted = `\nLINE 1: ${shown.slice(tail.length)}\n${" ".repeat(caret.length - cut.length - tail.length)}^`;
   return message.slice(0, quote.index) + unquoted + message.slice(quote.index + whole.length);
+}
+
+/**
+ * Why a PRAGMA cannot be explained, and what to explain instead: the table function DuckDB
+ * has for most read-only PRAGMAs (`pragma_version()`), else the SELECT the PRAGMA stands for.
+ */
+async function pragmaRefusal(
+  reader: TimedReader,
+  pragma: { name: string; args: string | undefined },
+): Promise<string> {
+  const refusal = `PRAGMA ${pragma.name} cannot be explained (DuckDB plans no PRAGMA)`;
+  const fn = `pragma_${pragma.name.toLowerCase()}`;
+  const found = await reader.call(() =>
+    reader.con.runAndReadAll(
+      "SELECT 1 FROM duckdb_functions() WHERE function_name = $1 AND function_type = 'table' LIMIT 1",
+      [fn],
+    ),
+  );
+  if (found.currentRowCount === 0) return `${refusal}; explain the SELECT it stands for instead`;
+  return `${refusal}; explain a SELECT over its table function instead: SELECT * FROM ${fn}(${pragma.args ?? "…"})`;
 }

@@ -13,8 +13,15 @@
 import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from "@duckdb/node-api";
 import { BadRequestError } from "../domain/index.ts";
 
-const READ_ONLY_RULE =
-  "db.query accepts a single read-only statement (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE); EXPLAIN → use db.explain";
+/** The rule a refusal ends with, in the words of the endpoint that refused. */
+export const ReadOnlyRule = {
+  query:
+    "db.query accepts a single read-only statement (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE); EXPLAIN → use db.explain",
+  explain:
+    "db.explain takes a single read-only statement (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE); " +
+    "send it without EXPLAIN, and set analyze: true to run it",
+} as const;
+export type ReadOnlyRule = (typeof ReadOnlyRule)[keyof typeof ReadOnlyRule];
 
 /**
  * Functions refused inside a SELECT. The pinned DuckDB's table functions are each reviewed
@@ -58,7 +65,11 @@ const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
 ]);
 
 /** Prepares `sql` if it is one read-only statement; otherwise throws BadRequestError. */
-export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+export async function prepareReadOnly(
+  con: DuckDBConnection,
+  sql: string,
+  rule: ReadOnlyRule = ReadOnlyRule.query,
+): Promise<DuckDBPreparedStatement> {
   // DuckDB takes a NUL as the end of the SQL: what follows it would be neither checked nor run.
   if (sql.includes("\u0000")) {
     throw new BadRequestError("the SQL contains a NUL character (U+0000), which DuckDB cannot read past");
@@ -66,11 +77,11 @@ export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promi
   // DuckDB fails a payload with no statement (empty, or only `;` and comments) with a bare
   // "Error in native callback".
   if (withoutLeadingComments(sql, true) === "") {
-    throw new BadRequestError(`exactly one statement expected, got none: ${READ_ONLY_RULE}`);
+    throw new BadRequestError(`exactly one statement expected, got none: ${rule}`);
   }
   const extracted = await duck(() => con.extractStatements(sql));
   if (extracted.count !== 1) {
-    throw new BadRequestError(`exactly one statement expected, got ${extracted.count}: ${READ_ONLY_RULE}`);
+    throw new BadRequestError(`exactly one statement expected, got ${extracted.count}: ${rule}`);
   }
   const prepared = await duck(() => extracted.prepare(0));
   try {
@@ -79,9 +90,9 @@ export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promi
         "_",
         " ",
       );
-      throw new BadRequestError(`${kind} statements are refused: ${READ_ONLY_RULE}`);
+      throw new BadRequestError(`${kind} statements are refused: ${rule}`);
     }
-    await refuseStatefulFunctions(con, sql);
+    await refuseStatefulFunctions(con, sql, rule);
     return prepared;
   } catch (err) {
     prepared.destroySync();
@@ -89,7 +100,11 @@ export async function prepareReadOnly(con: DuckDBConnection, sql: string): Promi
   }
 }
 
-async function refuseStatefulFunctions(con: DuckDBConnection, sql: string): Promise<void> {
+async function refuseStatefulFunctions(
+  con: DuckDBConnection,
+  sql: string,
+  rule: ReadOnlyRule,
+): Promise<void> {
   const reader = await con.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR)", [sql]);
   const serialized = reader.getRowsJS()[0]?.[0];
   const tree = JSON.parse(typeof serialized === "string" ? serialized : '{"error":true}') as {
@@ -98,12 +113,12 @@ async function refuseStatefulFunctions(con: DuckDBConnection, sql: string): Prom
   if (tree.error) {
     const pragma = pragmaName(sql);
     if (pragma !== undefined && READ_ONLY_PRAGMAS.has(pragma.toLowerCase())) return;
-    throw new BadRequestError(`this statement cannot be checked as read-only: ${READ_ONLY_RULE}`);
+    throw new BadRequestError(`this statement cannot be checked as read-only: ${rule}`);
   }
   const refused = [...functionNames(tree)].filter((name) => REFUSED_FUNCTIONS.has(name));
   if (refused.length > 0) {
     throw new BadRequestError(
-      `${refused.map((f) => `${f}()`).join(", ")} changes database state or runs SQL from text: ${READ_ONLY_RULE}`,
+      `${refused.map((f) => `${f}()`).join(", ")} changes database state or runs SQL from text: ${rule}`,
     );
   }
 }
@@ -123,7 +138,20 @@ function functionNames(node: unknown, into = new Set<string>()): Set<string> {
 
 /** The name of the PRAGMA `sql` is (`PRAGMA table_info(…)` → `table_info`); undefined for any other statement. */
 export function pragmaName(sql: string): string | undefined {
-  return /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
+  return pragmaCall(sql)?.name;
+}
+
+/**
+ * The PRAGMA `sql` is, with its arguments as written (`PRAGMA table_info('t')` → `'t'`,
+ * `PRAGMA version` → ``); undefined arguments when they are not simply `(…)` at the end.
+ */
+export function pragmaCall(sql: string): { name: string; args: string | undefined } | undefined {
+  const call = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*\(([\s\S]*)\))?\s*;?\s*$/i.exec(
+    withoutLeadingComments(sql),
+  );
+  if (call) return { name: call[1]!, args: call[2] ?? "" };
+  const name = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
+  return name === undefined ? undefined : { name, args: undefined };
 }
 
 /** `sql` from its first token on: whitespace and comments skipped, and empty statements (`;`) too when asked. */

@@ -255,6 +255,27 @@ describe("the discovery handlers against a real catalog file", () => {
     }
   });
 
+  test("db.explain refuses in its own words: EXPLAIN is left out, and a PRAGMA points at its table function", async () => {
+    const explain = dbExplainHandler(port);
+    for (const sql of ["EXPLAIN SELECT 1", "EXPLAIN ANALYZE SELECT 1", "DELETE FROM hx.epochs"]) {
+      const r = await refused(explain, { sql });
+      assert.match(r.message, /db\.explain takes .*without EXPLAIN.*analyze: true/, sql);
+      assert.doesNotMatch(r.message, /db\.query/, sql);
+    }
+    const cases: [string, RegExp][] = [
+      ["PRAGMA version", /SELECT \* FROM pragma_version\(\)$/],
+      ["PRAGMA table_info('hx.epochs')", /SELECT \* FROM pragma_table_info\('hx\.epochs'\)$/],
+      // DuckDB has no pragma_show_tables(): the PRAGMA is rewritten into a query of its own.
+      ["PRAGMA show_tables", /explain the SELECT it stands for instead$/],
+    ];
+    for (const [sql, message] of cases) {
+      const r = await refused(explain, { sql, analyze: true });
+      assert.equal(r.code, 400, sql);
+      assert.match(r.message, new RegExp(`^PRAGMA \\w+ cannot be explained`), sql);
+      assert.match(r.message, message, sql);
+    }
+  });
+
   test("bad requests are 400 and an unknown table is 404", async () => {
     const cases: [ApiHandler, unknown, RegExp][] = [
       [dbExplainHandler(port), "{not json", /invalid JSON/],
