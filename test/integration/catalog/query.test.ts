@@ -154,27 +154,22 @@ test("a result over db.query-max-rows is refused with 413, as soon as the cap is
       /LIMIT/.test(err.message) &&
       /db\.query\.stream/.test(err.message),
   );
-  // An endless result is cut at the cap, not read to its end.
-  const started = performance.now();
+  // An endless result is cut at the cap, not read to its end (which would not end: 10^10
+  // rows held as JSON run out of memory long before, or past the 60 s timeout, a 408).
   await assert.rejects(
     query(t.catalog, "SELECT * FROM range(10000000000)", undefined, { timeoutMs: 60_000 }),
     TooManyRowsError,
   );
-  assert.ok(performance.now() - started < 5000);
   assert.equal(await query(t.catalog, "SELECT 42 AS answer"), '[{"answer":42}]');
 });
 
 test("a query past db.query-timeout is interrupted with 408 and the connection serves again", async () => {
   await using t = await tempCatalog();
-  const started = performance.now();
+  // Interrupted, not left to finish (it would take hours): the 408's cause is DuckDB's interrupt.
   await assert.rejects(
     query(t.catalog, SLOW, undefined, { timeoutMs: 300 }),
-    (err) =>
-      err instanceof QueryTimeoutError &&
-      err.code === 408 &&
-      /db\.query-timeout \(300 ms\)/.test(err.message),
+    (err) => interruptedTimeout(err) && /db\.query-timeout \(300 ms\)/.test((err as Error).message),
   );
-  assert.ok(performance.now() - started < 3000, "interrupted promptly");
   // Interrupted while rows stream out, DuckDB ends the stream as if complete: still a 408.
   await assert.rejects(
     query(t.catalog, "SELECT * FROM range(100000000)", undefined, { timeoutMs: 300, maxRows: 1e9 }),
@@ -203,10 +198,12 @@ test("queries beyond the read pool wait for a connection, within their own timeo
   const slow = [1, 2].map(() =>
     assert.rejects(query(t.catalog, SLOW, undefined, { timeoutMs: 1500 }), QueryTimeoutError),
   );
-  // Both connections are busy: this one waits, and its timeout counts the wait.
-  const started = performance.now();
+  let slowDone = false;
+  void Promise.all(slow).then(() => (slowDone = true));
+  // Both connections are busy: this one waits, and its timeout counts the wait, so it gives
+  // up while the slow ones still hold them.
   await assert.rejects(query(t.catalog, "SELECT 1", undefined, { timeoutMs: 200 }), QueryTimeoutError);
-  assert.ok(performance.now() - started < 1000, "gave up while waiting");
+  assert.equal(slowDone, false, "gave up while waiting");
   const queued = query(t.catalog, "SELECT 3 AS a");
   await Promise.all(slow);
   assert.equal(await queued, '[{"a":3}]');
@@ -214,15 +211,14 @@ test("queries beyond the read pool wait for a connection, within their own timeo
 
 test("closing the catalog stops running queries with 408 and refuses new ones", async () => {
   await using t = await tempCatalog();
-  const started = performance.now();
   const running = assert.rejects(
     query(t.catalog, SLOW, undefined, { timeoutMs: 60_000 }),
     (err) => err instanceof QueryTimeoutError && /shutting down/.test(err.message),
   );
   // Close at once, while the query is still being prepared: it must not start running after.
   await t.catalog[Symbol.asyncDispose]();
+  // Stopped, not left to finish: SLOW would run for hours, well past the test's timeout.
   await running;
-  assert.ok(performance.now() - started < 5000, "stopped promptly");
   await assert.rejects(query(t.catalog, "SELECT 1"), QueryTimeoutError);
 });
 

@@ -100,15 +100,13 @@ describe("the HTTP receiver", () => {
 
   test("closes a connection waiting for a delayed answer when disposed", async () => {
     const receiver = await startHttpReceiver();
-    receiver.respondWith(() => ({ status: 200, delayMs: 60_000 }));
+    // An answer that never comes in the test's lifetime: a dispose waiting for it would hang.
+    receiver.respondWith(() => ({ status: 200, delayMs: 2_147_483_647 }));
     const pending = fetch(receiver.url, { method: "POST" });
     await receiver.waitForRequests(1);
-    const started = Date.now();
-
     await receiver[Symbol.asyncDispose]();
 
     await assert.rejects(pending);
-    assert.ok(Date.now() - started < 1000, "dispose did not wait for the delayed answer");
   });
 });
 
