@@ -54,3 +54,10 @@ export class CatalogUnavailableError extends MonError {
     super(ErrorCode.Unavailable, message, options);
   }
 }
+
+/** The scrape side of a system cannot answer yet (it is still starting). */
+export class ScraperUnavailableError extends MonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Unavailable, message, options);
+  }
+}

@@ -14,6 +14,7 @@ export {
   QueryTimeoutError,
   TooManyRowsError,
   CatalogUnavailableError,
+  ScraperUnavailableError,
 } from "./errors.ts";
 export {
   Severity,

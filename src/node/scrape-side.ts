@@ -5,12 +5,14 @@ import {
   EMBEDDED_ACCOUNT,
   lastCommitMarker,
   ScrapePublisher,
+  scrapeStreamInfo,
   type ConnectTarget,
 } from "../bus/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { publishDisconnectBucket } from "../feed/index.ts";
 import type { Logger, NodeMetrics } from "../lib/index.ts";
-import type { ScraperStatusReply } from "../protocol/index.ts";
+import { ScraperUnavailableError } from "../domain/index.ts";
+import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import {
   requestDiagnostic,
   startDisconnectTracker,
@@ -22,13 +24,19 @@ import {
 } from "../scrape/index.ts";
 
 export interface ScrapeSide extends AsyncDisposable {
-  readonly scraper: Scraper;
   /** The scraper as its ops endpoints see it. */
   readonly port: ScraperPort;
-  /** Client disconnect buckets (ops.disconnect.history, feed.disconnect). */
-  readonly disconnects: DisconnectTracker;
+  /** Client disconnect buckets (ops.disconnect.history). */
+  readonly disconnectHistory: (since?: number, limit?: number) => DisconnectHistoryReply;
   /** Asks one monitored server for a diagnostic (ops.diagnostics.*). */
   readonly askDiagnostic: AskDiagnostic;
+  /** The scrape stream's layout (ops.sink.info). */
+  readonly sinkInfo: () => Promise<SinkInfoReply>;
+  /**
+   * Connects to the monitored system and starts the scraper. Until it has, every port
+   * throws 503 saying the scraper is starting.
+   */
+  start(): Promise<void>;
 }
 
 function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
@@ -55,12 +63,23 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
   };
 }
 
+/** What a started scrape side holds. */
+interface Running {
+  monitored: NatsConnection;
+  accounts: (ServiceAccount & { close(): Promise<void> })[];
+  scraper: Scraper;
+  disconnects: DisconnectTracker;
+}
+
 /**
  * ① The scrape side of one system: a connection to the monitored system's system account
  * (or the sink's own, when `nats` is not configured) and the scraper writing epochs to
  * the scrape stream on the sink.
+ *
+ * Made in two steps: its ports exist at once, answering 503 "starting", so node/ can serve
+ * them as soon as $MON.ping lists the scrape role; `start()` then connects and scrapes.
  */
-export async function startScrapeSide(options: {
+export function createScrapeSide(options: {
   sink: NatsConnection;
   sinkSystem: ConnectTarget | undefined;
   system: SystemConfig;
@@ -68,7 +87,7 @@ export async function startScrapeSide(options: {
   metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
-}): Promise<ScrapeSide> {
+}): ScrapeSide {
   const { system, log } = options;
   const target = system.nats ?? options.sinkSystem;
   if (!target) {
@@ -77,49 +96,83 @@ export async function startScrapeSide(options: {
         "only the embedded sink can be monitored without it",
     );
   }
-  const monitored = await connectNats(target, `natsmon ${options.nodeId} scrape ${system.id}`);
-  const accounts = serviceAccounts(options, log);
-  const previous = await lastCommitMarker(options.sink, system.id);
-  const scraper = startScraper({
-    ...(previous ? { expected: previous.servers_expected } : {}),
-    systemId: system.id,
-    monitored,
-    accounts,
-    sink: new ScrapePublisher(options.sink, system.id),
-    config: system.scraper,
-    log,
-    onEpoch: (summary) => {
-      for (const s of summary.sources) options.metrics.scrapeBytes(system.id, s.source, s.bytes);
-    },
-    ...(options.faults ? { faults: options.faults } : {}),
-  });
-  const disconnects = startDisconnectTracker({
-    systemId: system.id,
-    monitored,
-    bucketMs: system.scraper.disconnectBucketMs,
-    historyMs: system.scraper.disconnectHistoryMs,
-    publish: (bucket) => publishDisconnectBucket(options.sink, bucket),
-    log,
-  });
+  let running: Running | undefined;
+  let stopped = false;
+  const started = (): Running => {
+    if (running) return running;
+    throw new ScraperUnavailableError(`the scraper of system ${system.id} is starting; retry in a moment`);
+  };
+  const start = async () => {
+    const monitored = await connectNats(target, `natsmon ${options.nodeId} scrape ${system.id}`);
+    let previous;
+    try {
+      previous = await lastCommitMarker(options.sink, system.id);
+    } catch (err) {
+      await monitored.drain().catch(() => undefined);
+      throw err;
+    }
+    if (stopped) {
+      // Stopped while it connected (the node's start failed or was stopped): close it here.
+      await monitored.drain().catch(() => undefined);
+      return;
+    }
+    const accounts = serviceAccounts(options, log);
+    const scraper = startScraper({
+      ...(previous ? { expected: previous.servers_expected } : {}),
+      systemId: system.id,
+      monitored,
+      accounts,
+      sink: new ScrapePublisher(options.sink, system.id),
+      config: system.scraper,
+      log,
+      onEpoch: (summary) => {
+        for (const s of summary.sources) options.metrics.scrapeBytes(system.id, s.source, s.bytes);
+      },
+      ...(options.faults ? { faults: options.faults } : {}),
+    });
+    const disconnects = startDisconnectTracker({
+      systemId: system.id,
+      monitored,
+      bucketMs: system.scraper.disconnectBucketMs,
+      historyMs: system.scraper.disconnectHistoryMs,
+      publish: (bucket) => publishDisconnectBucket(options.sink, bucket),
+      log,
+    });
+    running = { monitored, accounts, scraper, disconnects };
+  };
+
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  /** Stops whatever start() got to, once it got there. */
+  const stop = async () => {
+    stopped = true;
+    await starting?.catch(() => undefined);
+    if (!running) return;
+    await running.scraper[Symbol.asyncDispose]();
+    await running.disconnects[Symbol.asyncDispose]();
+    await running.monitored.drain().catch(() => undefined);
+    for (const a of running.accounts) await a.close();
+  };
   return {
-    scraper,
-    disconnects,
-    askDiagnostic: (server, kind, body, waitMs) =>
-      requestDiagnostic(monitored, server, kind, body, { ...system.scraper, waitMs }),
     port: {
-      status: () => statusOf(system.id, scraper),
-      setPaused: (paused) => scraper.setPaused(paused),
+      status: () => statusOf(system.id, started().scraper),
+      setPaused: (paused) => started().scraper.setPaused(paused),
       trigger: async () => {
+        const { scraper } = started();
         await scraper.scrapeOnce();
         return statusOf(system.id, scraper);
       },
     },
-    async [Symbol.asyncDispose]() {
-      await scraper[Symbol.asyncDispose]();
-      await disconnects[Symbol.asyncDispose]();
-      await monitored.drain().catch(() => undefined);
-      for (const a of accounts) await a.close();
+    disconnectHistory: (since, limit) => started().disconnects.history(since, limit),
+    askDiagnostic: (server, kind, body, waitMs) =>
+      requestDiagnostic(started().monitored, server, kind, body, { ...system.scraper, waitMs }),
+    sinkInfo: async () => {
+      started();
+      return scrapeStreamInfo(options.sink, system.id);
     },
+    start: () => (starting ??= start()),
+    // Once only: a node whose start failed stops its scrape sides, some of them twice.
+    [Symbol.asyncDispose]: () => (stopping ??= stop()),
   };
 }
 

@@ -16,6 +16,8 @@ import { createMetrics, type Logger } from "../lib/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogEndpoints } from "./catalog-endpoints.ts";
 import { createCatalogSide, type CatalogSide } from "./catalog-side.ts";
+import { scrapeEndpoints } from "./scrape-endpoints.ts";
+import { createScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
 import { VERSION } from "./version.ts";
@@ -31,7 +33,7 @@ export interface RunningNode extends AsyncDisposable {
 
 /**
  * Starts a node: the sink bus (embedded when none is configured), the notifier, the micro
- * service and the discovery ping with every catalog's endpoints, then each system's
+ * service and the discovery ping with every side's endpoints, then each system's
  * pipeline. Disposal runs in reverse: systems, API, notifier, bus.
  */
 export async function startNode(
@@ -75,6 +77,7 @@ export async function startNode(
   let api;
   let notifier: Notifier | undefined;
   const catalogs = new Map<string, CatalogSide>();
+  const scrapes = new Map<string, ScrapeSide>();
   try {
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
@@ -106,45 +109,56 @@ export async function startNode(
       "ops.pprof": opsPprofHandler(nodeOps),
       "ops.metrics": opsMetricsHandler(nodeOps),
     });
-    // $MON.ping lists every system with its roles, so each catalog's endpoints are served
-    // before ping answers: 503 "opening" until its pipeline has opened the database, rather
-    // than no responder at all (spec: each db endpoint answers 503 while it is not open).
-    for (const system of config.systems.filter((s) => s.roles.includes(Role.Catalog))) {
+    // $MON.ping lists every system with its roles, so each side's endpoints are served before
+    // ping answers: 503 "opening" or "starting" until its pipeline has started it, rather than
+    // no responder at all (spec: each db endpoint answers 503 while it is not open).
+    for (const system of config.systems) {
       const systemLog = log.child({ system: system.id });
-      const catalog = createCatalogSide({
-        sink: sink.nc,
-        system,
-        nodeId,
-        dataDir: config.node.dataDir,
-        notifier,
-        metrics,
-        log: systemLog,
-        ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
-        ...(options.faults ? { faults: options.faults } : {}),
-      });
-      catalogs.set(system.id, catalog);
-      await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));
+      if (system.roles.includes(Role.Catalog)) {
+        const catalog = createCatalogSide({
+          sink: sink.nc,
+          system,
+          nodeId,
+          dataDir: config.node.dataDir,
+          notifier,
+          metrics,
+          log: systemLog,
+          ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
+          ...(options.faults ? { faults: options.faults } : {}),
+        });
+        catalogs.set(system.id, catalog);
+        await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));
+      }
+      if (system.roles.includes(Role.Scrape)) {
+        const scrape = createScrapeSide({
+          sink: sink.nc,
+          sinkSystem: sink.systemTarget,
+          system,
+          nodeId,
+          metrics,
+          log: systemLog,
+          ...(options.faults ? { faults: options.faults } : {}),
+        });
+        scrapes.set(system.id, scrape);
+        await api.addSystemEndpoints(system.id, scrapeEndpoints(system, scrape));
+      }
     }
     await api.answerPing();
     for (const system of config.systems) {
       systems.push(
         await startSystemPipeline({
           sink: sink.nc,
-          sinkSystem: sink.systemTarget,
           replicas: config.sink.replicas,
           system,
-          nodeId,
-          api,
           catalog: catalogs.get(system.id),
-          metrics,
-          log,
-          ...(options.faults ? { faults: options.faults } : {}),
+          scrape: scrapes.get(system.id),
         }),
       );
     }
   } catch (err) {
     for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
-    // Catalogs whose pipeline never started (stopping one twice is a no-op).
+    // Sides whose pipeline never started (stopping one twice is a no-op).
+    for (const scrape of scrapes.values()) await scrape[Symbol.asyncDispose]();
     for (const catalog of catalogs.values()) await catalog[Symbol.asyncDispose]();
     await api?.[Symbol.asyncDispose]();
     await notifier?.[Symbol.asyncDispose]();

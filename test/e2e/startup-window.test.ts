@@ -4,7 +4,8 @@
  * $MON.ping lists a system with the catalog role, its db endpoints answer, with a 503 saying
  * the catalog is opening until it is open. Before, they had no responder until the database,
  * its macros, the findings baseline and the commit consumer were all set up, and the CLI
- * then said no node serves a system that `natsmon systems` listed.
+ * then said no node serves a system that `natsmon systems` listed. The scrape role likewise:
+ * its ops.scraper.* endpoints answer 503 "starting" until the scraper runs.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
@@ -26,6 +27,7 @@ import { waitFor } from "../harness/wait-for.ts";
 
 const SYSTEMS = ["east", "west"] as const;
 const OPENING = /catalog of system \w+ is opening; retry in a moment/;
+const STARTING = /scraper of system \w+ is starting; retry in a moment/;
 
 /** What a request got: `ok`, `no responders`, or `<code>: <description>`. */
 type Outcome = string;
@@ -36,20 +38,23 @@ function isNoResponders(err: unknown): boolean {
   );
 }
 
-/** The systems $MON.ping lists with the catalog role; none while nothing answers it yet. */
-async function catalogsPinged(nc: NatsConnection): Promise<string[]> {
+/** The systems $MON.ping lists with `role`; none while nothing answers it yet. */
+async function pinged(nc: NatsConnection, role: Role): Promise<string[]> {
   try {
     const reply = (await nc.request(PING_SUBJECT, "", { timeout: 5000 })).json<DiscoveryReply>();
-    return reply.systems.filter((s) => s.roles.includes(Role.Catalog)).map((s) => s.id);
+    return reply.systems.filter((s) => s.roles.includes(role)).map((s) => s.id);
   } catch (err) {
     if (isNoResponders(err)) return [];
     throw err;
   }
 }
 
-async function schemas(nc: NatsConnection, system: string): Promise<Outcome> {
+const catalogsPinged = (nc: NatsConnection) => pinged(nc, Role.Catalog);
+
+/** A request/reply endpoint's outcome. */
+async function request(nc: NatsConnection, subject: string): Promise<Outcome> {
   try {
-    const reply = await nc.request(systemSubjects(system).dbSchemas, "{}", { timeout: 10_000 });
+    const reply = await nc.request(subject, "{}", { timeout: 10_000 });
     const code = reply.headers?.get(ServiceErrorHeader.Code);
     return code ? `${code}: ${reply.headers?.get(ServiceErrorHeader.Description)}` : "ok";
   } catch (err) {
@@ -57,6 +62,10 @@ async function schemas(nc: NatsConnection, system: string): Promise<Outcome> {
     throw err;
   }
 }
+
+const schemas = (nc: NatsConnection, system: string) => request(nc, systemSubjects(system).dbSchemas);
+const scraperStatus = (nc: NatsConnection, system: string) =>
+  request(nc, systemSubjects(system).opsScraperStatus);
 
 async function queryStream(nc: NatsConnection, system: string): Promise<Outcome> {
   try {
@@ -92,7 +101,7 @@ async function embeddedBusUrl(dataDir: string): Promise<string> {
   );
 }
 
-test("from the moment $MON.ping lists a catalog, its db endpoints answer: 503 while the catalog opens, never no responders", async (t) => {
+test("from the moment $MON.ping lists a role, its endpoints answer: 503 while the side starts, never no responders", async (t) => {
   await using dir = await tempDir();
   const data = join(dir.path, "data");
   const config = join(dir.path, "natsmon.yaml");
@@ -112,35 +121,43 @@ test("from the moment $MON.ping lists a catalog, its db endpoints answer: 503 wh
     { intervalMs: 5, message: "a connection to the starting node's bus" },
   );
   try {
-    // Poll as fast as the bus answers until every system's db endpoints serve, keeping what
-    // each request got once ping had listed its system's catalog.
-    const seen = new Map<string, Outcome[]>(SYSTEMS.map((id) => [id, []]));
+    // Poll as fast as the bus answers until every system's db and scraper endpoints serve,
+    // keeping what each request got once ping had listed the side's role.
+    const sides = SYSTEMS.flatMap((id) => [`${id} ${Role.Catalog}`, `${id} ${Role.Scrape}`]);
+    const seen = new Map<string, Outcome[]>(sides.map((side) => [side, []]));
     const serving = new Set<string>();
+    const ask = (role: Role, system: string) =>
+      role === Role.Catalog
+        ? Promise.all([schemas(nc, system), queryStream(nc, system)])
+        : Promise.all([scraperStatus(nc, system)]);
     await waitFor(
       async () => {
-        for (const system of await catalogsPinged(nc)) {
-          if (serving.has(system)) continue;
-          const outcomes = [await schemas(nc, system), await queryStream(nc, system)];
-          seen.get(system)!.push(...outcomes);
-          if (outcomes.every((o) => o === "ok")) serving.add(system);
+        for (const role of [Role.Catalog, Role.Scrape]) {
+          for (const system of await pinged(nc, role)) {
+            const side = `${system} ${role}`;
+            if (serving.has(side)) continue;
+            const outcomes = await ask(role, system);
+            seen.get(side)!.push(...outcomes);
+            if (outcomes.every((o) => o === "ok")) serving.add(side);
+          }
         }
-        return serving.size === SYSTEMS.length;
+        return serving.size === sides.length;
       },
-      { intervalMs: 0, timeoutMs: 60_000, message: "every system's db endpoints to serve" },
+      { intervalMs: 0, timeoutMs: 60_000, message: "every system's db and scraper endpoints to serve" },
     );
-    for (const [system, outcomes] of seen) {
+    for (const [side, outcomes] of seen) {
       const counts = Object.groupBy(outcomes, (o) =>
-        o.startsWith("503: ") && OPENING.test(o) ? "opening" : o,
+        o.startsWith("503: ") && (OPENING.test(o) || STARTING.test(o)) ? "starting" : o,
       );
       t.diagnostic(
-        `${system}, after ping listed its catalog: ${Object.entries(counts)
+        `${side}, after ping listed it: ${Object.entries(counts)
           .map(([outcome, of]) => `${of?.length} × ${outcome}`)
           .join(", ")}`,
       );
       assert.deepEqual(
-        Object.keys(counts).filter((outcome) => outcome !== "ok" && outcome !== "opening"),
+        Object.keys(counts).filter((outcome) => outcome !== "ok" && outcome !== "starting"),
         [],
-        `${system}: every request got an answer or a 503 saying its catalog is opening`,
+        `${side}: every request got an answer or a 503 saying the side is still starting`,
       );
     }
   } finally {
