@@ -1,5 +1,5 @@
 import { checkCatalogue } from "../checks/index.ts";
-import { untilStopSignal } from "./stop-signal.ts";
+import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssues } from "../config/index.ts";
 import { createLogger } from "../lib/index.ts";
@@ -60,12 +60,22 @@ export function runCommand(program: Command): void {
         const registry = process.env.NATSMON_UPDATE_REGISTRY;
         // Tests shorten the once-a-minute retry of a catalog that would not open.
         const reopenMs = Number(process.env.NATSMON_CATALOG_REOPEN_MS) || undefined;
-        const node = await startNode(config, {
-          log,
-          ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
-          ...(registry ? { updateRegistry: registry } : {}),
-          ...(reopenMs ? { catalogReopenMs: reopenMs } : {}),
-        });
+        // Caught from here on, so a signal while the node starts stops what it started.
+        const stop = catchStopSignal(log, 15_000);
+        let node;
+        try {
+          node = await startNode(config, {
+            log,
+            signal: stop.signal,
+            ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
+            ...(registry ? { updateRegistry: registry } : {}),
+            ...(reopenMs ? { catalogReopenMs: reopenMs } : {}),
+          });
+        } catch (err) {
+          // Stopped during start-up: startNode has stopped whatever it had started, as a stop does.
+          if (stop.signal.aborted) process.exit(0);
+          throw err;
+        }
         const system = config.systems[0]?.id;
         const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;
         process.stdout.write(
@@ -80,7 +90,7 @@ export function runCommand(program: Command): void {
             .filter((l) => l !== "")
             .join("\n") + "\n",
         );
-        await untilStopSignal(log, 15_000);
+        await stop.received;
         await node[Symbol.asyncDispose]();
         // Libraries may keep handles open after a clean stop; the node is done, so is the process.
         process.exit(0);

@@ -6,19 +6,40 @@ import type { Logger } from "../lib/index.ts";
  * never hang, whatever the library still holds.
  */
 export async function untilStopSignal(log: Logger, graceMs: number): Promise<NodeJS.Signals> {
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
+  return catchStopSignal(log, graceMs).received;
+}
+
+export interface StopSignal {
+  /** Aborts on the first SIGINT or SIGTERM, for work still starting when it comes. */
+  readonly signal: AbortSignal;
+  /** Resolves with that first signal. */
+  readonly received: Promise<NodeJS.Signals>;
+}
+
+/**
+ * Catches the first SIGINT or SIGTERM from now on, as untilStopSignal does, and also aborts
+ * `signal` with it: a node still starting stops what it started instead of dying mid-way.
+ */
+export function catchStopSignal(log: Logger, graceMs: number): StopSignal {
+  const stop = new AbortController();
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) return;
+      log.info({ signal }, "stopping");
+      const force = () => {
+        log.error("shutdown did not finish in time; exiting");
+        process.exit(1);
+      };
+      process.once("SIGINT", force);
+      process.once("SIGTERM", force);
+      setTimeout(force, graceMs).unref();
+      stop.abort(new Error(`stopped by ${signal}`));
+      resolve(signal);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
   });
-  log.info({ signal }, "stopping");
-  const force = () => {
-    log.error("shutdown did not finish in time; exiting");
-    process.exit(1);
-  };
-  process.once("SIGINT", force);
-  process.once("SIGTERM", force);
-  setTimeout(force, graceMs).unref();
-  return signal;
+  return { signal: stop.signal, received };
 }
 
 /** Exit codes of a command stopped by a signal, as a shell reports them (128 + its number). */

@@ -32,6 +32,8 @@ export async function startSystemPipeline(options: {
   system: SystemConfig;
   catalog: CatalogSide | undefined;
   scrape: ScrapeSide | undefined;
+  /** Stops before the scrape side starts; the caller stops the sides (they are its own). */
+  signal?: AbortSignal;
 }): Promise<SystemPipeline> {
   const { system, catalog, scrape } = options;
 
@@ -53,6 +55,7 @@ export async function startSystemPipeline(options: {
   await catalog?.start();
 
   // ① Scrape side last: everything downstream is ready for its first epoch.
+  options.signal?.throwIfAborted();
   await scrape?.start();
 
   return {

@@ -46,6 +46,11 @@ export async function startNode(
     updateRegistry?: string;
     /** How often a catalog that would not open is tried again (default once a minute). */
     catalogReopenMs?: number;
+    /**
+     * Stops the start between its steps (the caller caught SIGTERM): what has started is
+     * stopped, as when a step fails, and startNode rejects with the signal's reason.
+     */
+    signal?: AbortSignal;
   },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
@@ -78,7 +83,9 @@ export async function startNode(
   let notifier: Notifier | undefined;
   const catalogs = new Map<string, CatalogSide>();
   const scrapes = new Map<string, ScrapeSide>();
+  const stopIfAborted = () => options.signal?.throwIfAborted();
   try {
+    stopIfAborted();
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
       nc: sink.nc,
@@ -95,6 +102,7 @@ export async function startNode(
       metrics,
       ...(options.notifyTiming ? { timing: options.notifyTiming } : {}),
     });
+    stopIfAborted();
     api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
     const nodeOps = nodeOpsPort({
       nodeId,
@@ -145,6 +153,7 @@ export async function startNode(
     }
     await api.answerPing();
     for (const system of config.systems) {
+      stopIfAborted();
       systems.push(
         await startSystemPipeline({
           sink: sink.nc,
@@ -152,10 +161,13 @@ export async function startNode(
           system,
           catalog: catalogs.get(system.id),
           scrape: scrapes.get(system.id),
+          ...(options.signal ? { signal: options.signal } : {}),
         }),
       );
     }
+    stopIfAborted();
   } catch (err) {
+    if (options.signal?.aborted) log.info("stopping what had started");
     for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
     // Sides whose pipeline never started (stopping one twice is a no-op).
     for (const scrape of scrapes.values()) await scrape[Symbol.asyncDispose]();

@@ -8,9 +8,11 @@
  * its ops.scraper.* endpoints answer 503 "starting" until the scraper runs.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { readArrowStream, StreamFailedError } from "../../src/cli/index.ts";
@@ -84,21 +86,37 @@ async function queryStream(nc: NatsConnection, system: string): Promise<Outcome>
   }
 }
 
-/** The embedded bus's URL, from the ports file nats-server writes as soon as it listens. */
-async function embeddedBusUrl(dataDir: string): Promise<string> {
+/** The embedded bus's URL and pid, from the ports file nats-server writes as soon as it listens. */
+async function embeddedBus(dataDir: string): Promise<{ url: string; pid: number }> {
   return waitFor(
     async () => {
       const natsDir = join(dataDir, "nats");
       const file = (await readdir(natsDir).catch(() => [])).find((f) => f.endsWith(".ports"));
       if (!file) return undefined;
       try {
-        return (JSON.parse(await readFile(join(natsDir, file), "utf8")) as { nats?: string[] }).nats?.[0];
+        const url = (JSON.parse(await readFile(join(natsDir, file), "utf8")) as { nats?: string[] })
+          .nats?.[0];
+        // nats-server_<pid>.ports
+        return url ? { url, pid: Number(/_(\d+)\.ports$/.exec(file)![1]) } : undefined;
       } catch {
         return undefined; // the file appears before its content
       }
     },
     { intervalMs: 5, message: "the embedded nats-server's ports file" },
   );
+}
+
+const embeddedBusUrl = async (dataDir: string) => (await embeddedBus(dataDir)).url;
+
+/** Whether a process with this pid still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw err;
+  }
 }
 
 test("from the moment $MON.ping lists a role, its endpoints answer: 503 while the side starts, never no responders", async (t) => {
@@ -168,25 +186,42 @@ test("from the moment $MON.ping lists a role, its endpoints answer: 503 while th
   assert.equal(await node.kill("SIGTERM"), 0, node.stderr());
 });
 
-test("a node stopped while its catalogs open exits, its embedded bus with it", async () => {
+test("a node stopped while it starts stops what it started and exits as a stop after start-up does", async (t) => {
   await using dir = await tempDir();
   const data = join(dir.path, "data");
   await using node = spawnNatsmon(["run", "--data-dir", data], { NATSMON_SINK_EMBEDDED_PORT: "-1" });
-  const url = await embeddedBusUrl(data);
-  const nc = await waitFor(async () => connect({ servers: url, maxReconnectAttempts: 0 }), {
+  const bus = await embeddedBus(data);
+  const nc = await waitFor(async () => connect({ servers: bus.url, maxReconnectAttempts: 0 }), {
     intervalMs: 5,
     message: "a connection to the starting node's bus",
   });
-  const bus = nc.closed();
+  let exit: number | string;
   try {
     await waitFor(async () => (await catalogsPinged(nc)).includes("local"), {
       intervalMs: 0,
       message: "$MON.ping to list the catalog",
     });
   } finally {
-    // Stopped mid start-up or just after it: either way it ends, and so does its bus.
-    const exit = await node.kill("SIGTERM");
-    assert.ok(exit === 0 || exit === "SIGTERM", `exit ${exit}: ${node.stderr()}`);
-    await bus;
+    // Mostly mid start-up (the catalog opens and the scraper starts after ping answers).
+    const started = node.stdout().includes("is running");
+    exit = await node.kill("SIGTERM");
+    t.diagnostic(started ? "stopped after start-up" : "stopped during start-up");
+    await nc.close().catch(() => undefined);
+    if (alive(bus.pid)) process.kill(bus.pid, "SIGKILL"); // so a failure leaves nothing behind
+  }
+  assert.equal(exit, 0, `a clean stop exits 0, not killed by the signal: ${node.stderr()}`);
+  assert.match(node.stderr(), /"stopping"/);
+  assert.equal(alive(bus.pid), false, "the embedded nats-server stopped with the node");
+  // A catalog it had opened was closed: a fresh DuckDB opens its file. (A stop before the
+  // catalog opened leaves no file.)
+  const catalog = join(data, "local.duckdb");
+  if (existsSync(catalog)) {
+    const instance = await DuckDBInstance.create(catalog);
+    const con = await instance.connect();
+    assert.equal((await con.runAndReadAll("SELECT 1 AS one")).getRowObjects()[0]?.one, 1);
+    con.closeSync();
+    instance.closeSync();
+  } else {
+    t.diagnostic("stopped before the catalog opened");
   }
 });
