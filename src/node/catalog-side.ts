@@ -194,7 +194,6 @@ export function createCatalogSide(options: {
       firingSince: (epoch) => firingSince(open, epoch.toISOString()),
       log,
     });
-    log.info({ baseline: tracker.start, firing: tracker.firing().size }, "findings baseline ready");
     await startIndexing(open, tracker);
   };
   // Spec (Catalog database): retried once a minute; once open, queries answer and indexing
