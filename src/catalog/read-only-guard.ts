@@ -41,6 +41,8 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   "json_execute_serialized_sql",
   "arrow_scan",
   "arrow_scan_dumb",
+  // Scalar, but it reseeds random() on the pooled connection for every later client.
+  "setseed",
 ]);
 
 /**

@@ -57,6 +57,7 @@ const REFUSED: [sql: string, message: RegExp][] = [
   ["SELECT * FROM enable_logging()", /enable_logging\(\)/],
   ["SELECT * FROM query('SELECT 1')", /query\(\) changes database state or runs SQL from text/],
   ["DESCRIBE SELECT * FROM checkpoint()", /checkpoint\(\)/],
+  ["SELECT setseed(0.5), random()", /setseed\(\) changes database state/],
   ["SELEC 1", /Parser Error/],
   // DuckDB would read only up to the NUL: "SELECT 1", valid, whatever follows.
   ["SELECT 1\u0000; DROP TABLE hx.epochs", /NUL character \(U\+0000\)/],
