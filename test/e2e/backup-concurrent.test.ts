@@ -7,7 +7,7 @@ import { systemSubjects } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 import type { tempDir } from "../harness/temp-dir.ts";
-import { holdBackupConnection, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
+import { backupArgs, holdBackupConnection, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
 
 const subjects = systemSubjects(SYSTEM);
 
@@ -16,7 +16,7 @@ describe("natsmon backup while another backup holds the node's backup connection
   let url: string;
   let nc: NatsConnection;
 
-  const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
+  const backup = (...args: string[]) => runNatsmon(backupArgs(url, ...args));
 
   let lab: LabNode | undefined;
   before(async () => {

@@ -19,6 +19,16 @@ import { changingLabReplies, marker, TEST_DB } from "../integration/catalog/lab-
 export const EPOCHS = 50;
 export const SYSTEM = "lab";
 
+/** `natsmon backup` against the lab system on the bus at `url`, with `args` after. */
+export const backupArgs = (url: string, ...args: string[]): string[] => [
+  "backup",
+  "--server",
+  url,
+  "--system",
+  SYSTEM,
+  ...args,
+];
+
 /** Epoch `i`: one a minute from 2026-11-22T10:00:00Z. */
 export const epochAt = (i: number): string => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
 

@@ -9,7 +9,7 @@ import { readArrowStream } from "../../src/cli/index.ts";
 import { systemSubjects } from "../../src/protocol/index.ts";
 import { natsmonArgv, runNatsmon } from "../harness/natsmon-process.ts";
 import type { tempDir } from "../harness/temp-dir.ts";
-import { epochAt, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
+import { backupArgs, epochAt, startLabNode, SYSTEM, type LabNode } from "./backup-fixture.ts";
 
 /** The epochs hx.epochs holds in a backup file, in RFC 3339 with microseconds. */
 async function backedUpEpochs(path: string): Promise<string[]> {
@@ -35,7 +35,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
   let url: string;
   let nc: NatsConnection;
 
-  const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
+  const backup = (...args: string[]) => runNatsmon(backupArgs(url, ...args));
   /** Rows of hx.epochs that db.backup.stream sends for the window given. */
   const epochRows = async (start_epoch: string, end_epoch: string): Promise<number> => {
     const stream = await readArrowStream(
@@ -66,17 +66,7 @@ describe("natsmon backup: what it makes of its input, on a catalog of 50 epochs"
     await writeFile(stale, "what a run killed by the OOM killer left");
     // `exec` keeps the shell's pid, so natsmon runs with the pid the stale file is named after,
     // as PID 1 does in every container restart.
-    const argv = natsmonArgv([
-      "backup",
-      "--server",
-      url,
-      "--system",
-      SYSTEM,
-      "--out",
-      out,
-      "--since",
-      epochAt(48),
-    ]);
+    const argv = natsmonArgv(backupArgs(url, "--out", out, "--since", epochAt(48)));
     const child = spawn(
       "bash",
       ["-c", 'cp "$0" "$1.$$.partial" && shift && exec "$@"', stale, join(dir.path, ".pid.duckdb"), ...argv],

@@ -11,6 +11,7 @@ import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmo
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import {
+  backupArgs,
   buildLabCatalog,
   epochAt,
   holdBackupConnection as holdBackupConnectionOf,
@@ -73,7 +74,7 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
     const [row] = await sqlQuery<Fingerprint>(nc, SYSTEM, fingerprint(select));
     return { n: Number(row!.n), h: String(row!.h) };
   };
-  const backup = (...args: string[]) => runNatsmon(["backup", "--server", url, "--system", SYSTEM, ...args]);
+  const backup = (...args: string[]) => runNatsmon(backupArgs(url, ...args));
 
   let lab: LabNode | undefined;
   before(async () => {
@@ -405,18 +406,16 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
       const held = await holdBackupConnection();
       const out = `cut-${signal}.duckdb`;
       try {
-        const run = spawnNatsmon([
-          "backup",
-          "--server",
-          url,
-          "--system",
-          SYSTEM,
-          "--out",
-          join(dir.path, out),
-          // Far longer than the test's own timeout: the process must not wait for it to run out.
-          "--timeout",
-          "600000",
-        ]);
+        const run = spawnNatsmon(
+          backupArgs(
+            url,
+            "--out",
+            join(dir.path, out),
+            // Far longer than the test's own timeout: the process must not wait for it to run out.
+            "--timeout",
+            "600000",
+          ),
+        );
         // The temporary file exists once the schema is being written; the first table's
         // request then waits at the node for the held connection, and the CLI for its answer.
         await waitFor(async () => (await partials(out)).length > 0 || undefined, {
@@ -483,7 +482,7 @@ describe("natsmon backup of a catalog holding a view the backup cannot recreate"
 
   test("the backup fails naming the view and DuckDB's reason, and leaves no file", async () => {
     const out = join(dir.path, "views.duckdb");
-    const run = await runNatsmon(["backup", "--server", url, "--system", SYSTEM, "--out", out]);
+    const run = await runNatsmon(backupArgs(url, "--out", out));
     assert.equal(run.code, 1, run.stderr);
     assert.match(
       run.stderr,
