@@ -11,4 +11,4 @@ export type { IpcCompression } from "./arrow-ipc.ts";
 export { uniqueNames } from "./unique-names.ts";
 export { createMetrics, noMetrics } from "./metrics.ts";
 export type { NodeMetrics, LagReader } from "./metrics.ts";
-export { civilFromDays, isoDate, isoTimestamp } from "./iso-time.ts";
+export { isoDate, isoTimestamp } from "./iso-time.ts";

@@ -10,7 +10,7 @@ const NANOS_PER_DAY = 86_400_000_000_000n;
 const NANOS_PER_SECOND = 1_000_000_000n;
 
 /** The proleptic Gregorian date `days` after 1970-01-01 (H. Hinnant's civil_from_days). */
-export function civilFromDays(days: number): { year: number; month: number; day: number } {
+function civilFromDays(days: number): { year: number; month: number; day: number } {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
