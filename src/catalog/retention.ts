@@ -143,73 +143,86 @@ const count = (rows: unknown[][]): number => Number(rows[0]?.[0] ?? 0);
 export async function applyRetention(catalog: Catalog, cutoff: Date): Promise<RetentionResult> {
   return catalog.withWriter(async (writer) => {
     const { con } = writer;
-    const tables = (
-      await con.runAndReadAll(
-        `SELECT t.table_name,
-                (SELECT c.column_name FROM duckdb_columns() c
-                  WHERE c.schema_name = 'hx' AND c.table_name = t.table_name AND c.column_index = 1) AS pk
-           FROM duckdb_tables() t
-          WHERE t.schema_name = 'hx' AND t.table_name <> 'epochs'
-            AND EXISTS (SELECT 1 FROM duckdb_columns() c
-                         WHERE c.schema_name = 'hx' AND c.table_name = t.table_name AND c.column_name = 'epoch')`,
-      )
-    ).getRowsJS() as [string, string][];
-    const kinds = await entityKinds(con);
-    const references = await pkReferences(con, kinds);
-    const { order, cyclic } = removalOrder(kinds, references);
-    const at = cutoff.toISOString();
-    const removed = new Map<string, Record<string, unknown>[]>();
     await con.run("BEGIN TRANSACTION");
     try {
-      let rows = 0;
-      for (const [table, firstColumn] of tables) {
-        const sql = table.endsWith("_opts")
-          ? // Keep the newest row at or before the cutoff: it is still in force after it.
-            `DELETE FROM hx.${table} o WHERE o.epoch < $1::TIMESTAMPTZ AND EXISTS (
-               SELECT 1 FROM hx.${table} n WHERE n.${firstColumn} = o.${firstColumn}
-                 AND n.epoch > o.epoch AND n.epoch <= $1::TIMESTAMPTZ)`
-          : `DELETE FROM hx.${table} WHERE epoch < $1::TIMESTAMPTZ`;
-        rows += count((await con.runAndReadAll(sql, [at])).getRowsJS());
-      }
-      let identities = 0;
-      for (let pass = 0; ; pass++) {
-        let passRemoved = 0;
-        for (const kind of order) {
-          const gone = await removeIdentities(con, kind, references, at);
-          if (gone.length === 0) continue;
-          passRemoved += gone.length;
-          removed.set(kind.name, [...(removed.get(kind.name) ?? []), ...gone]);
-          rows += count(
-            (
-              await con.runAndReadAll(
-                `DELETE FROM hx.${kind.name}_opts o WHERE NOT EXISTS (
-                   SELECT 1 FROM hx.${kind.name}_ident i WHERE i.${kind.pk} = o.${kind.pk})`,
-              )
-            ).getRowsJS(),
-          );
-        }
-        identities += passRemoved;
-        if (!cyclic || passRemoved === 0 || pass > kinds.length) break;
-      }
-      const ips = count(
-        (
-          await con.runAndReadAll("DELETE FROM main.ips WHERE last_epoch < $1::TIMESTAMPTZ", [at])
-        ).getRowsJS(),
-      );
-      const epochs = count(
-        (await con.runAndReadAll("DELETE FROM hx.epochs WHERE epoch < $1::TIMESTAMPTZ", [at])).getRowsJS(),
-      );
+      const { result, removed } = await removeOlderThan(con, cutoff.toISOString());
       await con.run("COMMIT");
       // Only now: a rolled-back removal leaves the cache as it was. Forgetting the removed
       // keys costs what was removed; reloading the whole cache (fold-epoch.ts does so after
       // a failure) would cost every identity of the retention window, once a minute.
       forget(writer.keys, removed);
-      return { epochs, rows, identities, ips };
+      return result;
     } catch (err) {
       await con.run("ROLLBACK").catch(() => undefined);
       throw err;
     }
   });
+}
+
+/**
+ * Retention's deletions on `con`, inside the caller's transaction: every row of an epoch
+ * before `at` (a TIMESTAMPTZ literal; 'infinity' removes every epoch), the _opts rows no
+ * longer in force, the identities that ended before it and main.ips's addresses last seen
+ * before it. Also brings a backup file in line with retention that ran on the node while
+ * the file's tables were copied (backup-reconcile.ts). Answers the identities removed, per
+ * kind, for the writer's key cache.
+ */
+export async function removeOlderThan(
+  con: DuckDBConnection,
+  at: string,
+): Promise<{ result: RetentionResult; removed: Map<string, Record<string, unknown>[]> }> {
+  const tables = (
+    await con.runAndReadAll(
+      `SELECT t.table_name,
+              (SELECT c.column_name FROM duckdb_columns() c
+                WHERE c.schema_name = 'hx' AND c.table_name = t.table_name AND c.column_index = 1) AS pk
+         FROM duckdb_tables() t
+        WHERE t.schema_name = 'hx' AND t.table_name <> 'epochs'
+          AND EXISTS (SELECT 1 FROM duckdb_columns() c
+                       WHERE c.schema_name = 'hx' AND c.table_name = t.table_name AND c.column_name = 'epoch')`,
+    )
+  ).getRowsJS() as [string, string][];
+  const kinds = await entityKinds(con);
+  const references = await pkReferences(con, kinds);
+  const { order, cyclic } = removalOrder(kinds, references);
+  const removed = new Map<string, Record<string, unknown>[]>();
+  let rows = 0;
+  for (const [table, firstColumn] of tables) {
+    const sql = table.endsWith("_opts")
+      ? // Keep the newest row at or before the cutoff: it is still in force after it.
+        `DELETE FROM hx.${table} o WHERE o.epoch < $1::TIMESTAMPTZ AND EXISTS (
+           SELECT 1 FROM hx.${table} n WHERE n.${firstColumn} = o.${firstColumn}
+             AND n.epoch > o.epoch AND n.epoch <= $1::TIMESTAMPTZ)`
+      : `DELETE FROM hx.${table} WHERE epoch < $1::TIMESTAMPTZ`;
+    rows += count((await con.runAndReadAll(sql, [at])).getRowsJS());
+  }
+  let identities = 0;
+  for (let pass = 0; ; pass++) {
+    let passRemoved = 0;
+    for (const kind of order) {
+      const gone = await removeIdentities(con, kind, references, at);
+      if (gone.length === 0) continue;
+      passRemoved += gone.length;
+      removed.set(kind.name, [...(removed.get(kind.name) ?? []), ...gone]);
+      rows += count(
+        (
+          await con.runAndReadAll(
+            `DELETE FROM hx.${kind.name}_opts o WHERE NOT EXISTS (
+               SELECT 1 FROM hx.${kind.name}_ident i WHERE i.${kind.pk} = o.${kind.pk})`,
+          )
+        ).getRowsJS(),
+      );
+    }
+    identities += passRemoved;
+    if (!cyclic || passRemoved === 0 || pass > kinds.length) break;
+  }
+  const ips = count(
+    (await con.runAndReadAll("DELETE FROM main.ips WHERE last_epoch < $1::TIMESTAMPTZ", [at])).getRowsJS(),
+  );
+  const epochs = count(
+    (await con.runAndReadAll("DELETE FROM hx.epochs WHERE epoch < $1::TIMESTAMPTZ", [at])).getRowsJS(),
+  );
+  return { result: { epochs, rows, identities, ips }, removed };
 }
 
 /** Deletes the kind's identities that ended before the cutoff and nothing refers to; returns their rows. */
