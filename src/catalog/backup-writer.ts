@@ -21,6 +21,7 @@ import {
 import { Type, type Data, type DataType, type Field, type RecordBatch } from "apache-arrow";
 import { ArrowFieldMetadata } from "../protocol/index.ts";
 import duckdb from "@duckdb/node-bindings";
+import { reconcileBackup, type BackupCut, type ReconcileResult } from "./backup-reconcile.ts";
 import { isValidAt, readerFor, sameLayoutWidth, type ValueReader } from "./arrow-to-duckdb.ts";
 
 /** Marks a BOOLEAN column in `widths`: Arrow packs bits, DuckDB keeps a byte per value. */
@@ -35,6 +36,8 @@ export interface BackupFile extends AsyncDisposable {
   run(sql: string): Promise<void>;
   /** Starts appending rows to `schema.table`, which must exist. */
   appendTo(schema: string, table: string): Promise<TableAppender>;
+  /** Brings the copied tables to one cut (backup-reconcile.ts), in one transaction. */
+  reconcile(cut: BackupCut): Promise<ReconcileResult>;
   /** Checkpoints and closes the file; the instance is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -82,6 +85,17 @@ export async function createBackupFile(path: string): Promise<BackupFile> {
         )
       ).getRowsJS() as [string, string][];
       return tableAppender(connection, { schema, table, columns, stage: `backup_stage_${++staged}` });
+    },
+    reconcile: async (cut) => {
+      await connection.run("BEGIN TRANSACTION");
+      try {
+        const result = await reconcileBackup(connection, cut);
+        await connection.run("COMMIT");
+        return result;
+      } catch (err) {
+        await connection.run("ROLLBACK").catch(() => undefined);
+        throw err;
+      }
     },
     close: async () => {
       if (closed) return;

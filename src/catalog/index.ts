@@ -30,6 +30,7 @@ export { EPOCH_BOUND_RANGE, formatMicros, parseEpochBound } from "./epoch-bound.
 export type { EpochBound } from "./epoch-bound.ts";
 export { createBackupFile } from "./backup-writer.ts";
 export type { BackupFile, TableAppender } from "./backup-writer.ts";
+export type { BackupCut, ReconcileResult } from "./backup-reconcile.ts";
 export { installCheckMacros, runEpochChecks, latestEpochFindings, firingSince } from "./check-runs.ts";
 export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-runs.ts";
 export { queryFindingsPage } from "./check-findings.ts";

@@ -6,10 +6,13 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { BackupFile } from "../catalog/index.ts";
+import type { SystemSubjects } from "../protocol/index.ts";
 import {
   commentStatements,
+  retentionCutoffNow,
   schemaStatements,
   type EpochWindow,
+  type PinnedWindow,
   type PlannedTable,
   type PlannedView,
 } from "./backup-plan.ts";
@@ -80,6 +83,49 @@ export async function copyTable(
     appender.abandon();
     throw err;
   }
+}
+
+/**
+ * Once every table is copied: asks the node for its oldest epoch, and brings the file to one
+ * cut (catalog/backup-reconcile.ts): what retention removed on the node during the copy, and
+ * epochs folded after the window was pinned, leave every table. Answers the lines telling
+ * the user what was left out, none when nothing was.
+ */
+export async function cutAcrossTables(
+  nc: NatsConnection,
+  subjects: SystemSubjects,
+  file: BackupFile,
+  window: PinnedWindow,
+  timeoutMs: number,
+): Promise<string[]> {
+  const now = await retentionCutoffNow(nc, subjects, timeoutMs);
+  const retained = now.oldest !== window.oldest;
+  const { retention, late, unreferenced } = await file.reconcile({
+    pinnedSeq: window.seq,
+    retentionCutoff: retained ? now.cutoff : undefined,
+    window: { start: window.start, end: window.end },
+  });
+  const lines: string[] = [];
+  if (retention.epochs + retention.rows + retention.identities + retention.ips > 0) {
+    lines.push(
+      `retention ran on the node during the backup (oldest epoch now ${now.oldest ?? "none"}): ` +
+        `the tables copied before it held ${retention.epochs} epochs it removed; they are left out, ` +
+        `with ${retention.rows} rows, ${retention.identities} identities and ${retention.ips} addresses, as on the node`,
+    );
+  }
+  if (late.epochs + late.rows > 0) {
+    lines.push(
+      `${late.epochs} epochs were folded during the backup with start times inside the window ` +
+        "(do the scrapers' clocks agree?); they are left out, with " +
+        `${late.rows} rows, so that every table is cut at the epochs folded when the window was pinned`,
+    );
+  }
+  if (unreferenced > 0) {
+    lines.push(
+      `${unreferenced} _ident and _opts rows that only the epochs left out referred to went with them`,
+    );
+  }
+  return lines;
 }
 
 /**

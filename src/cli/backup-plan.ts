@@ -48,6 +48,10 @@ export interface PinnedWindow extends EpochWindow {
    * that an epoch folded during the backup cannot reach the tables copied after it.
    */
   readonly empty: boolean;
+  /** The newest hx.epochs.marker_seq at pinning (text: UBIGINT), whatever the window. */
+  readonly seq?: string;
+  /** The node's oldest epoch at pinning: a newer one after the copy means retention ran. */
+  readonly oldest?: string;
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
@@ -168,6 +172,30 @@ function compareInstants(a: string, b: string): number {
   return pa === pb ? 0 : pa < pb ? -1 : 1;
 }
 
+/** strftime's format for an epoch as RFC 3339 in UTC (the node's sessions run in UTC). */
+const ISO_UTC = "%Y-%m-%dT%H:%M:%S.%fZ";
+
+/**
+ * The node's oldest epoch now, less a microsecond: a retention cutoff that removes from a
+ * backup what retention removed on the node (catalog/backup-reconcile.ts); "infinity" when
+ * the node holds no epoch.
+ */
+export async function retentionCutoffNow(
+  nc: NatsConnection,
+  subjects: SystemSubjects,
+  timeoutMs: number,
+): Promise<{ oldest: string | undefined; cutoff: string }> {
+  const [row] = await queryRows(
+    nc,
+    subjects,
+    timeoutMs,
+    `SELECT strftime(min(epoch), '${ISO_UTC}') AS oldest,
+            strftime(min(epoch) - INTERVAL 1 MICROSECOND, '${ISO_UTC}') AS cutoff FROM hx.epochs`,
+  );
+  const oldest = typeof row?.oldest === "string" ? row.oldest : undefined;
+  return { oldest, cutoff: typeof row?.cutoff === "string" ? row.cutoff : "infinity" };
+}
+
 /** The tables of the backup set, as the server defines it (src/catalog/backup.ts). */
 const BACKUP_SET = `database_name = current_database() AND NOT internal AND NOT temporary
   AND ((schema_name = 'hx' AND table_name <> 'migrations') OR (schema_name = 'main' AND table_name = 'ips'))`;
@@ -225,12 +253,17 @@ export async function pinWindow(
     nc,
     subjects,
     timeoutMs,
-    `SELECT strftime(max(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') AS newest, count(*) AS epochs FROM hx.epochs
-      ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}`,
+    // One statement, one snapshot: the folds the window admits are those up to `seq`.
+    `SELECT strftime(max(epoch), '${ISO_UTC}') AS newest, count(*) AS epochs,
+            (SELECT max(marker_seq)::VARCHAR FROM hx.epochs) AS seq,
+            (SELECT strftime(min(epoch), '${ISO_UTC}') FROM hx.epochs) AS oldest
+       FROM hx.epochs ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}`,
     params,
   );
   const newest = typeof row?.newest === "string" ? row.newest : undefined;
   return {
+    ...(typeof row?.seq === "string" ? { seq: row.seq } : {}),
+    ...(typeof row?.oldest === "string" ? { oldest: row.oldest } : {}),
     ...(window.since !== undefined ? { start: window.since } : {}),
     // Without an epoch the end is only shown and sent to the tables the window does not cut.
     end: newest ?? window.until ?? now.toISOString(),

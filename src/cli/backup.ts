@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createBackupFile, type BackupFile } from "../catalog/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
-import { copyTable, createTables, createViews } from "./backup-copy.ts";
+import { copyTable, createTables, createViews, cutAcrossTables } from "./backup-copy.ts";
 import { commitBackup, exists, outputProblem, removeTemp, tempPathFor } from "./backup-output.ts";
 import { pinWindow, planBackup, resolveTime, windowProblem, wireWindow } from "./backup-plan.ts";
 import { BackupProgress, size } from "./backup-progress.ts";
@@ -120,6 +120,11 @@ async function runBackup(options: BackupOptions): Promise<void> {
         signal: stop.signal,
         ...(options.compression ? { compression: options.compression } : {}),
       });
+    }
+    if (!window.empty) {
+      // The tables were copied one request at a time while the node went on: one cut across them.
+      const notes = await cutAcrossTables(nc, systemSubjects(system), file, window, timeoutMs);
+      for (const line of notes) process.stderr.write(`natsmon: ${line}\n`);
     }
     await createViews(file, plan.views);
     stop.signal.throwIfAborted();
