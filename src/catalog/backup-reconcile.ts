@@ -23,7 +23,7 @@
  * spec's window does not cut it); only retention's removals are applied to it here.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { backupStatement, describeBackupSchema } from "./backup.ts";
+import { backupStatement, describeBackupSchema, type BackupSchema } from "./backup.ts";
 import { removeOlderThan, type RetentionResult } from "./retention.ts";
 
 /** What the backup learnt from the node, before and after copying the tables. */
@@ -54,9 +54,10 @@ export async function reconcileBackup(con: DuckDBConnection, cut: BackupCut): Pr
     cut.retentionCutoff === undefined
       ? { epochs: 0, rows: 0, identities: 0, ips: 0 }
       : (await removeOlderThan(con, cut.retentionCutoff)).result;
+  const schema = await describeBackupSchema(con);
   const late =
-    cut.pinnedSeq === undefined ? { epochs: 0, rows: 0 } : await dropLateEpochs(con, cut.pinnedSeq);
-  const unreferenced = await rescope(con, cut.window);
+    cut.pinnedSeq === undefined ? { epochs: 0, rows: 0 } : await dropLateEpochs(con, schema, cut.pinnedSeq);
+  const unreferenced = await rescope(con, schema, cut.window);
   return { retention, late, unreferenced };
 }
 
@@ -67,9 +68,12 @@ export async function reconcileBackup(con: DuckDBConnection, cut: BackupCut): Pr
  * are one cut already this removes nothing; after the steps above it removes the identities
  * only removed epochs referred to (the node no longer sends them, or never did).
  */
-async function rescope(con: DuckDBConnection, window: BackupCut["window"]): Promise<number> {
+async function rescope(
+  con: DuckDBConnection,
+  schema: BackupSchema,
+  window: BackupCut["window"],
+): Promise<number> {
   if (window.start === undefined && window.end === undefined) return 0;
-  const schema = await describeBackupSchema(con);
   let rows = 0;
   for (const kind of schema.kinds) {
     for (const role of ["ident", "opts"] as const) {
@@ -98,18 +102,16 @@ async function rescope(con: DuckDBConnection, window: BackupCut["window"]): Prom
  * rows themselves. _opts rows older than the oldest epoch kept are the ones in force at the
  * window's start: they stay. Identities only late epochs showed go in `rescope`.
  */
-async function dropLateEpochs(con: DuckDBConnection, pinnedSeq: string): Promise<ReconcileResult["late"]> {
+async function dropLateEpochs(
+  con: DuckDBConnection,
+  schema: BackupSchema,
+  pinnedSeq: string,
+): Promise<ReconcileResult["late"]> {
   const kept = "SELECT epoch FROM hx.epochs WHERE marker_seq <= $1::UBIGINT";
   const lateOpts = `epoch >= (SELECT min(epoch) FROM (${kept})) AND epoch NOT IN (${kept})`;
-  const tables = (
-    await con.runAndReadAll(
-      `SELECT t.table_name FROM duckdb_tables() t
-        WHERE t.schema_name = 'hx' AND t.table_name <> 'epochs'
-          AND EXISTS (SELECT 1 FROM duckdb_columns() c
-                       WHERE c.schema_name = 'hx' AND c.table_name = t.table_name AND c.column_name = 'epoch')
-        ORDER BY t.table_name`,
-    )
-  ).getRowsJS() as [string][];
+  const tables = [...schema.tables.values()].filter(
+    (t) => t.schema === "hx" && t.hasEpoch && t.name !== "epochs",
+  );
   // Counted by start time: a late epoch missing from hx.epochs still names its rows.
   const epochs = new Set<string>();
   let rows = 0;
@@ -118,11 +120,11 @@ async function dropLateEpochs(con: DuckDBConnection, pinnedSeq: string): Promise
     rows += deleted.length;
     for (const [epoch] of deleted) epochs.add(String(epoch));
   };
-  for (const [table] of tables) {
+  for (const { name } of tables) {
     await run(
-      table.endsWith("_opts")
-        ? `DELETE FROM hx.${table} WHERE ${lateOpts} RETURNING epoch`
-        : `DELETE FROM hx.${table} WHERE epoch NOT IN (${kept}) RETURNING epoch`,
+      name.endsWith("_opts")
+        ? `DELETE FROM hx.${name} WHERE ${lateOpts} RETURNING epoch`
+        : `DELETE FROM hx.${name} WHERE epoch NOT IN (${kept}) RETURNING epoch`,
     );
   }
   await run("DELETE FROM hx.epochs WHERE marker_seq > $1::UBIGINT RETURNING epoch");
