@@ -10,17 +10,22 @@
  *   same retention (retention.ts's own deletions), cut just before the node's oldest epoch
  *   after the copy: the node's own cutoff lay between the newest epoch it removed and that
  *   one, where no epoch, _opts row or address falls, so the rows removed are the node's.
- * - An epoch was folded during the copy with a start time inside the pinned window (a
+ * - An epoch was folded during the copy with a start time at or before the pinned end (a
  *   scraper whose clock is behind another's, a clock stepped back): the window, pinned by
- *   time, lets it into the tables copied after its fold. hx.epochs.marker_seq orders folds,
- *   so every epoch whose commit marker came after the newest one at pinning time is left
- *   out, with its rows, its _opts rows and the identities it introduced.
+ *   time, lets it into the tables copied after its fold. hx.epochs.marker_seq orders folds:
+ *   the node names the epochs whose commit marker came after the newest one at pinning time,
+ *   and their rows leave every table, _opts rows included.
+ *   One such epoch cannot be undone: stamped before the window's start, its _opts row can
+ *   have become the row in force at the start in a table copied after its fold, and the row
+ *   it displaced was never sent. That fails the backup (run it again: the epoch is then
+ *   folded before the window is pinned, and the copy is one cut again).
  *
- * Last, the _ident and _opts tables are scoped to the window again over the rows left.
+ * Last, the _ident and _opts tables are scoped to the window again over the rows left, so
+ * identities only removed rows referred to go too.
  *
  * What remains is the catalog as it stood when the window was pinned, less what retention
  * removed before the copy ended. main.ips is copied whole, as of its own request (the
- * spec's window does not cut it); only retention's removals are applied to it here.
+ * spec's window does not cut it): it can hold addresses of epochs folded during the copy.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { backupStatement, describeBackupSchema, type BackupSchema } from "./backup.ts";
@@ -28,8 +33,8 @@ import { removeOlderThan, type RetentionResult } from "./retention.ts";
 
 /** What the backup learnt from the node, before and after copying the tables. */
 export interface BackupCut {
-  /** hx.epochs' newest marker_seq when the window was pinned, as text; undefined: no epoch then. */
-  readonly pinnedSeq: string | undefined;
+  /** Epochs (RFC 3339) folded after the window was pinned with a start time at or before its end. */
+  readonly lateEpochs: readonly string[];
   /**
    * Set when retention removed epochs on the node during the copy: a microsecond before the
    * node's oldest epoch after it (RFC 3339), or "infinity" when it holds none.
@@ -55,8 +60,7 @@ export async function reconcileBackup(con: DuckDBConnection, cut: BackupCut): Pr
       ? { epochs: 0, rows: 0, identities: 0, ips: 0 }
       : (await removeOlderThan(con, cut.retentionCutoff)).result;
   const schema = await describeBackupSchema(con);
-  const late =
-    cut.pinnedSeq === undefined ? { epochs: 0, rows: 0 } : await dropLateEpochs(con, schema, cut.pinnedSeq);
+  const late = await dropLateEpochs(con, schema, cut.lateEpochs, cut.window.start);
   const unreferenced = await rescope(con, schema, cut.window);
   return { retention, late, unreferenced };
 }
@@ -96,37 +100,50 @@ async function rescope(
 }
 
 /**
- * Leaves out every epoch folded after `pinnedSeq`: the rows of epochs hx.epochs does not hold
- * at or before it (a late epoch folded after hx.epochs was copied is missing there but present
- * in the tables copied later), the _opts rows such an epoch brought, then the late hx.epochs
- * rows themselves. _opts rows older than the oldest epoch kept are the ones in force at the
- * window's start: they stay. Identities only late epochs showed go in `rescope`.
+ * Leaves out the rows of `late` epochs from every table with an `epoch` column, hx.epochs
+ * last. Throws when one of them, stamped before `start`, put an _opts row in force at the
+ * start (see the file comment).
  */
 async function dropLateEpochs(
   con: DuckDBConnection,
   schema: BackupSchema,
-  pinnedSeq: string,
+  late: readonly string[],
+  start: string | undefined,
 ): Promise<ReconcileResult["late"]> {
-  const kept = "SELECT epoch FROM hx.epochs WHERE marker_seq <= $1::UBIGINT";
-  const lateOpts = `epoch >= (SELECT min(epoch) FROM (${kept})) AND epoch NOT IN (${kept})`;
-  const tables = [...schema.tables.values()].filter(
-    (t) => t.schema === "hx" && t.hasEpoch && t.name !== "epochs",
-  );
-  // Counted by start time: a late epoch missing from hx.epochs still names its rows.
+  if (late.length === 0) return { epochs: 0, rows: 0 };
+  await con.run("CREATE OR REPLACE TEMP TABLE late_epochs (epoch TIMESTAMPTZ PRIMARY KEY)");
+  for (const epoch of late) await con.run("INSERT INTO late_epochs VALUES ($1::TIMESTAMPTZ)", [epoch]);
+  const isLate = "epoch IN (SELECT epoch FROM temp.late_epochs)";
+  const tables = [...schema.tables.values()].filter((t) => t.schema === "hx" && t.hasEpoch);
+  if (start !== undefined) {
+    for (const { name } of tables.filter((t) => t.name.endsWith("_opts"))) {
+      const [[epoch]] = (
+        await con.runAndReadAll(
+          `SELECT strftime(min(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') FROM hx.${name}
+            WHERE ${isLate} AND epoch < $1::TIMESTAMPTZ`,
+          [start],
+        )
+      ).getRowsJS() as [[string | null]];
+      if (epoch !== null) {
+        throw new Error(
+          `an epoch stamped ${epoch}, before the window's start ${start}, was folded while the backup ` +
+            `ran (do the scrapers' clocks agree?), and its hx.${name} row became the one in force at ` +
+            "the start in place of the row the window was pinned with; run the backup again, which " +
+            "pins the window after that epoch",
+        );
+      }
+    }
+  }
+  // Counted by start time: a late epoch folded after hx.epochs was copied still names its rows.
   const epochs = new Set<string>();
   let rows = 0;
-  const run = async (sql: string) => {
-    const deleted = (await con.runAndReadAll(sql, [pinnedSeq])).getRowsJS() as [unknown][];
+  for (const { name } of tables) {
+    const deleted = (
+      await con.runAndReadAll(`DELETE FROM hx.${name} WHERE ${isLate} RETURNING epoch`)
+    ).getRowsJS() as [unknown][];
     rows += deleted.length;
     for (const [epoch] of deleted) epochs.add(String(epoch));
-  };
-  for (const { name } of tables) {
-    await run(
-      name.endsWith("_opts")
-        ? `DELETE FROM hx.${name} WHERE ${lateOpts} RETURNING epoch`
-        : `DELETE FROM hx.${name} WHERE epoch NOT IN (${kept}) RETURNING epoch`,
-    );
   }
-  await run("DELETE FROM hx.epochs WHERE marker_seq > $1::UBIGINT RETURNING epoch");
+  await con.run("DROP TABLE temp.late_epochs");
   return { epochs: epochs.size, rows };
 }

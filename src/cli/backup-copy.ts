@@ -9,7 +9,7 @@ import type { BackupFile } from "../catalog/index.ts";
 import type { SystemSubjects } from "../protocol/index.ts";
 import {
   commentStatements,
-  retentionCutoffNow,
+  nodeAfterCopy,
   schemaStatements,
   type EpochWindow,
   type PinnedWindow,
@@ -86,10 +86,10 @@ export async function copyTable(
 }
 
 /**
- * Once every table is copied: asks the node for its oldest epoch, and brings the file to one
- * cut (catalog/backup-reconcile.ts): what retention removed on the node during the copy, and
- * epochs folded after the window was pinned, leave every table. Answers the lines telling
- * the user what was left out, none when nothing was.
+ * Once every table is copied: asks the node what changed under the window (nodeAfterCopy),
+ * and brings the file to one cut (catalog/backup-reconcile.ts): what retention removed on
+ * the node during the copy, and epochs folded after the window was pinned, leave every
+ * table. Answers the lines telling the user what was left out, none when nothing was.
  */
 export async function cutAcrossTables(
   nc: NatsConnection,
@@ -98,24 +98,23 @@ export async function cutAcrossTables(
   window: PinnedWindow,
   timeoutMs: number,
 ): Promise<string[]> {
-  const now = await retentionCutoffNow(nc, subjects, timeoutMs);
-  const retained = now.oldest !== window.oldest;
+  const now = await nodeAfterCopy(nc, subjects, window, timeoutMs);
   const { retention, late, unreferenced } = await file.reconcile({
-    pinnedSeq: window.seq,
-    retentionCutoff: retained ? now.cutoff : undefined,
+    retentionCutoff: now.oldest !== window.oldest ? now.cutoff : undefined,
+    lateEpochs: now.late,
     window: { start: window.start, end: window.end },
   });
   const lines: string[] = [];
-  if (retention.epochs + retention.rows + retention.identities + retention.ips > 0) {
+  if (retention.rows + retention.epochs + retention.identities + retention.ips > 0) {
     lines.push(
-      `retention ran on the node during the backup (oldest epoch now ${now.oldest ?? "none"}): ` +
-        `the tables copied before it held ${retention.epochs} epochs it removed; they are left out, ` +
-        `with ${retention.rows} rows, ${retention.identities} identities and ${retention.ips} addresses, as on the node`,
+      `retention ran on the node during the backup (its oldest epoch is now ${now.oldest ?? "none"}): ` +
+        "what it removed is left out of the tables copied before it too, as on the node " +
+        `(${retention.rows + retention.epochs} rows, ${retention.identities} identities, ${retention.ips} addresses)`,
     );
   }
-  if (late.epochs + late.rows > 0) {
+  if (late.rows > 0) {
     lines.push(
-      `${late.epochs} epochs were folded during the backup with start times inside the window ` +
+      `${late.epochs} epochs stamped at or before the window's end were folded during the backup ` +
         "(do the scrapers' clocks agree?); they are left out, with " +
         `${late.rows} rows, so that every table is cut at the epochs folded when the window was pinned`,
     );

@@ -175,25 +175,41 @@ function compareInstants(a: string, b: string): number {
 /** strftime's format for an epoch as RFC 3339 in UTC (the node's sessions run in UTC). */
 const ISO_UTC = "%Y-%m-%dT%H:%M:%S.%fZ";
 
-/**
- * The node's oldest epoch now, less a microsecond: a retention cutoff that removes from a
- * backup what retention removed on the node (catalog/backup-reconcile.ts); "infinity" when
- * the node holds no epoch.
- */
-export async function retentionCutoffNow(
+/** What the node says once every table is copied (catalog/backup-reconcile.ts uses it). */
+export interface NodeAfterCopy {
+  /** Its oldest epoch now; another than at pinning means retention ran during the copy. */
+  readonly oldest: string | undefined;
+  /** A microsecond before `oldest`: retention's cutoff for the file; "infinity" with no epoch. */
+  readonly cutoff: string;
+  /** Epochs folded since the window was pinned with a start time at or before its end. */
+  readonly late: readonly string[];
+}
+
+/** Asks the node, once every table is copied, what changed under the pinned window. */
+export async function nodeAfterCopy(
   nc: NatsConnection,
   subjects: SystemSubjects,
+  window: PinnedWindow,
   timeoutMs: number,
-): Promise<{ oldest: string | undefined; cutoff: string }> {
+): Promise<NodeAfterCopy> {
+  const params = [window.seq ?? "0", window.end ?? "infinity"];
   const [row] = await queryRows(
     nc,
     subjects,
     timeoutMs,
     `SELECT strftime(min(epoch), '${ISO_UTC}') AS oldest,
-            strftime(min(epoch) - INTERVAL 1 MICROSECOND, '${ISO_UTC}') AS cutoff FROM hx.epochs`,
+            strftime(min(epoch) - INTERVAL 1 MICROSECOND, '${ISO_UTC}') AS cutoff,
+            (SELECT list(strftime(epoch, '${ISO_UTC}') ORDER BY epoch) FROM hx.epochs
+              WHERE marker_seq > $1::UBIGINT AND epoch <= $2::TIMESTAMPTZ) AS late
+       FROM hx.epochs`,
+    params,
   );
-  const oldest = typeof row?.oldest === "string" ? row.oldest : undefined;
-  return { oldest, cutoff: typeof row?.cutoff === "string" ? row.cutoff : "infinity" };
+  const late = Array.isArray(row?.late) ? row.late.filter((e): e is string => typeof e === "string") : [];
+  return {
+    oldest: typeof row?.oldest === "string" ? row.oldest : undefined,
+    cutoff: typeof row?.cutoff === "string" ? row.cutoff : "infinity",
+    late,
+  };
 }
 
 /** The tables of the backup set, as the server defines it (src/catalog/backup.ts). */

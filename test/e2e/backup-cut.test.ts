@@ -6,7 +6,7 @@
  * table by table to a backup taken with nothing happening.
  */
 import { after, before, describe, test } from "node:test";
-import { copyFile, mkdir } from "node:fs/promises";
+import { access, copyFile, mkdir } from "node:fs/promises";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
@@ -30,7 +30,8 @@ import { silentLogger } from "../../src/lib/index.ts";
 import { startTestServer } from "../harness/start-nats-server.ts";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
-import { changingLabReplies, marker, TEST_DB } from "../integration/catalog/lab-epoch.ts";
+import type { ScrapeReply } from "../../src/catalog/index.ts";
+import { changingLabReplies, editReply, marker, TEST_DB } from "../integration/catalog/lab-epoch.ts";
 import { backupArgs, buildLabCatalog, EPOCHS, epochAt, SYSTEM } from "./backup-fixture.ts";
 
 const DB = {
@@ -98,8 +99,8 @@ async function servedLab(dir: string, trigger: { table: string; run: (catalog: C
   };
 }
 
-async function backup(url: string, out: string): Promise<string> {
-  const run = await runNatsmon(backupArgs(url, "--out", out));
+async function backup(url: string, out: string, ...args: string[]): Promise<string> {
+  const run = await runNatsmon(backupArgs(url, "--out", out, ...args));
   assert.equal(run.code, 0, run.stderr);
   return run.stderr;
 }
@@ -108,7 +109,7 @@ async function backup(url: string, out: string): Promise<string> {
  * The tables whose rows differ between two backup files (rows in one and not the other,
  * duplicates counted), with the count of each side; empty when they hold the same rows.
  */
-async function differences(a: string, b: string): Promise<string[]> {
+async function differences(a: string, b: string, except: readonly string[] = []): Promise<string[]> {
   const instance = await DuckDBInstance.create(":memory:");
   const con = await instance.connect();
   try {
@@ -121,6 +122,7 @@ async function differences(a: string, b: string): Promise<string[]> {
     assert.ok(tables.length > 30, `a backup of the lab catalog has its tables (${tables.length})`);
     const found: string[] = [];
     for (const [schema, table] of tables) {
+      if (except.includes(`${schema}.${table}`)) continue;
       const [[onlyA, onlyB, rowsA, rowsB]] = (
         await con.runAndReadAll(
           `SELECT (SELECT count(*) FROM (FROM a.${schema}.${table} EXCEPT ALL FROM b.${schema}.${table}))::INTEGER,
@@ -211,9 +213,126 @@ for (const table of ["connection_stats", "server_stats"]) {
       lab.arm();
       const stderr = await backup(lab.url, during);
       assert.ok(lab.fired(), "the late epoch was folded during the second backup");
-      assert.match(stderr, /1 epochs were folded during the backup with start times inside the window/);
+      assert.match(stderr, /1 epochs stamped at or before the window's end were folded during the backup/);
       assert.deepEqual(await differences(during, before), []);
       assert.equal(await epochsIn(during), EPOCHS);
     });
   });
 }
+
+/** Epoch `i`'s lab replies with ORDERS as it was before epoch 20's edit, and no client connections. */
+const ordersUnedited = (i: number) => changingLabReplies(i, { connzUntil: 0, ordersEditFrom: EPOCHS });
+
+/** Epoch `i`'s lab replies with one client connection and one stream never seen before. */
+function withNewcomers(i: number): ScrapeReply[] {
+  const replies = editReply(
+    "connz",
+    "n1",
+    (body) => {
+      const data = (
+        body as unknown as { data: { connections: Record<string, unknown>[]; num_connections: number } }
+      ).data;
+      data.connections.push({ ...data.connections[0]!, cid: 9001, ip: "10.9.9.1", port: 50001, name: "new" });
+      data.num_connections += 1;
+      return body;
+    },
+    changingLabReplies(i, { connzUntil: 25, ordersEditFrom: 20 }),
+  );
+  return editReply(
+    "jsz",
+    "n2",
+    (body) => {
+      const streams = body.data.account_details[0]!.stream_detail;
+      const orders = structuredClone(streams.find((d) => d.name === "ORDERS")!);
+      streams.push({ ...orders, name: "NEWCOMER", config: { ...orders.config, name: "NEWCOMER" } });
+      return body;
+    },
+    replies,
+  );
+}
+
+const lateFold = (at: string, replies: ScrapeReply[]) => async (catalog: Catalog) => {
+  const result = await foldEpoch(catalog, { markerSeq: EPOCHS + 1, marker: marker(at, replies), replies });
+  assert.equal(result.status, "folded");
+};
+const secondsAfter = (i: number, s: number) => new Date(Date.parse(epochAt(i)) + s * 1000).toISOString();
+
+describe("late epochs at the edges of the window", () => {
+  // hx.stream_opts is copied after hx.server_stats: a late ORDERS row reaches it.
+  const table = "server_stats";
+
+  /** A backup with `args` before the late fold and one during it; answers the second's stderr. */
+  async function beforeAndDuring(dir: string, run: (catalog: Catalog) => Promise<void>, args: string[]) {
+    const lab = await servedLab(dir, { table, run });
+    const before = join(dir, "before.duckdb");
+    await backup(lab.url, before, ...args);
+    lab.arm();
+    const during = join(dir, "during.duckdb");
+    const run2 = await runNatsmon(backupArgs(lab.url, "--out", during, ...args));
+    assert.ok(lab.fired(), "the late epoch was folded during the second backup");
+    return { lab, before, during, run: run2 };
+  }
+
+  test("one stamped between --since and the window's first epoch leaves its _opts row out too", async () => {
+    await using dir = await tempDir("natsmon-backup-cut-");
+    const { lab, before, during, run } = await beforeAndDuring(
+      dir.path,
+      lateFold(secondsAfter(24, 30), ordersUnedited(24)),
+      ["--since", secondsAfter(24, 10)],
+    );
+    await using _ = lab;
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /1 epochs stamped at or before the window's end were folded/);
+    assert.deepEqual(await differences(during, before), []);
+  });
+
+  test("one stamped before the oldest epoch, with no window, leaves its _opts row out too", async () => {
+    await using dir = await tempDir("natsmon-backup-cut-");
+    const { lab, before, during, run } = await beforeAndDuring(
+      dir.path,
+      lateFold(secondsAfter(0, -30), ordersUnedited(0)),
+      [],
+    );
+    await using _ = lab;
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await differences(during, before), []);
+  });
+
+  test("one that brings new identities takes them out of every hx table; main.ips keeps its new address", async () => {
+    await using dir = await tempDir("natsmon-backup-cut-");
+    const { lab, before, during, run } = await beforeAndDuring(
+      dir.path,
+      lateFold(secondsAfter(20, 30), withNewcomers(20)),
+      [],
+    );
+    await using _ = lab;
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /_ident and _opts rows that only the epochs left out referred to went with them/,
+    );
+    assert.deepEqual(await differences(during, before, ["main.ips"]), []);
+    // main.ips is copied whole, as of its own request (README: Backup).
+    assert.deepEqual(await differences(during, before), ["main.ips: 2 rows against 1"]);
+  });
+
+  test("one stamped before --since whose _opts row became the one in force at the start fails the backup", async () => {
+    await using dir = await tempDir("natsmon-backup-cut-");
+    const since = epochAt(25);
+    const { lab, during, run } = await beforeAndDuring(
+      dir.path,
+      lateFold(secondsAfter(22, 30), ordersUnedited(22)),
+      ["--since", since],
+    );
+    await using _ = lab;
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `backup failed, no backup written: an epoch stamped ${secondsAfter(22, 30).replace(".000Z", "")}.*` +
+          `before the window's start ${since.replace(".000Z", "")}.*hx\\.stream_opts row became the one in force.*run the backup again`,
+      ),
+    );
+    await assert.rejects(access(during));
+  });
+});
