@@ -101,8 +101,8 @@ async function rescope(
 
 /**
  * Leaves out the rows of `late` epochs from every table with an `epoch` column, hx.epochs
- * last. Throws when one of them, stamped before `start`, put an _opts row in force at the
- * start (see the file comment).
+ * and _opts included. Throws when one of them, stamped before `start`, put an _opts row in
+ * force at the start (see the file comment).
  */
 async function dropLateEpochs(
   con: DuckDBConnection,
