@@ -59,9 +59,15 @@ export async function reconcileBackup(con: DuckDBConnection, cut: BackupCut): Pr
     cut.retentionCutoff === undefined
       ? { epochs: 0, rows: 0, identities: 0, ips: 0 }
       : (await removeOlderThan(con, cut.retentionCutoff)).result;
+  const removed = retention.rows + retention.epochs + retention.identities + retention.ips > 0;
+  // The usual backup, with nothing under its window changed: nothing to read or rescope.
+  if (!removed && cut.lateEpochs.length === 0)
+    return { retention, late: { epochs: 0, rows: 0 }, unreferenced: 0 };
   const schema = await describeBackupSchema(con);
   const late = await dropLateEpochs(con, schema, cut.lateEpochs, cut.window.start);
-  const unreferenced = await rescope(con, schema, cut.window);
+  // Over tables that were one cut already, rescoping removes nothing (each is the node's own
+  // selection for the window): it runs only once rows have gone.
+  const unreferenced = removed || late.rows > 0 ? await rescope(con, schema, cut.window) : 0;
   return { retention, late, unreferenced };
 }
 
