@@ -29,6 +29,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { backupStatement, describeBackupSchema, type BackupSchema } from "./backup.ts";
+import { EPOCH_TEXT_FORMAT } from "./epoch-bound.ts";
 import { removeOlderThan, type RetentionResult } from "./retention.ts";
 
 /** What the backup learnt from the node, before and after copying the tables. */
@@ -125,7 +126,7 @@ async function dropLateEpochs(
     for (const { name } of tables.filter((t) => t.name.endsWith("_opts"))) {
       const [[epoch]] = (
         await con.runAndReadAll(
-          `SELECT strftime(min(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') FROM hx.${name}
+          `SELECT strftime(min(epoch), '${EPOCH_TEXT_FORMAT}') FROM hx.${name}
             WHERE ${isLate} AND epoch < $1::TIMESTAMPTZ`,
           [start],
         )

@@ -4,6 +4,7 @@
  * system's thresholds), through the same read-only path and formatting as db.query.
  */
 import { BadRequestError } from "../domain/index.ts";
+import { EPOCH_TEXT_FORMAT } from "./epoch-bound.ts";
 import type { Catalog } from "./open-catalog.ts";
 import { runReadOnlyQuery } from "./query.ts";
 
@@ -24,8 +25,6 @@ export interface FindingsPage {
   readonly rows: string;
   readonly totalRows: number;
 }
-
-const RFC3339 = "%Y-%m-%dT%H:%M:%S.%fZ";
 
 export async function queryFindingsPage(
   catalog: Catalog,
@@ -59,8 +58,8 @@ async function findingsWindow(
     let reader;
     try {
       reader = await con.runAndReadAll(
-        `SELECT strftime(max(epoch), '${RFC3339}'),
-                strftime(max(epoch) - CAST(coalesce($1, '0 seconds') AS INTERVAL), '${RFC3339}'),
+        `SELECT strftime(max(epoch), '${EPOCH_TEXT_FORMAT}'),
+                strftime(max(epoch) - CAST(coalesce($1, '0 seconds') AS INTERVAL), '${EPOCH_TEXT_FORMAT}'),
                 CAST(coalesce($1, '0 seconds') AS INTERVAL) < INTERVAL '0 seconds'
          FROM hx.epochs`,
         [duration ?? null],

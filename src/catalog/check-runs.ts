@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { findingId, isSeverity, type Finding } from "../domain/index.ts";
+import { EPOCH_TEXT_FORMAT } from "./epoch-bound.ts";
 import type { Catalog } from "./open-catalog.ts";
 
 /** One check to run: a SELECT over [$1, $2] with the columns of hx.check_findings but `disabled`. */
@@ -122,7 +123,7 @@ export async function latestEpochFindings(
 ): Promise<{ epoch: Date; findings: readonly StoredFinding[] } | undefined> {
   return catalog.withReader(async (con) => {
     const latest = await con.runAndReadAll(
-      "SELECT strftime(max(epoch), '%Y-%m-%dT%H:%M:%S.%fZ') FROM hx.check_runs",
+      `SELECT strftime(max(epoch), '${EPOCH_TEXT_FORMAT}') FROM hx.check_runs`,
     );
     const text = latest.getRowsJS()[0]?.[0];
     if (typeof text !== "string") return undefined;
@@ -142,7 +143,7 @@ export async function firingSince(catalog: Catalog, epoch: string): Promise<Map<
                   FROM hx.check_findings f JOIN runs r USING (epoch)),
             g AS (SELECT *, n - row_number() OVER (PARTITION BY code, entity_type, entity_ref, k ORDER BY n) AS grp FROM f),
             last_grp AS (SELECT code, entity_type, entity_ref, k, arg_max(grp, n) AS grp FROM g GROUP BY ALL)
-       SELECT g.code, g.entity_type, g.entity_ref, g.k, strftime(min(g.epoch), '%Y-%m-%dT%H:%M:%S.%fZ')
+       SELECT g.code, g.entity_type, g.entity_ref, g.k, strftime(min(g.epoch), '${EPOCH_TEXT_FORMAT}')
        FROM g JOIN last_grp USING (code, entity_type, entity_ref, k, grp)
        GROUP BY ALL`,
       [epoch],

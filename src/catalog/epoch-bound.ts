@@ -6,6 +6,12 @@
 import { parseRfc3339Micros } from "./values.ts";
 
 /**
+ * DuckDB's strftime format writing an epoch as RFC 3339 in UTC with six fraction digits (the
+ * catalog's sessions run in UTC): how SQL hands epochs back as text, to be sent again.
+ */
+export const EPOCH_TEXT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
+
+/**
  * The instants a bound may name, in UTC. RFC 3339 has four-digit years and so has the text
  * DuckDB casts: `9999-12-31T23:59:59-05:00` is in year 10000 once in UTC.
  */

@@ -26,7 +26,7 @@ export { listSchemas, listTables, listColumns, listMacros } from "./discovery.ts
 export type { MacroDefaults } from "./discovery.ts";
 export { describeBackupSchema, backupStatement, backupStatementFor, backupTableNames } from "./backup.ts";
 export type { BackupSchema, BackupRequest, BackupStatement, BackupTable } from "./backup.ts";
-export { EPOCH_BOUND_RANGE, formatMicros, parseEpochBound } from "./epoch-bound.ts";
+export { EPOCH_BOUND_RANGE, EPOCH_TEXT_FORMAT, formatMicros, parseEpochBound } from "./epoch-bound.ts";
 export type { EpochBound } from "./epoch-bound.ts";
 export { createBackupFile } from "./backup-writer.ts";
 export type { BackupFile, TableAppender } from "./backup-writer.ts";

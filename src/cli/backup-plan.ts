@@ -4,7 +4,7 @@
  * epoch, the backup set with each table's DDL and comments, and the hx views.
  */
 import { errors, type NatsConnection } from "@nats-io/nats-core";
-import { EPOCH_BOUND_RANGE, parseEpochBound } from "../catalog/index.ts";
+import { EPOCH_BOUND_RANGE, EPOCH_TEXT_FORMAT, parseEpochBound } from "../catalog/index.ts";
 import { parseDuration } from "../config/index.ts";
 import type { SystemSubjects } from "../protocol/index.ts";
 import { NoResponderError } from "./stream-client.ts";
@@ -172,9 +172,6 @@ function compareInstants(a: string, b: string): number {
   return pa === pb ? 0 : pa < pb ? -1 : 1;
 }
 
-/** strftime's format for an epoch as RFC 3339 in UTC (the node's sessions run in UTC). */
-const ISO_UTC = "%Y-%m-%dT%H:%M:%S.%fZ";
-
 /** What the node says once every table is copied (catalog/backup-reconcile.ts uses it). */
 export interface NodeAfterCopy {
   /** Its oldest epoch now; another than at pinning means retention ran during the copy. */
@@ -197,9 +194,9 @@ export async function nodeAfterCopy(
     nc,
     subjects,
     timeoutMs,
-    `SELECT strftime(min(epoch), '${ISO_UTC}') AS oldest,
-            strftime(min(epoch) - INTERVAL 1 MICROSECOND, '${ISO_UTC}') AS cutoff,
-            (SELECT list(strftime(epoch, '${ISO_UTC}') ORDER BY epoch) FROM hx.epochs
+    `SELECT strftime(min(epoch), '${EPOCH_TEXT_FORMAT}') AS oldest,
+            strftime(min(epoch) - INTERVAL 1 MICROSECOND, '${EPOCH_TEXT_FORMAT}') AS cutoff,
+            (SELECT list(strftime(epoch, '${EPOCH_TEXT_FORMAT}') ORDER BY epoch) FROM hx.epochs
               WHERE marker_seq > $1::UBIGINT AND epoch <= $2::TIMESTAMPTZ) AS late
        FROM hx.epochs`,
     params,
@@ -270,9 +267,9 @@ export async function pinWindow(
     subjects,
     timeoutMs,
     // One statement, one snapshot: the folds the window admits are those up to `seq`.
-    `SELECT strftime(max(epoch), '${ISO_UTC}') AS newest, count(*) AS epochs,
+    `SELECT strftime(max(epoch), '${EPOCH_TEXT_FORMAT}') AS newest, count(*) AS epochs,
             (SELECT max(marker_seq)::VARCHAR FROM hx.epochs) AS seq,
-            (SELECT strftime(min(epoch), '${ISO_UTC}') FROM hx.epochs) AS oldest
+            (SELECT strftime(min(epoch), '${EPOCH_TEXT_FORMAT}') FROM hx.epochs) AS oldest
        FROM hx.epochs ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}`,
     params,
   );
