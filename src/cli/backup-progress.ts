@@ -66,6 +66,16 @@ export class BackupProgress {
     this.out.write(`${this.counter()} ${name}: 0 rows, ${reason}\n`);
   }
 
+  /**
+   * The work after the last table (reconciling, views, checkpoint, rename): 0.9–1.3 s on a
+   * 3,000-epoch catalog of 333k rows, growing with the file. Said on its own line, so the
+   * silence is not taken for a hang.
+   */
+  finishing(what: string): void {
+    this.clearLine();
+    this.out.write(`finishing: ${what}\n`);
+  }
+
   /** Ends a live line (before an error message, say). */
   interrupt(): void {
     this.clearLine();

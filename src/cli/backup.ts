@@ -121,6 +121,10 @@ async function runBackup(options: BackupOptions): Promise<void> {
         ...(options.compression ? { compression: options.compression } : {}),
       });
     }
+    progress.finishing(
+      (window.empty ? "" : "asking the node what changed during the copy, ") +
+        `recreating ${plan.views.length} views, writing ${out}`,
+    );
     if (!window.empty) {
       // The tables were copied one request at a time while the node went on: one cut across them.
       const notes = await cutAcrossTables(nc, systemSubjects(system), file, window, timeoutMs);

@@ -94,6 +94,11 @@ describe("natsmon backup and db.backup.stream on a catalog of 50 epochs", () => 
       );
       assert.match(run.stderr, line);
     }
+    // Then the work after the last table, said before it is done.
+    assert.match(
+      run.stderr,
+      /^finishing: asking the node what changed during the copy, recreating \d+ views, writing .*full\.duckdb$/m,
+    );
     assert.match(run.stdout, new RegExp(`${tables.length} tables, \\d+ views, [\\d,]+ rows`));
     assert.deepEqual(await readdir(dir.path).then((names) => names.filter((n) => n.includes("full"))), [
       "full.duckdb",
