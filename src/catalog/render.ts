@@ -93,16 +93,17 @@ const RENDERERS: Partial<Record<DuckDBTypeId, Renderer>> = {
   },
   [DuckDBTypeId.MAP]: (value, type, style) => {
     if (type.typeId !== DuckDBTypeId.MAP) return text(value);
-    const out: Record<string, JsonValue> = {};
-    for (const entry of (value as DuckDBMapValue).entries) {
-      const key = renderValue(entry.key, type.keyType, style);
-      out[typeof key === "string" ? key : JSON.stringify(key)] = renderValue(
-        entry.value,
-        type.valueType,
-        style,
-      );
-    }
-    return out;
+    // fromEntries defines each key as an own property: an assignment would take the key
+    // `__proto__` for the object's prototype and drop the entry.
+    return Object.fromEntries(
+      (value as DuckDBMapValue).entries.map((entry) => {
+        const key = renderValue(entry.key, type.keyType, style);
+        return [
+          typeof key === "string" ? key : JSON.stringify(key),
+          renderValue(entry.value, type.valueType, style),
+        ];
+      }),
+    );
   },
   [DuckDBTypeId.UNION]: (value, type, style) => {
     const union = value as DuckDBUnionValue;

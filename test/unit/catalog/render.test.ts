@@ -132,6 +132,15 @@ const cases: [string, DuckDBValue, DuckDBType, JsonValue][] = [
     MAP(INTEGER, VARCHAR),
     { "7": "v" },
   ],
+  [
+    "a MAP key `__proto__` is a key like any other",
+    mapValue([
+      { key: "__proto__", value: 7n },
+      { key: "k", value: 1n },
+    ]),
+    MAP(VARCHAR, BIGINT),
+    JSON.parse('{"__proto__": 7, "k": 1}'),
+  ],
   ["a UNION is its member's value", unionValue("n", 5n), UNION({ s: VARCHAR, n: BIGINT }), 5],
 ];
 
