@@ -12,6 +12,7 @@ import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { adapt, type ApiHandler } from "./adapter.ts";
 import { adaptStream, type StreamHandler } from "./stream-handlers.ts";
 import { answerPing } from "./ping.ts";
+import { answerUnknownSystems } from "./unknown-system.ts";
 
 export interface Api extends AsyncDisposable {
   /** Registers each handler on its system-space subject (protocol/systemSubject). */
@@ -22,8 +23,9 @@ export interface Api extends AsyncDisposable {
   /** Registers each handler on its node-space subject (protocol/nodeSubject: `node.<node_id>.<action>`). */
   addNodeEndpoints(handlers: Readonly<Record<string, ApiHandler>>): Promise<void>;
   /**
-   * Starts answering $MON.ping. node/ calls it once the endpoints the reply advertises are
-   * served: a client that finds a system by ping then gets an answer, not "no responders".
+   * Starts answering $MON.ping, and the streamed endpoints of systems no node serves
+   * (unknown-system.ts). node/ calls it once the endpoints the reply advertises are served:
+   * a client that finds a system by ping then gets an answer, not "no responders".
    */
   answerPing(): Promise<void>;
 }
@@ -44,11 +46,14 @@ export async function startApi(
     description: "natsmon: monitoring of NATS systems",
     metadata: { node_id: options.nodeId },
   });
-  let ping: Subscription | undefined;
+  let ping: Subscription[] | undefined;
+  /** The subjects this node's endpoints serve. */
+  const served = new Set<string>();
   const maxPayload = () => nc.info?.max_payload;
   return {
     async addSystemEndpoints(systemId, handlers) {
       for (const [action, handler] of Object.entries(handlers)) {
+        served.add(systemSubject(systemId, action));
         service.addEndpoint(endpointName(systemId, action), {
           subject: systemSubject(systemId, action),
           handler:
@@ -77,12 +82,15 @@ export async function startApi(
       await nc.flush();
     },
     async answerPing() {
-      ping ??= answerPing(nc, options.discovery, log);
+      ping ??= [
+        answerPing(nc, options.discovery, log),
+        ...answerUnknownSystems(nc, { servedHere: (subject) => served.has(subject), log }),
+      ];
       // A request sent right after subscribing can race the subscription (stack-notes pitfall 1).
       await nc.flush();
     },
     async [Symbol.asyncDispose]() {
-      ping?.unsubscribe();
+      for (const sub of ping ?? []) sub.unsubscribe();
       await service.stop();
     },
   };

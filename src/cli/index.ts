@@ -9,7 +9,13 @@ export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
 export { gatewayCommand } from "./gateway.ts";
-export { readArrowStream, NoResponderError, StreamFailedError, StreamTimeoutError } from "./stream-client.ts";
+export {
+  readArrowStream,
+  NoResponderError,
+  StreamFailedError,
+  StreamRefusedError,
+  StreamTimeoutError,
+} from "./stream-client.ts";
 export type { ArrowStreamReader, ReadArrowStreamOptions, StreamProgress } from "./stream-client.ts";
 export { backupCommand } from "./backup.ts";
 export { notifyCommand } from "./notify.ts";

@@ -5,7 +5,7 @@ import type { RecordBatch, Schema } from "apache-arrow";
 import { END_OF_STREAM, ipcRowCount } from "../lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import type { QueryStreamRequest, StreamCompression } from "../protocol/index.ts";
-import { MonError } from "../domain/index.ts";
+import { ErrorCode, MonError } from "../domain/index.ts";
 import { batchReaders, isNumericField } from "./arrow-values.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
@@ -18,6 +18,7 @@ import {
   NoResponderError,
   readArrowStream,
   StreamFailedError,
+  StreamRefusedError,
   type ArrowStreamReader,
 } from "./stream-client.ts";
 import { timeoutOption } from "./timeout-option.ts";
@@ -119,8 +120,12 @@ async function answer(
   try {
     await streamed(nc, system, request, options, output, signal);
   } catch (err) {
-    if (!(err instanceof NoResponderError)) throw err;
-    if (options.format === "arrow") throw await arrowWithoutStream(nc, system);
+    // No streaming responder: none at all, or a 503 before any chunk (from the node of a
+    // system that cannot stream now, or from any node for a system no node serves). db.query
+    // then answers, or says why it cannot.
+    const refused = err instanceof StreamRefusedError && err.trailer.code === String(ErrorCode.Unavailable);
+    if (!(err instanceof NoResponderError) && !refused) throw err;
+    if (options.format === "arrow") throw refused ? err : await arrowWithoutStream(nc, system);
     await queryBuffered(nc, system, request, { format: options.format, timeoutMs: options.timeout }, output);
   }
 }

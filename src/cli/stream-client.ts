@@ -35,6 +35,12 @@ export class StreamFailedError extends MonError {
   }
 }
 
+/**
+ * The server refused the request before any chunk: its error trailer came first (a bad
+ * request, a catalog not open, a system no node serves: 503).
+ */
+export class StreamRefusedError extends StreamFailedError {}
+
 /** No message of the stream arrived within `timeoutMs`. */
 export class StreamTimeoutError extends MonError {
   constructor(timeoutMs: number) {
@@ -138,7 +144,7 @@ export async function readArrowStream(
     const kind = kindOf(first);
     if (kind !== StreamMessageKind.Chunk || seqOf(first) !== 1) {
       finished = true;
-      throw trailerError(first, kind);
+      throw trailerError(first, kind, StreamRefusedError);
     }
     ackSubject = first.headers?.get(StreamHeader.Ack) || undefined;
     if (!ackSubject) throw new MonError(ErrorCode.Internal, "the stream's first chunk names no ack subject");
@@ -234,17 +240,21 @@ function seqOf(msg: Msg): number {
 }
 
 /** The error for a message that is not the chunk expected: an error trailer, or something else. */
-function trailerError(msg: Msg, kind: string | undefined): MonError {
+function trailerError(
+  msg: Msg,
+  kind: string | undefined,
+  Failed: typeof StreamFailedError = StreamFailedError,
+): MonError {
   if (kind === StreamMessageKind.Error) {
     try {
-      return new StreamFailedError(msg.json<StreamErrorTrailer>());
+      return new Failed(msg.json<StreamErrorTrailer>());
     } catch {
       // Fall through: an error trailer whose body is not JSON.
     }
   }
   const code = msg.headers?.get(ServiceErrorHeader.Code);
   if (code) {
-    return new StreamFailedError({
+    return new Failed({
       status: "error",
       code,
       description: msg.headers?.get(ServiceErrorHeader.Description) ?? "error",

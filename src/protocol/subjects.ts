@@ -15,6 +15,25 @@ export function systemSubject(systemId: string, suffix: string): string {
   return `${PREFIX}.sys.${assertToken(systemId, "system id")}.${suffix}`;
 }
 
+/**
+ * The streamed endpoints (`db.query.stream`, `db.backup.stream`), which answer even a
+ * system no node serves, in-band (spec: Errors): every node subscribes to them for any
+ * system (`$MON.sys.*.<suffix>`), in this queue group, so one node takes each request.
+ */
+export const STREAMED_SUFFIXES = ["db.query.stream", "db.backup.stream"] as const;
+export const UNKNOWN_SYSTEM_QUEUE = "natsmon-unknown-system";
+
+/** `$MON.sys.*.<suffix>`: `suffix` for every system. */
+export function anySystemSubject(suffix: string): string {
+  return `${PREFIX}.sys.*.${suffix}`;
+}
+
+/** The system id of a system-space subject, or undefined for any other subject. */
+export function systemIdOf(subject: string): string | undefined {
+  const tokens = subject.split(".");
+  return tokens[0] === PREFIX && tokens[1] === "sys" ? tokens[2] : undefined;
+}
+
 /** `$MON.node.<node_id>.<suffix>`: the node space. */
 export function nodeSubject(nodeId: string, suffix: string): string {
   return `${PREFIX}.node.${assertToken(nodeId, "node id")}.${suffix}`;

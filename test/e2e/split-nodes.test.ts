@@ -10,11 +10,13 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { setTimeout as delay } from "node:timers/promises";
+import { createInbox, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { SERVICE_INFO_WAIT_MS } from "../../src/api/unknown-system.ts";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { nodeAssets, systemAssets, systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
@@ -116,6 +118,28 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
     await Promise.all([catalog.waitForUrl(), scraper.waitForUrl()]);
   });
 
+  /**
+   * Every message on a request's reply inbox until nothing more comes for longer than a
+   * node waits for the bus's service instances (so a late second answer would be seen).
+   */
+  async function inboxAfter(subject: string, body: unknown): Promise<Msg[]> {
+    const inbox = createInbox();
+    const messages: Msg[] = [];
+    const sub = app.subscribe(inbox, { callback: (_err, msg) => void messages.push(msg) });
+    app.publish(subject, JSON.stringify(body), { reply: inbox });
+    await waitFor(() => messages.length > 0 || undefined, {
+      timeoutMs: 30_000,
+      message: `an answer on ${subject}`,
+    });
+    let seen = 0;
+    do {
+      seen = messages.length;
+      await delay(SERVICE_INFO_WAIT_MS + 1000);
+    } while (messages.length > seen);
+    sub.unsubscribe();
+    return messages;
+  }
+
   after(async () => {
     await scraper?.kill("SIGTERM");
     await catalog?.kill("SIGTERM");
@@ -131,6 +155,57 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
       { timeoutMs: 60_000, message: "checked epochs on the catalog node" },
     );
     await allFolded("every committed epoch folded");
+  });
+
+  test("the streamed endpoints answer a served system once, whichever node takes the request, and an unknown one with a 503 trailer", async () => {
+    // Each node also takes the streamed subjects of every system, one node per request (a
+    // queue group): the scrape node, which serves no db endpoint, must find the catalog
+    // node's and stay silent; for a system nobody serves, one of them sends the trailer.
+    const requests: [string, unknown][] = [
+      ...Array.from({ length: 6 }, (): [string, unknown] => [
+        systemSubjects(SYSTEM).dbQueryStream,
+        { sql: "SELECT 1 AS one" },
+      ]),
+      ...Array.from({ length: 6 }, (): [string, unknown] => [
+        systemSubjects(SYSTEM).dbBackupStream,
+        { schema: "hx", table: "migrations_not_backed_up" },
+      ]),
+      [systemSubjects("nosuch").dbQueryStream, { sql: "SELECT 1" }],
+      [systemSubjects("nosuch").dbBackupStream, { schema: "hx", table: "epochs" }],
+    ];
+    const answers = await Promise.all(requests.map(([subject, body]) => inboxAfter(subject, body)));
+    for (const [i, messages] of answers.entries()) {
+      const kinds = messages.map((m) =>
+        `${m.headers?.get("Monitor-Stream")} ${m.headers?.get("Nats-Service-Error-Code") ?? ""}`.trim(),
+      );
+      if (i < 6) assert.deepEqual(kinds, ["chunk", "chunk", "end"], `db.query.stream #${i}`);
+      else if (i < 12) assert.deepEqual(kinds, ["error 400"], `db.backup.stream #${i}`);
+      else {
+        assert.deepEqual(kinds, ["error 503"], requests[i]![0]);
+        assert.match(
+          messages[0]!.json<{ description: string }>().description,
+          /^no node serves system "nosuch": nothing on this bus answers \$MON\.sys\.nosuch\.db\.(query|backup)\.stream/,
+        );
+      }
+    }
+    // The query tool reads that 503 as no streaming responder: it asks db.query, which has none.
+    const typo = await runNatsmon([
+      "query",
+      "--server",
+      cluster.urls,
+      "--user",
+      APP_USER.user,
+      "--password",
+      APP_USER.password,
+      "--system",
+      "nosuch",
+      "SELECT 1",
+    ]);
+    assert.equal(typo.code, 1);
+    assert.match(
+      typo.stderr,
+      /no node serves system "nosuch" \(neither db\.query\.stream nor db\.query has a responder\)/,
+    );
   });
 
   test("every natsmon stream and bucket on the sink is R3", async () => {
