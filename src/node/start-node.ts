@@ -59,7 +59,9 @@ export async function startNode(
   const systems: SystemPipeline[] = [];
   const metrics = createMetrics(nodeId);
   const discovery = (): DiscoveryReply => {
-    const firstCatalog = systems.find((s) => s.catalog && !s.catalog.error);
+    // Held even when its database would not open (spec: "holds the system's catalog but its
+    // database is not open"): ops.info is the configuration's, and answers then too.
+    const firstCatalog = systems.find((s) => s.catalog);
     return {
       node_id: nodeId,
       version: VERSION,
