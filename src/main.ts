@@ -5,9 +5,11 @@ import "./cli/v8-heap.ts";
 import { Command, CommanderError } from "commander";
 import {
   backupCommand,
+  checksCommand,
   configCommand,
   dbCommand,
   deliveriesCommand,
+  findingsCommand,
   gatewayCommand,
   notifyCommand,
   queryCommand,
@@ -30,6 +32,8 @@ configCommand(program);
 systemsCommand(program);
 queryCommand(program);
 dbCommand(program);
+checksCommand(program);
+findingsCommand(program);
 gatewayCommand(program);
 backupCommand(program);
 simulateCommand(program);

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { errors, type NatsConnection } from "@nats-io/nats-core";
 import {
-  ServiceErrorHeader,
   systemSubjects,
   type ColumnsReply,
   type ExplainReply,
@@ -9,12 +7,10 @@ import {
   type SchemasReply,
   type TablesReply,
 } from "../protocol/index.ts";
-import { stringifyExact } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { noNodeServes, resolveSystem } from "./discover.ts";
+import { resolveSystem } from "./discover.ts";
+import { printOut, requestEndpoint } from "./endpoint-request.ts";
 import { parseParams, readSql } from "./input.ts";
-import { errorText } from "./query-fallback.ts";
-import { openOutput } from "./query-output.ts";
 import { renderTable } from "./table.ts";
 import { timeoutOption } from "./timeout-option.ts";
 import { systemOption } from "./system-option.ts";
@@ -150,49 +146,22 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
   const nc = await connectClient(options);
   try {
     const system = await resolveSystem(nc, options.system);
-    const reply = await request<R>(nc, discovery, options, system);
-    if (reply === undefined) return;
-    // Through the query's stdout writer: a reader that stops early (`| head`) ends the
-    // output quietly rather than with an EPIPE stack trace.
-    const output = openOutput(undefined);
-    await output.write(
-      options.format === "json" ? JSON.stringify(reply, null, 2) + "\n" : discovery.table(reply),
+    const reply = await requestEndpoint(
+      nc,
+      system,
+      {
+        endpoint: discovery.endpoint,
+        subject: discovery.subject(systemSubjects(system)),
+        body: discovery.body,
+      },
+      options.timeout,
     );
-    await output.close();
+    if (reply === undefined) return;
+    const answer = reply.json<R>();
+    await printOut(
+      options.format === "json" ? JSON.stringify(answer, null, 2) + "\n" : discovery.table(answer),
+    );
   } finally {
     await nc.close();
-  }
-}
-
-/** Sends one request; prints a micro error or a missing responder and answers undefined. */
-async function request<R>(
-  nc: NatsConnection,
-  discovery: Discovery<R>,
-  options: DbOptions,
-  system: string,
-): Promise<R | undefined> {
-  try {
-    const subject = discovery.subject(systemSubjects(system));
-    const reply = await nc.request(subject, stringifyExact(discovery.body), { timeout: options.timeout });
-    const code = reply.headers?.get(ServiceErrorHeader.Code);
-    if (code) {
-      // In full: DuckDB's message spans lines (LINE 2: …, the caret) the header folds away.
-      fail(`${code}: ${errorText(reply)}`);
-      return undefined;
-    }
-    return reply.json<R>();
-  } catch (err) {
-    if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-      fail(noNodeServes(system, `${discovery.endpoint} has no responder`));
-      return undefined;
-    }
-    if (err instanceof errors.TimeoutError) {
-      fail(
-        `no answer to ${discovery.endpoint} from system "${system}" within ${options.timeout} ms; ` +
-          "the node may be busy or stopped: retry, or raise --timeout",
-      );
-      return undefined;
-    }
-    throw err;
   }
 }

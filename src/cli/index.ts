@@ -8,6 +8,8 @@ export { systemsCommand } from "./systems.ts";
 export { queryCommand } from "./query.ts";
 export { simulateCommand } from "./simulate.ts";
 export { dbCommand } from "./db.ts";
+export { checksCommand } from "./checks.ts";
+export { findingsCommand } from "./findings-watch.ts";
 export { gatewayCommand } from "./gateway.ts";
 export {
   readArrowStream,

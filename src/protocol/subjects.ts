@@ -1,4 +1,4 @@
-import { assertToken, type FindingStatus, type Severity } from "../domain/index.ts";
+import { assertToken, isToken, type FindingStatus, type Severity } from "../domain/index.ts";
 
 /** The subject prefix of everything natsmon serves (spec: Conventions). */
 const PREFIX = "$MON";
@@ -34,6 +34,21 @@ export function systemIdOf(subject: string): string | undefined {
   return tokens[0] === PREFIX && tokens[1] === "sys" ? tokens[2] : undefined;
 }
 
+/** A filter of feed.finding's tail: up to three tokens, each a subject token or `*`, or a last `>`. */
+function assertFindingFilter(filter: string): string {
+  const tokens = filter.split(".");
+  const valid =
+    tokens.length <= 3 &&
+    tokens.every((t, i) => t === "*" || (t === ">" && i === tokens.length - 1) || isToken(t));
+  if (!valid) {
+    throw new Error(
+      `${JSON.stringify(filter)} is not a filter of <status>.<severity>.<code>: up to three ` +
+        "dot-separated values, each a value, * (any) or a last > (any from here), e.g. firing.> or *.critical.>",
+    );
+  }
+  return filter;
+}
+
 /** `$MON.node.<node_id>.<suffix>`: the node space. */
 export function nodeSubject(nodeId: string, suffix: string): string {
   return `${PREFIX}.node.${assertToken(nodeId, "node id")}.${suffix}`;
@@ -51,6 +66,11 @@ export function systemSubjects(systemId: string) {
     feedDisconnect: s("feed.disconnect"),
     /** Every finding transition of the system. */
     feedFindingAll: s("feed.finding.>"),
+    /**
+     * The transitions a filter of `<status>.<severity>.<code>` tokens selects, each a value,
+     * `*`, or a last `>` (`firing.>`, `*.critical.>`, `*.*.server-011`).
+     */
+    feedFindingMatching: (filter: string) => s(`feed.finding.${assertFindingFilter(filter)}`),
     /** feed.finding.<status>.<severity>.<code>; on a resolve, the severity it held. */
     feedFinding: (status: FindingStatus, severity: Severity, code: string) =>
       s(`feed.finding.${status}.${severity}.${assertToken(code, "check code")}`),

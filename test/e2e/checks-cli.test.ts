@@ -1,0 +1,165 @@
+/**
+ * `natsmon checks list|info|findings` and `natsmon findings watch`, spawned as processes
+ * against a real node monitoring its embedded server. Its configuration makes server-011
+ * fire from the first epoch (a threshold of 0), disables server-003, and sets jetstream-002's
+ * subject threshold to 3, so that a stream created during the test fires it: a transition
+ * the watch sees as it happens.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { CheckListGroup, FindingTransition } from "../../src/protocol/index.ts";
+import { sqlQuery } from "../harness/api-client.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+describe("natsmon checks and natsmon findings watch against a real node", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let node: NatsmonProcess;
+  let nc: NatsConnection;
+  let url: string;
+  const cli = (...args: string[]) => runNatsmon([...args, "--server", url]);
+
+  before(async () => {
+    dir = await tempDir();
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {data-dir: ${JSON.stringify(dir.path)}}`,
+        "sink: {embedded: {port: -1}}",
+        "system:",
+        "  id: local",
+        "  disabled-checks: [server-003]",
+        "  check-thresholds: {server-011: {p_warn_percent: 0}, jetstream-002: {p_max_subjects: 3}}",
+        "scraper: {interval: 1s}",
+      ].join("\n"),
+    );
+    node = spawnNatsmon(["run", "--config", config]);
+    url = await node.waitForUrl();
+    nc = await connect({ servers: url });
+    await waitFor(
+      async () =>
+        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n > 0,
+      { timeoutMs: 30_000, message: "the checks to run over a first epoch" },
+    );
+  });
+
+  after(async () => {
+    await nc?.close();
+    await node?.kill("SIGTERM");
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("checks list prints every check by category with the thresholds in force, or the reply as JSON", async () => {
+    const table = await cli("checks", "list");
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^category +code +name +scope +thresholds +notes$/m);
+    assert.match(
+      table.stdout,
+      /^Saturation +server-011 +Connection Count High +server +p_warn_percent=0 \(default 80\)/m,
+    );
+    assert.match(table.stdout, /^\S.* server-003 .*disabled here$/m);
+    const json = await cli("checks", "list", "--format", "json");
+    assert.equal(json.code, 0, json.stderr);
+    const groups = JSON.parse(json.stdout) as CheckListGroup[];
+    const codes = groups.flatMap((g) => g.checks.map((c) => c.code));
+    assert.equal(table.stdout.trimEnd().split("\n").at(-1), `(${codes.length} rows)`);
+    assert.ok(codes.includes("jetstream-002") && codes.includes("scrape-001"));
+  });
+
+  test("checks info describes a check; an unknown or old-style code fails with the endpoint's 404", async () => {
+    const info = await cli("checks", "info", "server-011");
+    assert.equal(info.code, 0, info.stderr);
+    assert.match(
+      info.stdout,
+      /^server-011 {2}Connection Count High\nseverity warning; category Saturation \(saturation\); scope server\n/,
+    );
+    assert.match(info.stdout, /^Remediation: /m);
+    assert.match(info.stdout, /^p_warn_percent +0 +80 +Fires when connections reach/m);
+    assert.match(info.stdout, /^used_percent +DOUBLE /m);
+    const old = await cli("checks", "info", "SERVER_011");
+    assert.equal(old.code, 1);
+    assert.match(old.stderr, /^natsmon: 404: .*server-011/);
+  });
+
+  test("checks findings lists what a check finds, pages it, and passes CSV through", async () => {
+    const table = await cli("checks", "findings", "server-011");
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(
+      table.stdout,
+      /^severity +entity +connections +max_connections +used_percent +warn_percent$/m,
+    );
+    assert.match(table.stdout, /^warning +natsmon-embedded +\d+ +65536 /m);
+    assert.match(table.stdout, /^page 1 of 1, 1 finding in all\n$/m);
+    const csv = await cli("checks", "findings", "server-011", "--format", "csv", "--duration", "1 hour");
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.match(
+      csv.stdout,
+      /^code,severity,entity,entity_pk,check_name,connections,max_connections,used_percent,warn_percent\r?\n/,
+    );
+    assert.match(csv.stdout, /\nserver-011,warning,natsmon-embedded,/);
+    const badDuration = await cli("checks", "findings", "server-011", "--duration", "fortnight");
+    assert.equal(badDuration.code, 1);
+    assert.match(badDuration.stderr, /^natsmon: 400: /);
+    const badPage = await cli("checks", "findings", "server-011", "--page", "0");
+    assert.equal(badPage.code, 2);
+    assert.match(badPage.stderr, /--page.*expected a page number/);
+    const badFormat = await cli("checks", "list", "--format", "xml");
+    assert.equal(badFormat.code, 2);
+    assert.match(badFormat.stderr, /--format must be table or json, not xml/);
+  });
+
+  test("findings watch prints a transition as the node publishes it, and stops on Ctrl-C with 0", async () => {
+    const text = spawnNatsmon(["findings", "watch", "*.*.jetstream-002", "--count", "1", "--server", url]);
+    const json = spawnNatsmon(["findings", "watch", "firing.>", "--format", "json", "--server", url]);
+    const idle = spawnNatsmon(["findings", "watch", "resolved.critical.server-011", "--server", url]);
+    for (const watch of [text, json, idle]) {
+      await waitFor(() => watch.stderr().includes("(Ctrl-C to stop)") || undefined, {
+        timeoutMs: 30_000,
+        message: "the watch to subscribe",
+      });
+    }
+    assert.match(
+      text.stderr(),
+      /^watching \$MON\.sys\.local\.feed\.finding\.\*\.\*\.jetstream-002 \(Ctrl-C to stop\)\n$/,
+    );
+    // A stream of more distinct subjects than jetstream-002's threshold of 3: it fires.
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "WATCHED", subjects: ["watched.>"] });
+    for (let i = 0; i < 5; i++) await jsm.jetstream().publish(`watched.s${i}`, "x");
+    assert.equal(await text.exited, 0, text.stderr());
+    assert.match(
+      text.stdout(),
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}firing {3}warning {2}jetstream-002 {2}stream \S+\/WATCHED {2}\(since \d{4}-[\d:.T-]+Z\)\n$/,
+    );
+    await waitFor(() => json.stdout().includes("WATCHED") || undefined, {
+      timeoutMs: 30_000,
+      message: "the JSON line",
+    });
+    const transition = JSON.parse(
+      json
+        .stdout()
+        .split("\n")
+        .find((l) => l.includes("WATCHED"))!,
+    ) as FindingTransition;
+    assert.equal(transition.code, "jetstream-002");
+    assert.equal(transition.status, "firing");
+    assert.equal(await json.kill("SIGINT"), 0);
+    assert.equal(await idle.kill("SIGTERM"), 0);
+    assert.equal(idle.stdout(), "");
+  });
+
+  test("findings watch refuses a filter that is not <status>.<severity>.<code> before connecting", async () => {
+    for (const filter of ["a.b.c.d", ">.firing", "fi ring"]) {
+      const run = await runNatsmon(["findings", "watch", filter, "--server", "nats://127.0.0.1:1"]);
+      assert.equal(run.code, 2, filter);
+      assert.match(run.stderr, /is not a filter of <status>\.<severity>\.<code>/, filter);
+    }
+  });
+});
