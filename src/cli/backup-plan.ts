@@ -190,7 +190,7 @@ export async function nodeAfterCopy(
   timeoutMs: number,
 ): Promise<NodeAfterCopy> {
   const params = [window.seq ?? "0", window.end ?? "infinity"];
-  const [row] = await queryRows(
+  const row = await queryRow(
     nc,
     subjects,
     timeoutMs,
@@ -214,16 +214,23 @@ const BACKUP_SET = `database_name = current_database() AND NOT internal AND NOT 
   AND ((schema_name = 'hx' AND table_name <> 'migrations') OR (schema_name = 'main' AND table_name = 'ips'))`;
 
 /**
- * Runs one read-only statement over db.query and returns its rows; `timeoutMs` is --timeout.
+ * Runs one read-only statement over db.query and returns its row; `timeoutMs` is --timeout.
+ * Every planning statement answers exactly one row (aggregates; a list of structs where
+ * there are many things), so no db.query-max-rows an operator sets (at least 1) can fail a
+ * backup: that cap is for the buffered results people ask for. (db.query.stream would not
+ * do: its own db.query-stream.max-rows is as much an operator's to lower.) The reply is one
+ * message all the same, bounded by the bus's max_payload: the plan of the whole catalog
+ * (some 45 tables, 1,000 commented columns) is about 200 KB, a fifth of nats-server's
+ * default 1 MB.
  * Throws NoResponderError when nothing serves db.query.
  */
-export async function queryRows(
+export async function queryRow(
   nc: NatsConnection,
   subjects: SystemSubjects,
   timeoutMs: number,
   sql: string,
   params: readonly unknown[] = [],
-): Promise<Record<string, unknown>[]> {
+): Promise<Record<string, unknown> | undefined> {
   let reply;
   try {
     reply = await nc.request(subjects.dbQuery, JSON.stringify({ sql, params }), { timeout: timeoutMs });
@@ -241,7 +248,7 @@ export async function queryRows(
   const code = reply.headers?.get("Nats-Service-Error-Code");
   if (code)
     throw new Error(`db.query answered ${code}: ${reply.headers?.get("Nats-Service-Error") ?? "error"}`);
-  return reply.json<Record<string, unknown>[]>();
+  return reply.json<Record<string, unknown>[]>()[0];
 }
 
 /**
@@ -262,7 +269,7 @@ export async function pinWindow(
   const conditions: string[] = [];
   if (window.since !== undefined) conditions.push(`epoch >= $${params.push(window.since)}::TIMESTAMPTZ`);
   if (window.until !== undefined) conditions.push(`epoch <= $${params.push(window.until)}::TIMESTAMPTZ`);
-  const [row] = await queryRows(
+  const row = await queryRow(
     nc,
     subjects,
     timeoutMs,
@@ -285,39 +292,39 @@ export async function pinWindow(
   };
 }
 
-/** The backup set with DDL and comments, and the hx views, in name order. */
+/**
+ * The backup set with DDL and comments, and the hx views, in name order: one statement, so
+ * one snapshot of the schema, answering one row of three lists (queryRow says why).
+ */
 export async function planBackup(
   nc: NatsConnection,
   subjects: SystemSubjects,
   timeoutMs: number,
 ): Promise<{ tables: PlannedTable[]; views: PlannedView[] }> {
-  const tables = await queryRows(
+  const row = await queryRow(
     nc,
     subjects,
     timeoutMs,
-    `SELECT schema_name, table_name, sql, comment, estimated_size,
-            EXISTS (SELECT 1 FROM duckdb_columns() c
-                     WHERE c.database_name = t.database_name AND c.schema_name = t.schema_name
-                       AND c.table_name = t.table_name AND c.column_name = 'epoch') AS has_epoch
-       FROM duckdb_tables() t
-      WHERE ${BACKUP_SET} ORDER BY schema_name, table_name`,
+    `SELECT
+       (SELECT list(tbl ORDER BY tbl.schema_name, tbl.table_name) FROM (
+          SELECT schema_name, table_name, sql, comment, estimated_size,
+                 EXISTS (SELECT 1 FROM duckdb_columns() c
+                          WHERE c.database_name = t.database_name AND c.schema_name = t.schema_name
+                            AND c.table_name = t.table_name AND c.column_name = 'epoch') AS has_epoch
+            FROM duckdb_tables() t
+           WHERE ${BACKUP_SET}) tbl) AS tables,
+       (SELECT list(vw ORDER BY vw.schema_name, vw.view_name) FROM (
+          SELECT schema_name, view_name, sql, comment FROM duckdb_views()
+           WHERE database_name = current_database() AND NOT internal AND NOT temporary
+             AND schema_name IN ('hx', 'main')) vw) AS views,
+       (SELECT list(col ORDER BY col.schema_name, col.table_name, col.column_index) FROM (
+          SELECT schema_name, table_name, column_name, column_index, comment FROM duckdb_columns()
+           WHERE database_name = current_database() AND schema_name IN ('hx', 'main')
+             AND comment IS NOT NULL) col) AS comments`,
   );
-  const views = await queryRows(
-    nc,
-    subjects,
-    timeoutMs,
-    `SELECT schema_name, view_name, sql, comment FROM duckdb_views()
-      WHERE database_name = current_database() AND NOT internal AND NOT temporary AND schema_name IN ('hx', 'main')
-      ORDER BY schema_name, view_name`,
-  );
-  const comments = await queryRows(
-    nc,
-    subjects,
-    timeoutMs,
-    `SELECT schema_name, table_name, column_name, comment FROM duckdb_columns()
-      WHERE database_name = current_database() AND schema_name IN ('hx', 'main') AND comment IS NOT NULL
-      ORDER BY schema_name, table_name, column_index`,
-  );
+  // An empty list aggregates to NULL.
+  const rows = (value: unknown) => (Array.isArray(value) ? (value as Record<string, unknown>[]) : []);
+  const [tables, views, comments] = [rows(row?.tables), rows(row?.views), rows(row?.comments)];
   const columnComments = (schema: unknown, table: unknown) =>
     comments
       .filter((c) => c.schema_name === schema && c.table_name === table)

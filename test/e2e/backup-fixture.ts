@@ -9,6 +9,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { foldEpoch, openCatalog, type ScrapeReply } from "../../src/catalog/index.ts";
@@ -132,4 +133,28 @@ export async function holdBackupConnection(
       await nc.flush();
     },
   };
+}
+
+/** Rows of every table of a backup file, by `schema.table`. */
+export async function rowCounts(path: string): Promise<Map<string, number>> {
+  const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" });
+  try {
+    const con = await instance.connect();
+    const tables = (
+      await con.runAndReadAll(
+        "SELECT schema_name || '.' || table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY 1",
+      )
+    ).getRowsJS() as [string][];
+    const counts = new Map<string, number>();
+    for (const [table] of tables) {
+      const [[n]] = (await con.runAndReadAll(`SELECT count(*)::INTEGER FROM ${table}`)).getRowsJS() as [
+        [number],
+      ];
+      counts.set(table, n);
+    }
+    con.closeSync();
+    return counts;
+  } finally {
+    instance.closeSync();
+  }
 }

@@ -1,40 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { systemSubjects, type ScraperStatusReply } from "../../src/protocol/index.ts";
 import { callApi, sqlQuery } from "../harness/api-client.ts";
 import { spawnLocalNode } from "../harness/local-node.ts";
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
-import { holdBackupConnection } from "./backup-fixture.ts";
+import { holdBackupConnection, rowCounts } from "./backup-fixture.ts";
 
 const subjects = systemSubjects("local");
-
-/** Rows of every table of a backup file, by `schema.table`. */
-async function rowCounts(path: string): Promise<Map<string, number>> {
-  const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" });
-  try {
-    const con = await instance.connect();
-    const tables = (
-      await con.runAndReadAll(
-        "SELECT schema_name || '.' || table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY 1",
-      )
-    ).getRowsJS() as [string][];
-    const counts = new Map<string, number>();
-    for (const [table] of tables) {
-      const [[n]] = (await con.runAndReadAll(`SELECT count(*)::INTEGER FROM ${table}`)).getRowsJS() as [
-        [number],
-      ];
-      counts.set(table, n);
-    }
-    con.closeSync();
-    return counts;
-  } finally {
-    instance.closeSync();
-  }
-}
 
 test("a window with no epoch when it is pinned is backed up empty in every table it cuts, though the node folds epochs into it meanwhile", async () => {
   await using dir = await tempDir("natsmon-backup-window-");
