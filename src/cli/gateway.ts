@@ -24,7 +24,7 @@ interface GatewayFlags extends ClientOptions {
 const TOKEN_ENV = "NATSMON_GATEWAY_AUTH_TOKEN";
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 
-/** `natsmon gateway`: the HTTP bridge to the read-only db API; stops cleanly on SIGINT or SIGTERM. */
+/** `natsmon gateway`: the HTTP bridge to the read-only db API; stops cleanly on SIGINT, SIGTERM or SIGHUP. */
 export function gatewayCommand(program: Command): void {
   withClientOptions(
     program

@@ -27,7 +27,7 @@ function faultsFromEnv(): ScrapeFaults | undefined {
   }
 }
 
-/** `natsmon run`: start a node; stop it cleanly on SIGINT or SIGTERM. */
+/** `natsmon run`: start a node; stop it cleanly on SIGINT, SIGTERM or SIGHUP (its terminal closed). */
 export function runCommand(program: Command): void {
   program
     .command("run", { isDefault: true })

@@ -147,9 +147,11 @@ describe("natsmon backup that cannot finish fails cleanly", () => {
 
   const partials = async (prefix: string) => (await readdir(dir.path)).filter((n) => n.includes(prefix));
 
+  // SIGHUP: the terminal the backup was started in closed.
   for (const [signal, code] of [
     ["SIGINT", 130],
     ["SIGTERM", 143],
+    ["SIGHUP", 129],
   ] as const) {
     test(`a backup interrupted with ${signal} exits ${code} and leaves neither FILE nor its temporary file`, async () => {
       const held = await holdBackupConnection();
