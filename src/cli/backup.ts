@@ -9,6 +9,7 @@ import { pinWindow, planBackup, resolveTime, windowProblem, wireWindow } from ".
 import { BackupProgress, size } from "./backup-progress.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { noNodeServes, resolveSystem } from "./discover.ts";
+import { outliveClosedOutput } from "./outlive-closed-output.ts";
 import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
 import { NoResponderError } from "./stream-client.ts";
 import { timeoutOption } from "./timeout-option.ts";
@@ -83,6 +84,9 @@ async function runBackup(options: BackupOptions): Promise<void> {
   }
 
   const timeoutMs = options.timeout;
+  // From here on stdout and stderr only report on the backup: a reader gone (`| head`) or a
+  // closed terminal must neither end it midway nor leave its temporary file behind.
+  outliveClosedOutput();
   const temp = tempPathFor(out, process.pid);
   const nc = await connectClient(options);
   // Kept for the whole run: a second Ctrl-C must not kill the process before it has removed
