@@ -123,6 +123,7 @@ async function main() {
         nodeId: `bench_${type}`,
         replicas: 1,
         endpoints: [endpoint],
+        disabledChecks: new Map(),
         body: { describe: checkDescription, externalUrl: "https://natsmon.example.com", systemCount: 1 },
         userAgent: "natsmon-bench",
         log: silentLogger(),

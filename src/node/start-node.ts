@@ -94,6 +94,7 @@ export async function startNode(
       nodeId,
       replicas: config.sink.replicas,
       endpoints: config.notifications.endpoints,
+      disabledChecks: new Map(config.systems.map((s) => [s.id, s.disabledChecks])),
       body: {
         describe: checkDescription,
         externalUrl: config.web.externalUrl,

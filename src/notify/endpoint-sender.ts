@@ -8,7 +8,7 @@ import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodi
 import { openDeliveredStore } from "./delivered-store.ts";
 import { endpointId } from "./delivery-log.ts";
 import { readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
-import { endpointWants } from "./patterns.ts";
+import { endpointSends, type DisabledChecks } from "./patterns.ts";
 import { planDelivery } from "./plan-delivery.ts";
 import { deliver, type RecordAttempt } from "./send.ts";
 
@@ -46,6 +46,8 @@ export async function startEndpointSender(options: {
   nc: NatsConnection;
   nodeId: string;
   endpoint: EndpointConfig;
+  /** Checks turned off per system: their alerts are neither sent nor resent. */
+  disabledChecks: DisabledChecks;
   body: BodyContext;
   record: RecordAttempt;
   userAgent: string;
@@ -56,15 +58,21 @@ export async function startEndpointSender(options: {
   const timing = options.timing ?? DEFAULT_SENDER_TIMING;
   const id = endpointId(endpoint.name);
   const log = options.log.child({ endpoint: endpoint.name, endpoint_type: endpoint.type });
+  const sends = (system: string, code: string) =>
+    endpointSends(endpoint, options.disabledChecks, system, code);
   const store = await openDeliveredStore(options.nc, options.nodeId, id);
   const known = await store.load();
-  // Alerts the endpoint no longer wants (its patterns or systems changed) are forgotten: no
-  // resolve will follow them, and an Alertmanager lets them expire.
-  const unwanted = [...known].filter(([, a]) => !endpointWants(endpoint, a.system, a.code)).map(([k]) => k);
+  // Alerts the endpoint no longer wants (its patterns or systems changed, or the check was
+  // disabled) are forgotten: no resolve will follow them (baseline rule 3), none is resent,
+  // and an Alertmanager lets them expire at the endsAt it was last given.
+  const unwanted = [...known].filter(([, a]) => !sends(a.system, a.code)).map(([k]) => k);
   if (unwanted.length > 0) {
     await store.apply(new Map(), new Set(unwanted));
     for (const key of unwanted) known.delete(key);
-    log.info({ forgotten: unwanted.length }, "alerts the endpoint no longer subscribes to are forgotten");
+    log.info(
+      { forgotten: unwanted.length },
+      "alerts the endpoint no longer subscribes to, or of disabled checks, are forgotten",
+    );
   }
   const reader = await readOutbox(options.nc, options.nodeId, id, (subject) =>
     log.warn({ subject }, "outbox entry is not readable; dropped"),
@@ -134,7 +142,7 @@ export async function startEndpointSender(options: {
     const byKey = new Map(batch.map((e) => [e.key, e]));
     while (queue.length > 0 && byKey.size < MAX_BATCH) {
       const next = queue.shift()!;
-      if (!endpointWants(endpoint, next.entry.system, next.entry.transition.code)) {
+      if (!sends(next.entry.system, next.entry.transition.code)) {
         next.ack();
         continue;
       }
@@ -218,7 +226,7 @@ export async function startEndpointSender(options: {
   const resend = () =>
     exclusive(async () => {
       const active: PlannedAlert[] = [...known.values()]
-        .filter((a: DeliveredAlertEntry) => endpointWants(endpoint, a.system, a.code))
+        .filter((a: DeliveredAlertEntry) => sends(a.system, a.code))
         .map((alert) => ({ status: "firing", alert }));
       const requests = deliveryRequests(endpoint.type, endpoint.name, active, body, new Date());
       const failure = await send(requests, "resend");

@@ -11,6 +11,7 @@ import type { BodyContext } from "./bodies.ts";
 import { deliveryLogWriter } from "./delivery-log.ts";
 import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
 import { writeOutbox } from "./outbox.ts";
+import type { DisabledChecks } from "./patterns.ts";
 import type { RecordAttempt } from "./send.ts";
 
 /** The node's notification pipeline, as the catalog sides see it. */
@@ -34,6 +35,8 @@ export async function startNotifier(options: {
   nodeId: string;
   replicas: number;
   endpoints: readonly EndpointConfig[];
+  /** Codes turned off with `disabled-checks`, by system (baseline rule 3). */
+  disabledChecks: DisabledChecks;
   body: BodyContext;
   userAgent: string;
   log: Logger;
@@ -86,6 +89,7 @@ export async function startNotifier(options: {
           nc,
           nodeId,
           endpoint,
+          disabledChecks: options.disabledChecks,
           body: options.body,
           record,
           userAgent: options.userAgent,

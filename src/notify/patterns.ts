@@ -24,3 +24,20 @@ export function endpointWants(
   if (!endpoint.subscriptions.some((p) => matchesPattern(p, code))) return false;
   return !endpoint.ignore.some((p) => matchesPattern(p, code));
 }
+
+/** Codes turned off with `disabled-checks`, by system id. */
+export type DisabledChecks = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Whether an endpoint's sender handles `code` in `system` at all: the endpoint wants it and the
+ * check is not disabled in that system (baseline rule 3: a disabled check sends nothing, not
+ * even the minute's resend of what it had firing).
+ */
+export function endpointSends(
+  endpoint: Pick<EndpointConfig, "enabled" | "subscriptions" | "ignore" | "systems">,
+  disabled: DisabledChecks,
+  system: string,
+  code: string,
+): boolean {
+  return endpointWants(endpoint, system, code) && !(disabled.get(system)?.includes(code) ?? false);
+}

@@ -12,6 +12,7 @@ import { silentLogger } from "../../../src/lib/index.ts";
 import {
   readDeliveryLog,
   startNotifier,
+  type DisabledChecks,
   type Notifier,
   type SenderTiming,
 } from "../../../src/notify/index.ts";
@@ -72,8 +73,12 @@ export interface NotifyLab extends AsyncDisposable {
   readonly sink: TestServer;
   readonly nc: NatsConnection;
   readonly nodeId: string;
-  /** Starts (or restarts) the node's notifier with these endpoints. */
-  start(endpoints: readonly EndpointConfig[], timing?: SenderTiming): Promise<Notifier>;
+  /** Starts (or restarts) the node's notifier with these endpoints (and checks disabled per system). */
+  start(
+    endpoints: readonly EndpointConfig[],
+    timing?: SenderTiming,
+    disabledChecks?: DisabledChecks,
+  ): Promise<Notifier>;
   /** Hands one epoch's transitions to the running notifier, as the catalog side does. */
   epoch(transitions: readonly Transition[], system?: string): Promise<Date>;
   log(endpoint?: string): Promise<DeliveryLogEntry[]>;
@@ -92,13 +97,14 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
     sink,
     nc,
     nodeId,
-    async start(endpoints, timing = FAST) {
+    async start(endpoints, timing = FAST, disabledChecks = new Map()) {
       await stop();
       notifier = await startNotifier({
         nc,
         nodeId,
         replicas: 1,
         endpoints,
+        disabledChecks,
         body: { describe: checkDescription, externalUrl: "https://natsmon.example.com", systemCount: 1 },
         userAgent: "natsmon-test",
         log: silentLogger(),

@@ -71,6 +71,7 @@ test("a sink user who may not create the delivery log still gets alerts out, wit
         nodeId: node,
         replicas: 1,
         endpoints: [endpoint({ name: "hook", url: receiver.url })],
+        disabledChecks: new Map(),
         body: { describe: checkDescription, externalUrl: undefined, systemCount: 1 },
         userAgent: "natsmon-test",
         log: silentLogger(),

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { checkCatalogue } from "../../../src/checks/index.ts";
 import { loadConfig, type EndpointConfig } from "../../../src/config/index.ts";
-import { endpointWants, matchesPattern } from "../../../src/notify/index.ts";
+import { endpointSends, endpointWants, matchesPattern } from "../../../src/notify/index.ts";
 
 async function load(yaml: string) {
   const dir = await mkdtemp(join(tmpdir(), "natsmon-endpoints-"));
@@ -274,6 +274,22 @@ describe("pattern rules", () => {
   for (const r of rows) {
     test(`rule ${r.rule}: ${r.code} in ${r.system} ${r.then ? "is" : "is not"} sent`, () => {
       assert.equal(endpointWants({ ...base, ...r.given }, r.system, r.code), r.then);
+    });
+  }
+  const disabled = new Map([["east", ["server-009"]]]);
+  const sendRows = [
+    { given: "a check disabled in the system", system: "east", code: "server-009", then: false },
+    {
+      given: "the same check in a system that has it enabled",
+      system: "west",
+      code: "server-009",
+      then: true,
+    },
+    { given: "another check in the system", system: "east", code: "server-001", then: true },
+  ];
+  for (const r of sendRows) {
+    test(`baseline rule 3: ${r.given} ${r.then ? "is" : "is not"} sent`, () => {
+      assert.equal(endpointSends({ ...base, subscriptions: ["*"] }, disabled, r.system, r.code), r.then);
     });
   }
   test("matchesPattern: * only counts at the end", () => {
