@@ -16,11 +16,11 @@ export function deliveriesCommand(program: Command): void {
   withClientOptions(
     deliveries
       .command("log")
-      .description("show notification attempts from a node's delivery log, oldest first")
+      .description("show notification deliveries from a node's delivery log, oldest first")
       .option("--endpoint <name>", "only this endpoint")
       .option("--node <id>", "the node whose log to read (default: the only node on the bus)")
       .option("--since <time>", "from this RFC 3339 time, or this long ago (1h, 30m, 7d)")
-      .option("--json", "one JSON object per attempt, as logged"),
+      .option("--json", "one JSON object per logged delivery, with its attempts, as logged"),
   ).action(
     async (options: ClientOptions & { endpoint?: string; node?: string; since?: string; json?: boolean }) => {
       const since = options.since ? parseSince(options.since) : undefined;
@@ -73,13 +73,22 @@ export function deliveriesCommand(program: Command): void {
         ...(since ? { since } : {}),
       });
       const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
-      // One body per logged delivery (its attempts share the id and the body), oldest first.
+      // One body per logged delivery, oldest first (an older log has an entry per attempt, all
+      // with the delivery's id). The retries of a failed delivery carry the same body, so a
+      // body already replayed is not sent again.
       const byDelivery = new Map<string, DeliveryLogEntry>();
       for (const e of entries) if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
+      const replayed = new Set<string>();
       let sent = 0;
       let failed = 0;
       let skipped = 0;
+      let repeats = 0;
       for (const e of byDelivery.values()) {
+        if (replayed.has(e.body_digest)) {
+          repeats += 1;
+          continue;
+        }
+        replayed.add(e.body_digest);
         if (e.body === undefined) {
           skipped += 1;
           process.stdout.write(
@@ -106,7 +115,8 @@ export function deliveriesCommand(program: Command): void {
       await nc.flush();
       const summary =
         `replayed ${sent} of ${byDelivery.size} logged deliveries to ${endpoint.name}` +
-        `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+        `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}` +
+        `${repeats > 0 ? `, ${repeats} repeating a body already sent` : ""}`;
       if (failed > 0) fail(summary);
       else process.stdout.write(`${summary}\n`);
     } finally {
@@ -131,7 +141,8 @@ function row(e: DeliveryLogEntry): Record<string, unknown> {
     time: e.time,
     endpoint: e.endpoint,
     kind: e.kind,
-    attempt: e.attempt,
+    // An older log has one entry per attempt: its number stands in for the count.
+    attempts: e.attempts?.length ?? e.attempt,
     outcome: e.outcome,
     answer: e.status_code ?? e.error ?? "",
     ms: Math.round(e.duration_ms),

@@ -15,7 +15,7 @@ export function endpointId(name: string): string {
   return `${name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
 }
 
-/** Records attempts on the node's delivery log; a failed write is logged and never blocks sending. */
+/** Records deliveries on the node's delivery log; a failed write is logged and never blocks sending. */
 export function deliveryLogWriter(
   nc: NatsConnection,
   nodeId: string,

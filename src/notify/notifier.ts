@@ -65,7 +65,7 @@ export async function startNotifier(options: {
   }
 
   const record: RecordAttempt = (entry) => {
-    metrics.delivery(entry.endpoint, entry.kind, entry.outcome);
+    for (const a of entry.attempts ?? [entry]) metrics.delivery(entry.endpoint, entry.kind, a.outcome);
     logAttempt(entry);
   };
 

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EndpointConfig } from "../config/index.ts";
-import type { DeliveryKind, DeliveryLogEntry } from "../protocol/index.ts";
+import type { DeliveryAttemptEntry, DeliveryKind, DeliveryLogEntry } from "../protocol/index.ts";
 import type { DeliveryRequest } from "./bodies.ts";
 
 /** Spec: Limits. */
@@ -26,7 +26,7 @@ export interface DeliveryResult {
   readonly last: AttemptResult;
 }
 
-/** Where attempts are recorded (the delivery log), or nowhere without JetStream. */
+/** Where deliveries are recorded (the delivery log), or nowhere without JetStream. */
 export type RecordAttempt = (entry: DeliveryLogEntry) => void;
 
 /** An `alertmanager` endpoint's URL is its base; natsmon posts to its v2 alerts API. */
@@ -101,7 +101,8 @@ export async function postOnce(
 
 /**
  * One delivery: up to three attempts with increasing waits, stopping at the first success or
- * rejection (spec: Limits; Errors, delivery responses). Every attempt is recorded.
+ * rejection (spec: Limits; Errors, delivery responses). The delivery is recorded once, when it
+ * ends, with every attempt in it: the log keeps deliveries, not attempts (spec: Limits).
  */
 export async function deliver(
   endpoint: EndpointConfig,
@@ -115,47 +116,73 @@ export async function deliver(
     timeoutMs?: number;
   },
 ): Promise<DeliveryResult> {
-  const deliveryId = randomUUID();
   const waits = options.waitsMs ?? ATTEMPT_WAITS_MS;
-  const bodyBytes = Buffer.byteLength(request.body, "utf8");
-  const digest = `sha256:${createHash("sha256").update(request.body, "utf8").digest("hex")}`;
-  let attempt = 0;
+  const started = new Date();
+  const startedMs = performance.now();
+  const attempts: DeliveryAttemptEntry[] = [];
+  const finish = (last: AttemptResult): DeliveryResult => {
+    options.record(
+      logEntry(endpoint, request, options.kind, started, performance.now() - startedMs, attempts),
+    );
+    return { ok: last.outcome === "ok", attempts: attempts.length, last };
+  };
   for (;;) {
-    attempt += 1;
     const time = new Date();
     const result = await postOnce(endpoint, request.body, {
       userAgent: options.userAgent,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    options.record({
+    attempts.push({
+      attempt: attempts.length + 1,
       time: time.toISOString(),
-      endpoint: endpoint.name,
-      endpoint_type: endpoint.type,
-      kind: options.kind,
-      delivery_id: deliveryId,
-      attempt,
       outcome: result.outcome,
       ...("status" in result && result.status !== undefined ? { status_code: result.status } : {}),
       ...(result.outcome === "ok" ? {} : { error: result.error }),
-      duration_ms: Math.round(result.ms * 10) / 10,
-      alert_count: request.alertCount,
-      systems: [...request.systems],
-      body_digest: digest,
-      body_bytes: bodyBytes,
-      ...(bodyBytes <= LOGGED_BODY_MAX ? { body: request.body } : {}),
+      duration_ms: roundMs(result.ms),
     });
-    const wait = waits[attempt - 1];
-    if (result.outcome !== "retry" || wait === undefined || options.signal?.aborted) {
-      return { ok: result.outcome === "ok", attempts: attempt, last: result };
-    }
+    const wait = waits[attempts.length - 1];
+    if (result.outcome !== "retry" || wait === undefined || options.signal?.aborted) return finish(result);
     try {
       await sleep(wait, undefined, options.signal ? { signal: options.signal } : {});
     } catch {
-      return { ok: false, attempts: attempt, last: result };
+      return finish(result);
     }
   }
 }
+
+/** The log entry of a delivery that ended: its outcome is its last attempt's. */
+function logEntry(
+  endpoint: EndpointConfig,
+  request: DeliveryRequest,
+  kind: DeliveryKind,
+  started: Date,
+  ms: number,
+  attempts: readonly DeliveryAttemptEntry[],
+): DeliveryLogEntry {
+  const last = attempts[attempts.length - 1]!;
+  const bodyBytes = Buffer.byteLength(request.body, "utf8");
+  return {
+    time: started.toISOString(),
+    endpoint: endpoint.name,
+    endpoint_type: endpoint.type,
+    kind,
+    delivery_id: randomUUID(),
+    attempt: last.attempt,
+    outcome: last.outcome,
+    ...(last.status_code === undefined ? {} : { status_code: last.status_code }),
+    ...(last.error === undefined ? {} : { error: last.error }),
+    duration_ms: roundMs(ms),
+    attempts: [...attempts],
+    alert_count: request.alertCount,
+    systems: [...request.systems],
+    body_digest: `sha256:${createHash("sha256").update(request.body, "utf8").digest("hex")}`,
+    body_bytes: bodyBytes,
+    ...(bodyBytes <= LOGGED_BODY_MAX ? { body: request.body } : {}),
+  };
+}
+
+const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
 function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);

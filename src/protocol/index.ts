@@ -89,6 +89,7 @@ export type {
   OutboxEntry,
   DeliveredAlertEntry,
   DeliveryKind,
+  DeliveryAttemptEntry,
   DeliveryLogEntry,
   LabelSet,
   WebhookAlert,

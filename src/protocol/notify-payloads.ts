@@ -29,17 +29,12 @@ export interface DeliveredAlertEntry {
 /** Why a delivery was made. */
 export type DeliveryKind = "change" | "resend" | "test" | "replay";
 
-/** One attempt, as recorded on `$MON.node.<node_id>.webhook.delivery.<endpoint_id>`. */
-export interface DeliveryLogEntry {
-  /** When the attempt started, RFC 3339. */
-  time: string;
-  endpoint: string;
-  endpoint_type: "webhook" | "alertmanager";
-  kind: DeliveryKind;
-  /** Shared by the attempts of one delivery. */
-  delivery_id: string;
+/** One HTTP attempt of a delivery. */
+export interface DeliveryAttemptEntry {
   /** 1 to 3 within one delivery. */
   attempt: number;
+  /** When the attempt started, RFC 3339. */
+  time: string;
   /** `ok`: 2xx; `retry`: failed, tried again later; `rejected`: a 4xx other than 429. */
   outcome: "ok" | "retry" | "rejected";
   /** HTTP status, when the receiver answered. */
@@ -47,6 +42,35 @@ export interface DeliveryLogEntry {
   /** The transport error or the start of the error body, when it failed. */
   error?: string;
   duration_ms: number;
+}
+
+/**
+ * One delivery (up to 3 attempts of one body), as recorded on
+ * `$MON.node.<node_id>.webhook.delivery.<endpoint_id>` once it ends, so the stream's 200
+ * messages per subject are the endpoint's last 200 deliveries (spec: Limits). `attempt`,
+ * `outcome`, `status_code` and `error` are its last attempt's, so the fields of the older log
+ * (one message per attempt, no `attempts`) keep their meaning.
+ */
+export interface DeliveryLogEntry {
+  /** When the delivery's first attempt started, RFC 3339. */
+  time: string;
+  endpoint: string;
+  endpoint_type: "webhook" | "alertmanager";
+  kind: DeliveryKind;
+  /** One per delivery (in an older log, shared by the entries of its attempts). */
+  delivery_id: string;
+  /** The number of the last attempt made: 1 to 3. */
+  attempt: number;
+  /** The last attempt's outcome, and so the delivery's. */
+  outcome: "ok" | "retry" | "rejected";
+  /** The last attempt's HTTP status, when the receiver answered. */
+  status_code?: number;
+  /** The last attempt's transport error or the start of its error body, when it failed. */
+  error?: string;
+  /** From the first attempt's start to the last one's end, waits included. */
+  duration_ms: number;
+  /** Every attempt, in order; absent in entries older natsmon wrote one per attempt. */
+  attempts?: DeliveryAttemptEntry[];
   alert_count: number;
   /** Systems whose alerts the body carries. */
   systems: string[];

@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { WebhookMessage } from "../../../src/protocol/index.ts";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../../harness/http-receiver.ts";
+import { runNatsmon } from "../../harness/natsmon-process.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { change, endpoint, finding, fire, resolve, startNotifyLab, type NotifyLab } from "./notify-lab.ts";
 
@@ -57,31 +61,33 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     }
   });
 
-  test("every attempt is in the delivery log with its status, duration, alert count and body digest", async () => {
+  test("every attempt is in the delivery log, one entry per delivery, with status, duration, alert count and body digest", async () => {
     const sent = receiver.requests.filter((r) => r.path === "/down");
-    // Log writes do not hold up sending; they land a moment after each attempt.
+    // Log writes do not hold up sending; each delivery lands a moment after it ends.
     const entries = await waitFor(async () => {
       const logged = await lab.log("down");
-      return logged.length === sent.length && logged;
+      return logged.flatMap((e) => e.attempts ?? []).length === sent.length && logged;
     });
-    assert.equal(entries.length, sent.length, "one log entry per request the receiver saw");
-    for (const [i, entry] of entries.entries()) {
+    const attempts = entries.flatMap((e) => (e.attempts ?? []).map((a) => ({ entry: e, a })));
+    assert.equal(attempts.length, sent.length, "one logged attempt per request the receiver saw");
+    for (const [i, { entry, a }] of attempts.entries()) {
       const req = sent[i]!;
       assert.equal(entry.endpoint, "down");
       assert.equal(entry.endpoint_type, "webhook");
       assert.equal(entry.kind, "change");
-      assert.equal(entry.status_code, req.status);
-      assert.equal(entry.outcome, req.status === 200 ? "ok" : "retry");
+      assert.equal(a.status_code, req.status);
+      assert.equal(a.outcome, req.status === 200 ? "ok" : "retry");
       assert.equal(entry.body_digest, `sha256:${createHash("sha256").update(req.body).digest("hex")}`);
       assert.equal(entry.alert_count, alertsOf(req).length);
-      assert.ok(entry.duration_ms >= 0);
-      assert.ok(entry.attempt >= 1 && entry.attempt <= 3);
+      assert.ok(a.duration_ms >= 0);
     }
     assert.deepEqual(
-      entries.map((e) => e.attempt).slice(0, 3),
+      entries[0]!.attempts?.map((a) => a.attempt),
       [1, 2, 3],
       "a failing delivery makes three attempts before waiting",
     );
+    assert.equal(new Set(entries.map((e) => e.delivery_id)).size, entries.length);
+    assert.equal(entries.at(-1)!.outcome, "ok");
   });
 
   test("a resolve reaches the receiver at the severity it knows, once", async () => {
@@ -108,10 +114,47 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     const rejected = entries.filter((e) => e.outcome === "rejected");
     assert.ok(rejected.length >= 2);
     for (const e of rejected) {
-      assert.equal(e.attempt, 1, "a rejected delivery makes no second attempt");
+      assert.equal(e.attempts?.length, 1, "a rejected delivery makes no second attempt");
       assert.equal(e.status_code, 400);
     }
     assert.equal(new Set(rejected.map((e) => e.delivery_id)).size, rejected.length);
+  });
+
+  test("deliveries replay sends a body the failed deliveries repeated once", async () => {
+    const entries = await lab.log("down");
+    const digests = new Set(entries.map((e) => e.body_digest));
+    assert.ok(digests.size < entries.length, "the retries of the rejected delivery repeat its body");
+    await using dir = await tempDir();
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: ${lab.nodeId}}`,
+        "system: {id: east}",
+        "notifications:",
+        `  webhook: [{name: down, url: ${JSON.stringify(`${receiver.url}/replayed`)}, subscriptions: ["*"]}]`,
+        "",
+      ].join("\n"),
+    );
+    const replay = await runNatsmon([
+      "deliveries",
+      "replay",
+      "--endpoint",
+      "down",
+      "--config",
+      config,
+      "--server",
+      lab.sink.url,
+    ]);
+    assert.equal(replay.code, 0, replay.stderr);
+    const replayed = receiver.requests.filter((r) => r.path === "/replayed");
+    const bodies = replayed.map((r) => createHash("sha256").update(r.body).digest("hex"));
+    assert.equal(new Set(bodies).size, bodies.length, "no body sent twice");
+    assert.equal(bodies.length, digests.size, "every distinct body sent");
+    assert.match(
+      replay.stdout,
+      new RegExp(`replayed ${digests.size} of ${entries.length} logged deliveries`),
+    );
   });
 
   test("a restarted sender knows what its receiver was told: no change, nothing sent; a resolve still arrives", async () => {

@@ -11,7 +11,7 @@ import { endpoint } from "./notify-lab.ts";
 
 const REQUEST: DeliveryRequest = { body: '{"alerts":[]}\n', alertCount: 0, systems: ["east"] };
 
-async function attempts(url: string, options: { timeoutMs?: number } = {}) {
+async function deliverOnce(url: string, options: { timeoutMs?: number } = {}) {
   const log: DeliveryLogEntry[] = [];
   const result = await deliver(endpoint({ name: "e", url }), REQUEST, {
     kind: "change",
@@ -56,36 +56,45 @@ describe("the attempts of one delivery", () => {
     test(r.name, async () => {
       await using receiver = await startHttpReceiver();
       receiver.respondWith((_, n) => ({ status: r.statuses[n] ?? 200, body: "why" }));
-      const { result, log } = await attempts(receiver.url);
+      const { result, log } = await deliverOnce(receiver.url);
       assert.equal(result.ok, r.then.ok);
+      assert.equal(log.length, 1, "one log entry for the delivery, written when it ends");
+      const [entry] = log as [DeliveryLogEntry];
+      const attempts = entry.attempts ?? [];
       assert.deepEqual(
-        log.map((e) => e.outcome),
+        attempts.map((a) => a.outcome),
         r.then.outcomes,
       );
       assert.deepEqual(
-        log.map((e) => e.attempt),
+        attempts.map((a) => a.attempt),
         r.then.outcomes.map((_, i) => i + 1),
       );
       assert.deepEqual(
-        log.map((e) => e.status_code),
-        r.statuses.slice(0, log.length),
+        attempts.map((a) => a.status_code),
+        r.statuses.slice(0, attempts.length),
       );
-      assert.equal(receiver.requests.length, log.length);
-      assert.equal(new Set(log.map((e) => e.delivery_id)).size, 1, "one delivery id for its attempts");
-      for (const e of log.filter((x) => x.outcome !== "ok")) assert.match(e.error ?? "", /^HTTP \d{3}: why$/);
+      assert.equal(receiver.requests.length, attempts.length);
+      // The entry's own outcome is its last attempt's.
+      assert.equal(entry.attempt, attempts.length);
+      assert.equal(entry.outcome, r.then.outcomes.at(-1));
+      assert.equal(entry.status_code, attempts.at(-1)!.status_code);
+      assert.equal(entry.time, attempts[0]!.time);
+      for (const a of attempts.filter((x) => x.outcome !== "ok"))
+        assert.match(a.error ?? "", /^HTTP \d{3}: why$/);
     });
   }
 
   test("a receiver that does not answer in time is a failed attempt, retried", async () => {
     await using receiver = await startHttpReceiver();
     receiver.respondWith(() => ({ status: 200, delayMs: 5_000 }));
-    const { result, log } = await attempts(receiver.url, { timeoutMs: 100 });
+    const { result, log } = await deliverOnce(receiver.url, { timeoutMs: 100 });
     assert.equal(result.ok, false);
+    const attempts = log[0]?.attempts ?? [];
     assert.deepEqual(
-      log.map((e) => e.outcome),
+      attempts.map((a) => a.outcome),
       ["retry", "retry", "retry"],
     );
-    for (const e of log) {
+    for (const e of attempts) {
       assert.equal(e.status_code, undefined);
       assert.match(e.error ?? "", /no answer within 100 ms/);
     }
@@ -95,9 +104,9 @@ describe("the attempts of one delivery", () => {
     const receiver = await startHttpReceiver();
     const url = receiver.url;
     await receiver[Symbol.asyncDispose]();
-    const { result, log } = await attempts(url);
+    const { result, log } = await deliverOnce(url);
     assert.equal(result.ok, false);
-    assert.equal(log.length, 3);
-    assert.match(log[0]!.error ?? "", /ECONNREFUSED/);
+    assert.equal(log[0]?.attempts?.length, 3);
+    assert.match(log[0].error ?? "", /ECONNREFUSED/);
   });
 });
