@@ -6,6 +6,7 @@ import { deliver, deliveryLogWriter, readDeliveryLog } from "../notify/index.ts"
 import type { DeliveryLogEntry } from "../protocol/index.ts";
 import { createLogger } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import { connectNodeSink } from "./node-sink.ts";
 import { findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";
 import { renderTable } from "./table.ts";
 
@@ -56,16 +57,7 @@ export function deliveriesCommand(program: Command): void {
     const config = await loadNodeConfig(options.config);
     const endpoint = findEndpoint(config, options.endpoint);
     const since = options.since ? parseSince(options.since) : undefined;
-    // The node's own sink, as configured, unless the flags name another.
-    const sink = config.sink;
-    const nc = await connectClient({
-      ...(sink.url ? { server: sink.url } : {}),
-      ...(sink.creds ? { creds: sink.creds } : {}),
-      ...(sink.user ? { user: sink.user } : {}),
-      ...(sink.password ? { password: sink.password } : {}),
-      ...(sink.token ? { token: sink.token } : {}),
-      ...definedOnly(options),
-    });
+    const nc = await connectNodeSink(config, options);
     try {
       const node = config.node.id;
       const entries = await readDeliveryLog(nc, node, {
@@ -149,8 +141,4 @@ function row(e: DeliveryLogEntry): Record<string, unknown> {
     alerts: e.alert_count,
     digest: e.body_digest.slice(0, 19),
   };
-}
-
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -31,6 +31,23 @@ export function deliveryLogWriter(
 }
 
 /**
+ * Writes one delivery to the node's delivery log and waits for the stream to store it; throws
+ * when it cannot (no such stream, no right to publish to it, no answer in `timeoutMs`).
+ */
+export async function writeDeliveryLogEntry(
+  nc: NatsConnection,
+  nodeId: string,
+  entry: DeliveryLogEntry,
+  timeoutMs = 5_000,
+): Promise<void> {
+  await jetstream(nc).publish(
+    nodeSubjects(nodeId).webhookDelivery(endpointId(entry.endpoint)),
+    JSON.stringify(entry),
+    { timeout: timeoutMs, expect: { streamName: nodeAssets(nodeId).deliveryLogStream } },
+  );
+}
+
+/**
  * Reads the delivery log, oldest first: every endpoint or one, from `since` on. Reading stops
  * at the last message present when it began.
  */

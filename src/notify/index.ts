@@ -27,4 +27,4 @@ export {
   ATTEMPT_WAITS_MS,
 } from "./send.ts";
 export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
-export { endpointId, deliveryLogWriter, readDeliveryLog } from "./delivery-log.ts";
+export { endpointId, deliveryLogWriter, readDeliveryLog, writeDeliveryLogEntry } from "./delivery-log.ts";

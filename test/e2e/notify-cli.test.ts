@@ -134,10 +134,11 @@ describe("natsmon notify and deliveries commands", () => {
     );
   });
 
-  test("notify test reaches the endpoint with a signed test alert", async () => {
+  test("notify test reaches the endpoint with a signed test alert, and logs it as kind test", async () => {
     const from = receiver.requests.length;
-    const result = await runNatsmon(["notify", "test", "hook", "--config", config]);
+    const result = await runNatsmon(["notify", "test", "hook", "--config", config, "--server", url]);
     assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, "", "nothing to say: the test is logged");
     assert.match(
       result.stdout,
       /webhook endpoint hook at .*\/hook: HTTP 200 in \d+ ms: test alert delivered/,
@@ -147,10 +148,58 @@ describe("natsmon notify and deliveries commands", () => {
     const body = req.json() as WebhookMessage;
     assert.equal(body.alerts[0]!.labels.alertname, "natsmon-test");
     assert.equal(body.alerts[0]!.labels.system, "open");
+    const log = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "hook", "--json"]);
+    const logged = log.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as DeliveryLogEntry)
+      .find((e) => e.kind === "test");
+    assert.ok(logged, "the test delivery is on the node's delivery log");
+    assert.equal(logged.body_digest, `sha256:${createHash("sha256").update(req.body).digest("hex")}`);
+    assert.equal(logged.outcome, "ok");
+    assert.equal(logged.status_code, 200);
+  });
+
+  test("notify test still sends when it cannot write the delivery log, and says so", async () => {
+    const from = receiver.requests.length;
+    // Nothing listens on port 1: the node's bus cannot be reached.
+    const result = await runNatsmon([
+      "notify",
+      "test",
+      "hook",
+      "--config",
+      config,
+      "--server",
+      "nats://127.0.0.1:1",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /test alert delivered/);
+    assert.match(result.stderr, /the test is not written to the delivery log of node mon: cannot connect/);
+    assert.ok(receiver.requests.slice(from).some((r) => r.path === "/hook"));
+  });
+
+  test("notify test says so when the bus has no delivery log stream", async () => {
+    // The monitored server has JetStream but not the node's log stream.
+    const result = await runNatsmon([
+      "notify",
+      "test",
+      "hook",
+      "--config",
+      config,
+      "--server",
+      server.clientUrl,
+      "--user",
+      MONITOR.user,
+      "--password",
+      MONITOR.password,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /test alert delivered/);
+    assert.match(result.stderr, /the test is not written to the delivery log of node mon: /);
   });
 
   test("notify test says why an endpoint failed, and exits 1", async () => {
-    const result = await runNatsmon(["notify", "test", "broken", "--config", config]);
+    const result = await runNatsmon(["notify", "test", "broken", "--config", config, "--server", url]);
     assert.equal(result.code, 1);
     assert.match(result.stdout, /endpoint broken is disabled; testing it anyway/);
     assert.match(result.stderr, /HTTP 500: nope/);
