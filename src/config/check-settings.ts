@@ -15,13 +15,14 @@ export type CheckCatalogue = ReadonlyMap<string, readonly string[]>;
  */
 export function checkSettingIssues(
   at: string,
-  disabled: readonly string[] | undefined,
-  thresholds: Readonly<Record<string, Readonly<Record<string, number>>>> | undefined,
+  disabled: readonly (string | undefined)[] | undefined,
+  thresholds: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>> | undefined,
   checks: CheckCatalogue,
 ): Issue[] {
   const prefix = at === "" ? "" : `${at}.`;
   const issues: Issue[] = [];
   (disabled ?? []).forEach((code, i) => {
+    if (code === undefined) return;
     const problem = unknownCode(code, checks);
     if (problem) issues.push({ path: `${prefix}disabled-checks[${i}]`, message: problem });
   });
@@ -32,7 +33,7 @@ export function checkSettingIssues(
       continue;
     }
     const known = checks.get(code) ?? [];
-    for (const name of Object.keys(params)) {
+    for (const name of Object.keys(params ?? {})) {
       if (known.includes(name)) continue;
       issues.push({
         path: `${prefix}check-thresholds.${code}.${name}`,

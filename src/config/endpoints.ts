@@ -1,5 +1,6 @@
 import { RETIRED_CHECKS, currentCheckCode, isOldStyleCode } from "../domain/index.ts";
 import type { RawConfig, RawEndpoint } from "./schema.ts";
+import type { Salvaged } from "./salvage.ts";
 import type { AuthType, EndpointConfig } from "./types.ts";
 
 const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
@@ -38,25 +39,25 @@ function checkPattern(
   return undefined;
 }
 
+type EndpointLists = Salvaged<NonNullable<RawConfig["notifications"]>>;
+
 /**
  * Startup validation of notification endpoints (spec: Errors): every endpoint, enabled or
- * not, is checked, and each problem names the endpoint by its path.
+ * not, is checked, and each problem names the endpoint by its path. `systems` is undefined
+ * when the served systems are unknown (their own settings are invalid): endpoints are then
+ * not checked against them, rather than refused for a system that is only misspelt there.
  */
-export function resolveEndpoints(
-  raw: RawConfig["notifications"],
-  systems: ReadonlySet<string>,
+export function endpointIssues(
+  raw: EndpointLists | undefined,
+  systems: ReadonlySet<string> | undefined,
   known: ReadonlySet<string> | undefined,
-): { endpoints: EndpointConfig[]; issues: Issue[]; warnings: string[] } {
+): { issues: Issue[]; warnings: string[] } {
   const issues: Issue[] = [];
   const warnings: string[] = [];
-  const endpoints: EndpointConfig[] = [];
   const names = new Map<string, string>();
-  const lists: ["webhook" | "alertmanager", RawEndpoint[]][] = [
-    ["webhook", raw?.webhook ?? []],
-    ["alertmanager", raw?.alertmanager ?? []],
-  ];
-  for (const [type, list] of lists) {
-    list.forEach((e, i) => {
+  for (const type of ["webhook", "alertmanager"] as const) {
+    (raw?.[type] ?? []).forEach((e, i) => {
+      if (e === undefined) return;
       const at = `notifications.${type}[${i}]`;
       if (!e.name) issues.push({ path: `${at}.name`, message: "is required" });
       else if (names.has(e.name))
@@ -79,6 +80,7 @@ export function resolveEndpoints(
       }
       for (const field of ["subscriptions", "ignore"] as const) {
         (e[field] ?? []).forEach((p, j) => {
+          if (p === undefined) return;
           const issue = checkPattern(p, `${at}.${field}[${j}]`, known);
           if (issue) issues.push(issue);
           else if (p !== "" && retiredOnly(p, known)) {
@@ -90,24 +92,34 @@ export function resolveEndpoints(
         });
       }
       (e.systems ?? []).forEach((s, j) => {
-        if (!systems.has(s))
+        if (s !== undefined && systems && !systems.has(s))
           issues.push({ path: `${at}.systems[${j}]`, message: `"${s}" is not a system this node serves` });
-      });
-      endpoints.push({
-        type,
-        name: e.name ?? "",
-        url: e.url ?? "",
-        enabled: e.enabled ?? true,
-        ...(auth ? { authType: auth as AuthType } : {}),
-        ...(e["auth-user"] ? { authUser: e["auth-user"] } : {}),
-        ...(e["auth-token"] ? { authToken: e["auth-token"] } : {}),
-        subscriptions: e.subscriptions ?? [],
-        ignore: e.ignore ?? [],
-        systems: e.systems ?? [],
       });
     });
   }
-  return { endpoints, issues, warnings };
+  return { issues, warnings };
+}
+
+/** The endpoints of a file that passed validation, with their defaults. */
+export function buildEndpoints(raw: RawConfig["notifications"]): EndpointConfig[] {
+  const lists: ["webhook" | "alertmanager", RawEndpoint[]][] = [
+    ["webhook", raw?.webhook ?? []],
+    ["alertmanager", raw?.alertmanager ?? []],
+  ];
+  return lists.flatMap(([type, list]) =>
+    list.map((e) => ({
+      type,
+      name: e.name ?? "",
+      url: e.url ?? "",
+      enabled: e.enabled ?? true,
+      ...(e["auth-type"] ? { authType: e["auth-type"] as AuthType } : {}),
+      ...(e["auth-user"] ? { authUser: e["auth-user"] } : {}),
+      ...(e["auth-token"] ? { authToken: e["auth-token"] } : {}),
+      subscriptions: e.subscriptions ?? [],
+      ignore: e.ignore ?? [],
+      systems: e.systems ?? [],
+    })),
+  );
 }
 
 function isHttpUrl(text: string): boolean {

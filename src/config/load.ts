@@ -4,7 +4,8 @@ import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { fileSchema } from "./schema.ts";
 import { applyOverrides } from "./sources.ts";
-import { resolveConfig } from "./resolve.ts";
+import { buildConfig, configIssues } from "./resolve.ts";
+import { salvage } from "./salvage.ts";
 import type { Config } from "./types.ts";
 import type { CheckCatalogue } from "./check-settings.ts";
 
@@ -62,17 +63,27 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
   }
   const overrideIssues = applyOverrides(raw, options.env ?? {}, options.flags ?? {});
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    return { ok: false, errors: [...overrideIssues, ...zodIssues(parsed.error)] };
-  }
-  const { config, issues, warnings } = resolveConfig(
-    parsed.data,
-    options.hostname ?? safeHostname(),
-    options.checks,
-  );
-  const errors = [...overrideIssues, ...issues];
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: deepFreeze(config), warnings };
+  const schemaIssues = parsed.success ? [] : zodIssues(parsed.error);
+  // The later checks run on what passed the schema, so a bad scraper.interval does not hide
+  // a bad endpoint; a path the schema already refused is not reported twice.
+  const view = parsed.success ? parsed.data : (salvage(fileSchema, raw) ?? {});
+  const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
+  const later = configIssues(view, given, options.checks);
+  const refused = schemaIssues.flatMap((i) => i.path.split(", "));
+  const errors = [
+    ...overrideIssues,
+    ...schemaIssues,
+    ...later.issues.filter((i) => !refused.some((r) => within(i.path, r))),
+  ];
+  if (!parsed.success || errors.length > 0) return { ok: false, errors };
+  const config = buildConfig(parsed.data, options.hostname ?? safeHostname());
+  return { ok: true, config: deepFreeze(config), warnings: later.warnings };
+}
+
+/** Whether `path` is `outer` or lies inside it (`a.b[0]` is inside `a.b` and `a`). */
+function within(path: string, outer: string): boolean {
+  if (outer === "(root)") return true;
+  return path === outer || path.startsWith(`${outer}.`) || path.startsWith(`${outer}[`);
 }
 
 export function formatConfigIssues(errors: readonly ConfigIssue[]): string {

@@ -1,7 +1,8 @@
 import { checkSettingIssues, type CheckCatalogue } from "./check-settings.ts";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
-import { resolveEndpoints } from "./endpoints.ts";
+import { buildEndpoints, endpointIssues } from "./endpoints.ts";
+import type { Salvaged } from "./salvage.ts";
 
 export interface ResolveIssue {
   path: string;
@@ -45,32 +46,53 @@ function db(top: RawDb | undefined, own: RawDb | undefined): DbConfig {
   };
 }
 
-/** Turns the schema-checked file into the defaulted Config, collecting cross-field issues. */
-export function resolveConfig(
-  raw: RawConfig,
-  hostname: string,
+type View = Salvaged<RawConfig>;
+
+/**
+ * The checks made after the schema (system ids, check codes, endpoints), run on whatever
+ * of the file passed the schema, so that one run reports every problem it can find.
+ * `given` holds the top-level keys the file sets, valid or not.
+ */
+export function configIssues(
+  view: View,
+  given: ReadonlySet<string>,
   checks: CheckCatalogue | undefined,
-): { config: Config; issues: ResolveIssue[]; warnings: string[] } {
+): { issues: ResolveIssue[]; warnings: string[] } {
   const issues: ResolveIssue[] = [];
-  if (raw.system && raw.systems) {
+  if (given.has("system") && given.has("systems")) {
     issues.push({ path: "systems", message: "give either system (one) or systems (a list), not both" });
   }
-  const rawSystems: { raw: RawSystem; path: string }[] = raw.systems
-    ? raw.systems.map((s, i) => ({ raw: s, path: `systems[${i}]` }))
-    : [{ raw: raw.system ?? DEFAULT_SYSTEM, path: "system" }];
+  const rawSystems: { raw: Salvaged<RawSystem> | undefined; path: string }[] = given.has("systems")
+    ? (view.systems ?? []).map((s, i) => ({ raw: s, path: `systems[${i}]` }))
+    : [{ raw: given.has("system") ? view.system : DEFAULT_SYSTEM, path: "system" }];
   if (checks) {
-    issues.push(...checkSettingIssues("", raw["disabled-checks"], raw["check-thresholds"], checks));
+    issues.push(...checkSettingIssues("", view["disabled-checks"], view["check-thresholds"], checks));
     for (const { raw: s, path } of rawSystems) {
-      issues.push(...checkSettingIssues(path, s["disabled-checks"], s["check-thresholds"], checks));
+      issues.push(...checkSettingIssues(path, s?.["disabled-checks"], s?.["check-thresholds"], checks));
     }
   }
   const seen = new Map<string, string>();
   for (const { raw: s, path } of rawSystems) {
+    if (s?.id === undefined) continue;
     const first = seen.get(s.id);
     if (first) issues.push({ path: `${path}.id`, message: `"${s.id}" is already the id of ${first}` });
     else seen.set(s.id, path);
   }
-  const systems: SystemConfig[] = rawSystems.map(({ raw: s }) => ({
+  if (rawSystems.length > 1 && !view.node?.id) {
+    issues.push({ path: "node.id", message: "is required when the node serves several systems" });
+  }
+  // Served systems are unknown when a system, or the list, is invalid itself.
+  const listInvalid = given.has("systems") && view.systems === undefined;
+  const ids = rawSystems.map(({ raw: s }) => s?.id);
+  const served = listInvalid || ids.includes(undefined) ? undefined : new Set(ids as string[]);
+  const endpoints = endpointIssues(view.notifications, served, checks && new Set(checks.keys()));
+  return { issues: [...issues, ...endpoints.issues], warnings: endpoints.warnings };
+}
+
+/** Turns the schema-checked file into the defaulted Config. */
+export function buildConfig(raw: RawConfig, hostname: string): Config {
+  const rawSystems = raw.systems ?? [raw.system ?? DEFAULT_SYSTEM];
+  const systems: SystemConfig[] = rawSystems.map((s) => ({
     id: s.id,
     roles: s.roles ?? ["scrape", "catalog"],
     metadata: s.metadata ?? {},
@@ -80,18 +102,9 @@ export function resolveConfig(
     disabledChecks: s["disabled-checks"] ?? raw["disabled-checks"] ?? [],
     checkThresholds: { ...raw["check-thresholds"], ...s["check-thresholds"] },
   }));
-  if (systems.length > 1 && !raw.node?.id) {
-    issues.push({ path: "node.id", message: "is required when the node serves several systems" });
-  }
   const nodeId = raw.node?.id ?? (systems.length === 1 ? systems[0]!.id : hostname);
-  const endpoints = resolveEndpoints(
-    raw.notifications,
-    new Set(systems.map((s) => s.id)),
-    checks && new Set(checks.keys()),
-  );
-  issues.push(...endpoints.issues);
   const sink = raw.sink ?? {};
-  const config: Config = {
+  return {
     node: { id: nodeId, metadata: raw.node?.metadata ?? {}, dataDir: raw.node?.["data-dir"] ?? "./data" },
     sink: {
       ...(sink.url ? { url: sink.url } : {}),
@@ -108,8 +121,7 @@ export function resolveConfig(
     },
     systems,
     web: raw.web?.["external-url"] ? { externalUrl: raw.web["external-url"] } : {},
-    notifications: { endpoints: endpoints.endpoints },
+    notifications: { endpoints: buildEndpoints(raw.notifications) },
     log: { level: raw.log?.level ?? "info" },
   };
-  return { config, issues, warnings: endpoints.warnings };
 }

@@ -9,6 +9,24 @@ import { tempDir } from "../../harness/temp-dir.ts";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures/config/", import.meta.url));
 
+/** Every problem of problems-in-every-section.yaml, once each, sorted. */
+const EVERY_SECTION_PATHS = [
+  "color",
+  "disabled-checks[1]",
+  "node.id",
+  "notifications.webhook[0].name",
+  "notifications.webhook[1].url",
+  "notifications.webhook[2].auth-type",
+  "notifications.webhook[3].name",
+  "notifications.webhook[3].systems[0]",
+  "notifications.webhook[4].colour",
+  "notifications.webhook[4].name",
+  "notifications.webhook[4].subscriptions[0]",
+  "notifications.webhook[4].url",
+  "scraper.interval",
+  "sink.replicas",
+];
+
 async function withFile<T>(yaml: string, fn: (file: string) => Promise<T>): Promise<T> {
   await using dir = await tempDir();
   const file = join(dir.path, "natsmon.yaml");
@@ -68,6 +86,54 @@ describe("loadConfig", () => {
         "system.id",
       ]);
       assert.match(formatConfigIssues(result.errors), /^scraper\.interval: .+$/m);
+    });
+  });
+
+  test("reports the endpoint and check-code problems of a file whose other sections fail the schema", async () => {
+    const known = new Map<string, string[]>([
+      ["server-001", []],
+      ["server-002", []],
+    ]);
+    const result = await loadConfig({ file: FIXTURES + "problems-in-every-section.yaml", checks: known });
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(result.errors.map((e) => e.path).sort(), EVERY_SECTION_PATHS);
+    const text = formatConfigIssues(result.errors);
+    assert.match(text, /^notifications\.webhook\[2\]\.auth-type: "digest" is not one of/m);
+    assert.match(
+      text,
+      /^notifications\.webhook\[3\]\.name: "c" is already used by notifications\.webhook\[2\]$/m,
+    );
+    assert.match(text, /^notifications\.webhook\[4\]\.subscriptions\[0\]: "SERVER_001" is an old-style/m);
+  });
+
+  test("checks what is valid of a partly invalid file without refusing it twice or guessing at its systems", async () => {
+    const yaml = [
+      "systems: [5, {id: x, disabled-checks: [nope, 3]}, null, {id: x}]",
+      "check-thresholds: {server-001: 5}",
+      "notifications:",
+      "  webhook: [null, {name: a, url: 'http://h.example.com', systems: [x, y]}]",
+      "  alertmanager: 7",
+      "",
+    ].join("\n");
+    await withFile(yaml, async (file) => {
+      const result = await loadConfig({ file, checks: new Map([["server-001", []]]) });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(
+        result.errors.map((e) => e.path),
+        [
+          "systems[0]",
+          "systems[1].disabled-checks[1]",
+          "systems[2]",
+          "check-thresholds.server-001",
+          "notifications.webhook[0]",
+          "notifications.alertmanager",
+          "systems[1].disabled-checks[0]",
+          "systems[3].id",
+          "node.id",
+        ],
+      );
     });
   });
 
@@ -225,6 +291,18 @@ describe("natsmon config check", () => {
       /is valid: node node-a, sink nats:\/\/127\.0\.0\.1:4222, systems prod \(scrape\+catalog\)/,
     );
   });
+
+  for (const [name, command] of [
+    ["config check", ["config", "check"]],
+    ["run", ["run", "--data-dir", "/nonexistent/natsmon"]],
+  ] as const) {
+    test(`natsmon ${name} exits 2 naming every problem of a file with problems in several sections`, async () => {
+      const r = await runNatsmon([...command, "--config", FIXTURES + "problems-in-every-section.yaml"]);
+      assert.equal(r.code, 2, r.stderr);
+      const paths = [...r.stderr.matchAll(/^(\S+): /gm)].map((m) => m[1]).filter((p) => p !== "natsmon");
+      assert.deepEqual(paths.sort(), EVERY_SECTION_PATHS);
+    });
+  }
 
   test("exits 2 and prints each problem as path: message", async () => {
     const r = await runNatsmon(["config", "check", "--config", FIXTURES + "duplicate-endpoint-name.yaml"]);
