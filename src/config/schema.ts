@@ -7,11 +7,22 @@ const duration = z
   .string()
   .refine((v) => parseDuration(v) !== undefined, 'must be a duration such as "30s", "1m" or "768h"')
   .transform((v) => parseDuration(v)!);
-/** A duration natsmon waits with a timer: Node cannot time longer than MAX_TIMER_MS. */
-const timer = duration.refine(
-  (ms) => ms <= MAX_TIMER_MS,
-  "must be at most 596h, the longest delay Node can time",
-);
+/**
+ * A duration natsmon waits with a timer: at least `min` (a timer of 0 fires at once, every
+ * time) and no longer than Node can time (MAX_TIMER_MS).
+ */
+function timer(minMs: number, min: string) {
+  return duration
+    .refine((ms) => ms >= minMs, `must be at least ${min}`)
+    .refine((ms) => ms <= MAX_TIMER_MS, "must be at most 596h, the longest delay Node can time");
+}
+/** A timeout or quiet window: any wait will do, but not none. */
+const timeout = timer(1, "1ms");
+/**
+ * How often something repeats (a scrape, a memory sample): shorter than 100ms, a scrape of
+ * every server, or a sample of the catalog, runs back to back with the next.
+ */
+const period = timer(100, "100ms");
 const natsUrl = z
   .string()
   .refine(
@@ -31,29 +42,31 @@ const natsAuth = {
 };
 
 export const scraperSchema = z.strictObject({
-  interval: timer.optional(),
-  quiet: timer.optional(),
-  timeout: timer.optional(),
+  interval: period.optional(),
+  quiet: timeout.optional(),
+  timeout: timeout.optional(),
   "disconnect-bucket": duration.refine((ms) => ms >= 1000, "must be at least 1s").optional(),
+  // 0 keeps no history; the buckets are still published as they close.
   "disconnect-history": duration.optional(),
 });
 
 export const dbSchema = z.strictObject({
+  // 0 keeps everything.
   retention: duration.optional(),
   "memory-limit": z.string().optional(),
   threads: z.number().int().min(0).optional(),
   "query-max-rows": z.number().int().positive().optional(),
-  "query-timeout": timer.optional(),
+  "query-timeout": timeout.optional(),
   "query-stream": z
     .strictObject({
       "max-rows": z.number().int().min(0).optional(),
       window: z.number().int().positive().optional(),
       compression: z.enum(["none", "lz4", "zstd"]).optional(),
-      "ack-timeout": timer.refine((ms) => ms > 0, "must be more than 0").optional(),
+      "ack-timeout": timeout.optional(),
     })
     .optional(),
   "memory-profile": z
-    .strictObject({ enabled: z.boolean().optional(), interval: timer.optional() })
+    .strictObject({ enabled: z.boolean().optional(), interval: period.optional() })
     .optional(),
 });
 

@@ -149,6 +149,44 @@ describe("loadConfig", () => {
     });
   });
 
+  test("refuses a zero or negative interval or timeout, naming the path and the minimum", async () => {
+    const yaml = [
+      "scraper: {quiet: '0', timeout: 0.5ms}",
+      "db: {query-timeout: 0s, query-stream: {ack-timeout: 0ms}, memory-profile: {interval: 0s}}",
+      "systems: [{id: a, scraper: {interval: 50ms}}, {id: b, db: {query-timeout: -1s}}]",
+      "node: {id: n}",
+      "",
+    ].join("\n");
+    await withFile(yaml, async (file) => {
+      const result = await loadConfig({ file, env: { NATSMON_SCRAPER_INTERVAL: "0s" } });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(result.errors.map((e) => `${e.path}: ${e.message}`).sort(), [
+        "db.memory-profile.interval: must be at least 100ms",
+        "db.query-stream.ack-timeout: must be at least 1ms",
+        "db.query-timeout: must be at least 1ms",
+        "scraper.interval: must be at least 100ms",
+        "scraper.quiet: must be at least 1ms",
+        "scraper.timeout: must be at least 1ms",
+        "systems[0].scraper.interval: must be at least 100ms",
+        'systems[1].db.query-timeout: must be a duration such as "30s", "1m" or "768h"',
+      ]);
+    });
+  });
+
+  test("accepts a retention of 0 (keep everything) and a disconnect history of 0 (keep none), and the shortest timers", async () => {
+    const yaml =
+      "db: {retention: 0s, query-timeout: 1ms, memory-profile: {interval: 100ms}}\n" +
+      "scraper: {interval: 100ms, quiet: 1ms, disconnect-history: 0s}\n";
+    await withFile(yaml, async (file) => {
+      const [system] = (await ok({ file })).systems;
+      assert.equal(system?.db.retentionMs, 0);
+      assert.equal(system?.scraper.disconnectHistoryMs, 0);
+      assert.equal(system?.scraper.intervalMs, 100);
+      assert.equal(system?.db.queryTimeoutMs, 1);
+    });
+  });
+
   test("applies the file, then NATSMON_* environment, then flags", async () => {
     await withFile(
       "sink: {url: 'nats://file:4222'}\nscraper: {interval: 10s}\ndb: {query-max-rows: 7}\nsystem: {id: prod}\n",
