@@ -24,7 +24,8 @@ export function deliveriesCommand(program: Command): void {
       .option("--json", "one JSON object per logged delivery, with its attempts, as logged"),
   ).action(
     async (options: ClientOptions & { endpoint?: string; node?: string; since?: string; json?: boolean }) => {
-      const since = options.since ? parseSince(options.since) : undefined;
+      const since = sinceOption(options.since);
+      if (since === false) return;
       const nc = await connectClient(options);
       try {
         const node = options.node ?? (await onlyNode(nc));
@@ -54,9 +55,10 @@ export function deliveriesCommand(program: Command): void {
         "YAML configuration file (env NATSMON_CONFIG): the endpoint's URL and auth",
       ),
   ).action(async (options: ClientOptions & { endpoint: string; since?: string; config?: string }) => {
+    const since = sinceOption(options.since);
+    if (since === false) return;
     const config = await loadNodeConfig(options.config);
     const endpoint = findEndpoint(config, options.endpoint);
-    const since = options.since ? parseSince(options.since) : undefined;
     const nc = await connectNodeSink(config, options);
     try {
       const node = config.node.id;
@@ -115,6 +117,20 @@ export function deliveriesCommand(program: Command): void {
       await nc.close();
     }
   });
+}
+
+/**
+ * The `--since` given, parsed; false after a bad value has been reported as a usage error
+ * (exit 2), before anything is loaded or connected.
+ */
+function sinceOption(text: string | undefined): Date | undefined | false {
+  if (text === undefined) return undefined;
+  try {
+    return parseSince(text);
+  } catch (err) {
+    fail((err as Error).message, 2);
+    return false;
+  }
 }
 
 /** The node to read, when the bus has exactly one; otherwise say which there are. */

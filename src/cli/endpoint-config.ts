@@ -1,4 +1,5 @@
 import { checkCatalogue } from "../checks/index.ts";
+import { resolveTime } from "./backup-plan.ts";
 import { loadConfig, formatConfigIssues, type Config, type EndpointConfig } from "../config/index.ts";
 
 /**
@@ -31,14 +32,15 @@ export function findEndpoint(config: Config, name: string): EndpointConfig {
   );
 }
 
-/** Parses `--since`: an RFC 3339 time, or a duration back from now (`90m`, `24h`). */
+/**
+ * Parses `--since`: a duration back from now (`90m`, `24h`, `7d`, `1h30m`) or an RFC 3339
+ * time, checked as `natsmon backup` checks its own (a real date, no rolling over). Throws a
+ * message for a person naming the flag.
+ */
 export function parseSince(text: string, now = new Date()): Date {
   const ms = parseDurationText(text);
   if (ms !== undefined) return new Date(now.getTime() - ms);
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime()))
-    throw new Error(`--since "${text}" is neither an RFC 3339 time nor a duration like 1h`);
-  return date;
+  return new Date(resolveTime("--since", text, now));
 }
 
 function parseDurationText(text: string): number | undefined {

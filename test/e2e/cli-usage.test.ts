@@ -69,6 +69,26 @@ test("--timeout (query, backup, every db subcommand) and systems --wait must be 
   }
 });
 
+test("deliveries log and replay refuse a bad --since as a usage error, before reading any configuration or connecting", async () => {
+  const runs: [string[], RegExp][] = [
+    [
+      ["log", "--since", "garbage"],
+      /must be an RFC 3339 timestamp .* or a duration before now .*; got garbage$/,
+    ],
+    [["log", "--since", "1"], /must be an RFC 3339 timestamp .*; got 1$/],
+    [["log", "--since", "2026-02-30T00:00:00Z"], /is not a real date and time: 2026-02 has 28 days$/],
+    // The configuration named does not exist: the bad value is found first.
+    [["replay", "--endpoint", "ops", "--config", "/nonexistent.yaml", "--since", "soon"], /; got soon$/],
+  ];
+  for (const [args, message] of runs) {
+    const r = await runNatsmon(["deliveries", ...args, ...NOWHERE]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr.trim(), /^natsmon: --since /);
+    assert.match(r.stderr.trim(), message);
+    assert.equal(r.stdout, "");
+  }
+});
+
 test("db explain takes its SQL as query does: empty stdin is a usage error saying how to pass SQL", async () => {
   for (const args of [
     ["db", "explain", ...NOWHERE],
