@@ -12,6 +12,12 @@ import { acceptsCsv, type QueryFormat } from "./db-handlers.ts";
 
 /** Rows per checks.findings page. */
 export const FINDINGS_PAGE_SIZE = 100;
+/**
+ * The last page whose row offset is still a whole number exactly: past it the offset would
+ * reach the SQL as a float (`OFFSET 1e+302`) and fail there. Every page up to it is answered,
+ * those past the rows with none.
+ */
+export const FINDINGS_MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / FINDINGS_PAGE_SIZE);
 
 /** The checks of one system as the handlers need them (node/ joins checks/ and catalog/). */
 export interface ChecksPort {
@@ -99,8 +105,8 @@ function parseDuration(time: unknown): string | undefined {
 
 function parsePage(page: unknown): number {
   if (page === undefined || page === null) return 1;
-  if (typeof page !== "number" || !Number.isInteger(page) || page < 1) {
-    throw new BadRequestError("page must be a whole number from 1");
+  if (typeof page !== "number" || !Number.isInteger(page) || page < 1 || page > FINDINGS_MAX_PAGE) {
+    throw new BadRequestError(`page must be a whole number from 1 to ${FINDINGS_MAX_PAGE}`);
   }
   return page;
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
+import { FINDINGS_PAGE_SIZE } from "../../src/api/index.ts";
 import { CHECKS } from "../../src/checks/index.ts";
 import {
   systemSubjects,
@@ -39,6 +40,9 @@ async function ask<T>(nc: NatsConnection, subject: string, body: unknown, accept
     body: code || accept === "text/csv" ? undefined : (reply.json<T>() as T | undefined),
   };
 }
+
+/** The last page whose row offset is a safe integer: any later one would reach the SQL as a float. */
+const FINDINGS_MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / FINDINGS_PAGE_SIZE);
 
 const SERVER_011 = CHECKS.find((c) => c.code === "server-011")!;
 
@@ -190,6 +194,21 @@ describe("checks.* on a node monitoring its embedded server", () => {
     assert.match(bad.error!, /duration/);
     assert.equal((await ask(nc, subjects.checksFindings, { code: "server-011", page: 0 })).code, "400");
     assert.equal((await ask(nc, subjects.checksFindings, { code: "SERVER_011" })).code, "404");
+  });
+
+  test("checks.findings refuses a page that is not a whole number from 1 to the last it can count to, with 400 naming page", async () => {
+    for (const page of [1e300, FINDINGS_MAX_PAGE + 1, -1, 1.5, "2", true]) {
+      const reply = await ask(nc, subjects.checksFindings, { code: "server-011", page });
+      assert.equal(reply.code, "400", `page ${String(page)}: ${reply.text}`);
+      assert.equal(reply.error, `page must be a whole number from 1 to ${FINDINGS_MAX_PAGE}`);
+    }
+    const last = await ask<FindingsReply>(nc, subjects.checksFindings, {
+      code: "server-011",
+      page: FINDINGS_MAX_PAGE,
+    });
+    assert.ok(last.body, last.error);
+    assert.deepEqual(last.body.rows, []);
+    assert.equal(last.body.page_info.page, FINDINGS_MAX_PAGE);
   });
 
   test("findings are stored per epoch, a disabled check's marked and left out of the health grades", async () => {
