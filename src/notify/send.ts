@@ -127,7 +127,8 @@ export async function deliver(
     return { ok: last.outcome === "ok", attempts: attempts.length, last };
   };
   for (;;) {
-    const time = new Date();
+    // The entry's time is its first attempt's: one clock reading, not two a millisecond apart.
+    const time = attempts.length === 0 ? started : new Date();
     const result = await postOnce(endpoint, request.body, {
       userAgent: options.userAgent,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
