@@ -1,59 +1,30 @@
 /**
  * `natsmon checks list|info|findings` and `natsmon findings watch`, spawned as processes
- * against a real node monitoring its embedded server. Its configuration makes server-011
- * fire from the first epoch (a threshold of 0), disables server-003, and sets jetstream-002's
- * subject threshold to 3, so that a stream created during the test fires it: a transition
- * the watch sees as it happens.
+ * against a real node whose configuration makes checks fire (checks-fixture.ts); a stream
+ * created during the test fires jetstream-002, a transition the watch sees as it happens.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { CheckListGroup, FindingTransition } from "../../src/protocol/index.ts";
-import { sqlQuery } from "../harness/api-client.ts";
-import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { tempDir } from "../harness/temp-dir.ts";
+import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { startChecksNode, type ChecksNode } from "./checks-fixture.ts";
 
 describe("natsmon checks and natsmon findings watch against a real node", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let node: NatsmonProcess;
+  let checksNode: ChecksNode | undefined;
   let nc: NatsConnection;
   let url: string;
   const cli = (...args: string[]) => runNatsmon([...args, "--server", url]);
 
   before(async () => {
-    dir = await tempDir();
-    const config = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      config,
-      [
-        `node: {data-dir: ${JSON.stringify(dir.path)}}`,
-        "sink: {embedded: {port: -1}}",
-        "system:",
-        "  id: local",
-        "  disabled-checks: [server-003]",
-        "  check-thresholds: {server-011: {p_warn_percent: 0}, jetstream-002: {p_max_subjects: 3}}",
-        "scraper: {interval: 1s}",
-      ].join("\n"),
-    );
-    node = spawnNatsmon(["run", "--config", config]);
-    url = await node.waitForUrl();
-    nc = await connect({ servers: url });
-    await waitFor(
-      async () =>
-        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n > 0,
-      { timeoutMs: 30_000, message: "the checks to run over a first epoch" },
-    );
+    checksNode = await startChecksNode();
+    ({ nc, url } = checksNode);
   });
 
   after(async () => {
-    await nc?.close();
-    await node?.kill("SIGTERM");
-    await dir?.[Symbol.asyncDispose]();
+    await checksNode?.[Symbol.asyncDispose]();
   });
 
   test("checks list prints every check by category with the thresholds in force, or the reply as JSON", async () => {
