@@ -3,6 +3,7 @@ import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssues } from "../config/index.ts";
 import { createLogger } from "../lib/index.ts";
+import { Role } from "../domain/index.ts";
 import { startNode } from "../node/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { fail } from "./client.ts";
@@ -76,14 +77,20 @@ export function runCommand(program: Command): void {
           if (stop.signal.aborted) process.exit(0);
           throw err;
         }
-        const system = config.systems[0]?.id;
-        const server = node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`;
+        // A system whose catalog this node holds can be queried here; with several, name it.
+        const catalogs = config.systems.filter((s) => s.roles.includes(Role.Catalog));
+        const system = catalogs[0]?.id;
+        const server =
+          (node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`) +
+          (config.systems.length > 1 && system ? ` --system ${system}` : "");
+        // Started by npm (npm start, npm run natsmon), the CLI is `npm run natsmon --`; installed, `natsmon`.
+        const cli = process.env.npm_lifecycle_event ? "npm run natsmon --" : "natsmon";
         process.stdout.write(
           [
             `natsmon ${node.nodeId} is running; its bus listens at ${node.url}${node.embedded ? " (embedded nats-server)" : ""}.`,
             system
-              ? `Try, in another terminal:  npm run natsmon -- query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
-              : "",
+              ? `Try, in another terminal:  ${cli} query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
+              : `It holds no catalog here; see which node does:  ${cli} systems${server}`,
             "Stop with Ctrl-C.",
             "",
           ]

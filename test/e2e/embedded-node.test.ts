@@ -54,6 +54,17 @@ describe("a node on the embedded default", () => {
     await dir?.[Symbol.asyncDispose]();
   });
 
+  test("tells the operator where its bus is and a query to try, with the command as installed", () => {
+    assert.match(
+      node.stdout(),
+      /^natsmon local is running; its bus listens at nats:\/\/[\d.:]+ \(embedded nats-server\)\.$/m,
+    );
+    assert.ok(
+      node.stdout().includes(`Try, in another terminal:  natsmon query --server ${url} "SELECT server,`),
+      node.stdout(),
+    );
+  });
+
   test("answers $MON.ping with its node, version, roles and capabilities", async () => {
     const replies: DiscoveryReply[] = [];
     for await (const m of await nc.requestMany(PING_SUBJECT, "", { strategy: "timer", maxWait: 1000 })) {

@@ -148,6 +148,14 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
     await dir?.[Symbol.asyncDispose]();
   });
 
+  test("the scrape-only node points the operator at natsmon systems rather than a query", () => {
+    assert.match(
+      scraper.stdout(),
+      /It holds no catalog here; see which node does: {2}natsmon systems --server nats:\/\//,
+    );
+    assert.match(catalog.stdout(), /Try, in another terminal: {2}natsmon query --server nats:\/\//);
+  });
+
   test("the two processes produce epochs and findings together", async () => {
     await waitFor(
       async () =>
