@@ -13,6 +13,7 @@ import type {
 } from "../protocol/index.ts";
 import { CATEGORIES, macroName, type Check } from "./check.ts";
 import { HELPER_MACROS, checkMacroSql, findingsSelectSql } from "./macros.ts";
+import { contextMacroStatements } from "./contexts.ts";
 import { CHECKS } from "./registry.ts";
 
 /** A system's check configuration. */
@@ -98,9 +99,9 @@ export function detailColumnsPayload(check: Check): DetailColumnPayload[] {
   return check.detailColumns.map(({ name, type, description }) => ({ name, type, description }));
 }
 
-/** The helper macros and every check's macro, to create in a catalog at start-up. */
+/** The helper macros, every check's macro and the context macros, to create in a catalog at start-up. */
 export function installStatements(): string[] {
-  return [...HELPER_MACROS, ...CHECKS.map(checkMacroSql)];
+  return [...HELPER_MACROS, ...CHECKS.map(checkMacroSql), ...contextMacroStatements()];
 }
 
 /** What the catalog runs after each epoch: every operational check, with this system's thresholds. */

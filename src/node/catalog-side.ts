@@ -22,6 +22,7 @@ import {
   checkInfo,
   checkListGroups,
   checkMacroDefaults,
+  contextMacroDefaults,
   findCheck,
   findingsRowsSql,
   installStatements,
@@ -263,7 +264,7 @@ export function createCatalogSide(options: {
       );
     },
   };
-  const macroDefaults = checkMacroDefaults(CHECKS);
+  const macroDefaults = new Map([...checkMacroDefaults(CHECKS), ...contextMacroDefaults()]);
   const discovery: DiscoveryPort = {
     explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
     schemas: async () => listSchemas(opened(), timeoutMs),

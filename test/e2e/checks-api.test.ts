@@ -1,14 +1,10 @@
 /**
  * checks.list, checks.info and checks.findings on a real node (embedded sink monitoring
- * itself). Its configuration forces two checks to fire with thresholds of 0: server-011
- * (connections at or above 0% of max_connections) and server-003 (CPU at or above 0%), and
- * disables server-003, which still runs and is stored but is not graded.
+ * itself) whose configuration makes checks fire (checks-fixture.ts): server-011 and
+ * server-003 with thresholds of 0, server-003 disabled, so still run and stored but not graded.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { FINDINGS_PAGE_SIZE } from "../../src/api/index.ts";
 import { CHECKS } from "../../src/checks/index.ts";
@@ -17,11 +13,10 @@ import {
   type CheckInfoReply,
   type CheckListGroup,
   type FindingsReply,
+  type MacrosReply,
 } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { tempDir } from "../harness/temp-dir.ts";
-import { waitFor } from "../harness/wait-for.ts";
+import { startChecksNode, type ChecksNode } from "./checks-fixture.ts";
 
 const subjects = systemSubjects("local");
 
@@ -47,38 +42,16 @@ const FINDINGS_MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / FINDINGS_PAGE_SIZ
 const SERVER_011 = CHECKS.find((c) => c.code === "server-011")!;
 
 describe("checks.* on a node monitoring its embedded server", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let node: NatsmonProcess;
+  let checksNode: ChecksNode | undefined;
   let nc: NatsConnection;
 
   before(async () => {
-    dir = await tempDir();
-    const config = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      config,
-      [
-        `node: {data-dir: ${JSON.stringify(dir.path)}}`,
-        "sink: {embedded: {port: -1}}",
-        "system:",
-        "  id: local",
-        "  disabled-checks: [server-003]",
-        "  check-thresholds: {server-003: {p_cpu_percent: 0}, server-011: {p_warn_percent: 0}}",
-        "scraper: {interval: 1s}",
-      ].join("\n"),
-    );
-    node = spawnNatsmon(["run", "--config", config]);
-    nc = await connect({ servers: await node.waitForUrl() });
-    await waitFor(
-      async () =>
-        (await sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.check_runs"))[0]!.n > 0,
-      { timeoutMs: 30_000, message: "the checks to run over a first epoch" },
-    );
+    checksNode = await startChecksNode();
+    ({ nc } = checksNode);
   });
 
   after(async () => {
-    await nc?.close();
-    await node?.kill("SIGTERM");
-    await dir?.[Symbol.asyncDispose]();
+    await checksNode?.[Symbol.asyncDispose]();
   });
 
   test("checks.list groups every check by category label, with resolved thresholds and the disabled marker", async () => {
@@ -237,5 +210,71 @@ describe("checks.* on a node monitoring its embedded server", () => {
     assert.ok(entity[0]!.codes.includes("server-011"));
     assert.ok(!entity[0]!.codes.includes("server-003"), "a disabled check is left out of grades");
     assert.notEqual(entity[0]!.grade, "green");
+  });
+
+  test("the contexts macros give a finding's history and its entity's figures over a window ending at the latest epoch", async () => {
+    const { body: macros } = await ask<MacrosReply>(nc, subjects.dbMacros, { schema: "contexts" });
+    assert.deepEqual(
+      macros?.macros.map((m) => m.signature),
+      [
+        "contexts.consumer_history(pk, ep_to := NULL, lookback := INTERVAL 1 HOUR)",
+        "contexts.finding_history(check_code, pk, ep_to := NULL, lookback := INTERVAL 1 HOUR)",
+        "contexts.server_history(pk, ep_to := NULL, lookback := INTERVAL 1 HOUR)",
+        "contexts.stream_history(pk, ep_to := NULL, lookback := INTERVAL 1 HOUR)",
+      ],
+    );
+    for (const m of macros.macros) assert.ok(m.comment, `${m.name} has a comment`);
+
+    const { body: findings } = await ask<FindingsReply>(nc, subjects.checksFindings, { code: "server-011" });
+    const pk = Number(findings!.rows[0]!.entity_pk);
+    const [counts] = await sqlQuery<{ epochs: number; latest: string }>(
+      nc,
+      "local",
+      `SELECT count(*) AS epochs, max(epoch)::VARCHAR AS latest FROM hx.check_findings
+       WHERE code = 'server-011' AND entity_ref = ${pk} AND epoch >= (SELECT max(epoch) FROM hx.epochs) - INTERVAL 1 HOUR`,
+    );
+    const history = await sqlQuery<{ severity: string; entity_name: string }>(
+      nc,
+      "local",
+      `SELECT * FROM contexts.finding_history('server-011', ${pk})`,
+    );
+    assert.ok(counts!.epochs >= 1);
+    assert.equal(history.length, counts!.epochs);
+    assert.ok(history.every((r) => r.severity === "warning" && r.entity_name === "natsmon-embedded"));
+
+    const servers = await sqlQuery<{ server: string; n: number; latest_only: number }>(
+      nc,
+      "local",
+      `SELECT (SELECT any_value(server) FROM contexts.server_history(${pk})) AS server,
+              (SELECT count(*) FROM contexts.server_history(${pk})) AS n,
+              (SELECT count(*) FROM contexts.server_history(${pk}, lookback := INTERVAL 0 SECOND)) AS latest_only`,
+    );
+    assert.equal(servers[0]!.server, "natsmon-embedded");
+    assert.ok(servers[0]!.n >= 1);
+    assert.equal(servers[0]!.latest_only, 1);
+
+    // natsmon's own scrape stream and the catalog's consumer of it are entities too.
+    const [ids] = await sqlQuery<{ stream_pk: number; consumer_pk: number }>(
+      nc,
+      "local",
+      "SELECT (SELECT any_value(stream_pk) FROM hx.streams) AS stream_pk, (SELECT any_value(consumer_pk) FROM hx.consumers) AS consumer_pk",
+    );
+    for (const [macro, key] of [
+      ["stream_history", ids!.stream_pk],
+      ["consumer_history", ids!.consumer_pk],
+    ] as const) {
+      const rows = await sqlQuery<Record<string, unknown>>(
+        nc,
+        "local",
+        `SELECT * FROM contexts.${macro}(${key})`,
+      );
+      assert.ok(rows.length >= 1, macro);
+      const early = await sqlQuery<{ n: number }>(
+        nc,
+        "local",
+        `SELECT count(*) AS n FROM contexts.${macro}(${key}, ep_to := TIMESTAMPTZ '2000-01-01')`,
+      );
+      assert.equal(early[0]!.n, 0, `${macro} before any epoch`);
+    }
   });
 });
