@@ -1,6 +1,12 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { isToken } from "../domain/index.ts";
+import {
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  type JetStreamClient,
+} from "@nats-io/jetstream";
+import { NotFoundError, isToken } from "../domain/index.ts";
 import { nodeAssets, nodeSubjects, type DeliveryLogEntry } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { createHash } from "node:crypto";
@@ -61,12 +67,22 @@ export async function readDeliveryLog(
     options.endpoint === undefined
       ? subjects.webhookDeliveryAll
       : subjects.webhookDelivery(endpointId(options.endpoint));
-  const consumer = await jetstream(nc).consumers.get(nodeAssets(nodeId).deliveryLogStream, {
-    filter_subjects: filter,
-    ...(options.since
-      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }
-      : { deliver_policy: DeliverPolicy.All }),
-  });
+  const stream = nodeAssets(nodeId).deliveryLogStream;
+  const consumer = await jetstream(nc)
+    .consumers.get(stream, {
+      filter_subjects: filter,
+      ...(options.since
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }
+        : { deliver_policy: DeliverPolicy.All }),
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+      throw new NotFoundError(
+        `node "${nodeId}" keeps no delivery log on this bus (no stream ${stream}): it has no ` +
+          "notification endpoints, or no node of that id runs here (`natsmon systems` lists the nodes)",
+        { cause: err },
+      );
+    });
   const entries: DeliveryLogEntry[] = [];
   if ((await consumer.info(true)).num_pending === 0) return entries;
   const messages = await consumer.consume({ max_messages: 1000 });

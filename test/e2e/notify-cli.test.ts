@@ -108,6 +108,12 @@ describe("natsmon notify and deliveries commands", () => {
     assert.ok(entry, "the delivery the receiver got is logged with its digest");
     assert.equal(entry.status_code, 200);
     assert.equal(entry.body, delivered.body.toString("utf8"));
+    const elsewhere = await runNatsmon(["deliveries", "log", "--server", url, "--node", "nosuch"]);
+    assert.equal(elsewhere.code, 1);
+    assert.match(
+      elsewhere.stderr,
+      /^natsmon: node "nosuch" keeps no delivery log on this bus \(no stream \S+\): it has no notification endpoints/,
+    );
   });
 
   test("deliveries replay re-sends the logged bytes, signed again", async () => {
