@@ -83,8 +83,10 @@ export function runCommand(program: Command): void {
         const server =
           (node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`) +
           (config.systems.length > 1 && system ? ` --system ${system}` : "");
-        // Started by npm (npm start, npm run natsmon), the CLI is `npm run natsmon --`; installed, `natsmon`.
-        const cli = process.env.npm_lifecycle_event ? "npm run natsmon --" : "natsmon";
+        // Started by `npm start` or `npm run natsmon`, the CLI is `npm run natsmon --`; installed,
+        // `natsmon` (a node a script of its own starts, `npm test`'s say, counts as installed).
+        const viaNpm = ["start", "natsmon"].includes(process.env.npm_lifecycle_event ?? "");
+        const cli = viaNpm ? "npm run natsmon --" : "natsmon";
         process.stdout.write(
           [
             `natsmon ${node.nodeId} is running; its bus listens at ${node.url}${node.embedded ? " (embedded nats-server)" : ""}.`,

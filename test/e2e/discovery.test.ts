@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { CHECKS, HELPER_MACROS } from "../../src/checks/index.ts";
+import { contextMacroDefaults, CHECKS, HELPER_MACROS } from "../../src/checks/index.ts";
 import {
   systemSubjects,
   type ColumnsReply,
@@ -74,7 +74,7 @@ describe("catalog discovery on a node on the embedded default", () => {
         ["hx", 0],
         ["main", 0],
         ["checks", HELPER_MACROS.length + CHECKS.length],
-        ["contexts", 0],
+        ["contexts", contextMacroDefaults().size],
       ],
     );
 
