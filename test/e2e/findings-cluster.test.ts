@@ -96,7 +96,9 @@ describe("finding transitions of real faults on a 3-node JetStream cluster", () 
     dir = await tempDir();
     hook = await startHttpReceiver();
     app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    const jsm = await jetstreamManager(app);
+    // Creating replicated assets on a fresh cluster can outlast the API's 5 s default while the
+    // other test files load both CPUs; this is set-up, not what is tested.
+    const jsm = await jetstreamManager(app, { timeout: 30_000 });
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
     await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
     const js = jetstream(app);

@@ -33,18 +33,20 @@ describe("every source of a real 3-node cluster lands in its tables", () => {
     });
     const service = await new Svcm(app).add({ name: "echo", version: "1.0.0" });
     service.addEndpoint("echo", { subject: "svc.echo", handler: (_err, msg) => msg.respond(msg.data) });
-    const jsm = await jetstreamManager(app);
+    // Creating replicated assets on a fresh cluster can outlast the API's 5 s default while the
+    // other test files load both CPUs; this is set-up, not what is tested.
+    const jsm = await jetstreamManager(app, { timeout: 30_000 });
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
     await jsm.streams.add({ name: "LOGS", subjects: ["logs.>"], num_replicas: 1 });
     await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
-    const js = jetstream(app);
+    const js = jetstream(app, { timeout: 30_000 });
     for (let i = 0; i < 10; i++) await js.publish(`orders.${i}`, `order ${i}`);
     for (let i = 0; i < 4; i++) await js.publish(`logs.${i}`, `line ${i}`);
-    const kv = await new Kvm(app).create("settings", { history: 4, replicas: 3 });
+    const kv = await new Kvm(js).create("settings", { history: 4, replicas: 3 });
     await kv.put("colour", "blue");
     await kv.put("colour", "green");
     await kv.put("size", "large");
-    const os = await new Objm(app).create("files", { replicas: 1 });
+    const os = await new Objm(js).create("files", { replicas: 1 });
     await os.putBlob({ name: "readme.txt" }, new TextEncoder().encode("hello object store"));
     const config = await writeMonitorConfig({
       path: join(dir.path, "monitor.yaml"),
