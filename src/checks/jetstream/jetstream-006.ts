@@ -7,7 +7,7 @@ export const jetstream006: Check = {
     "The number of consumers on the server (its consumer replicas, leaders and followers) moved by more than 5000 since the previous epoch. Consumer churn on this scale loads the meta group and the server with raft groups being created and removed, and usually means applications create consumers per request or leave ephemeral consumers to expire in bulk.",
   remediation:
     "Look for applications that create a consumer per message, request or connection (`nats consumer ls <stream>` shows many short-lived, often ephemeral consumers). Reuse durable consumers, or use ordered consumers and direct gets for one-off reads. If a server lost or regained many consumers at once, check whether it restarted or whether assets were moved to or from it.",
-  scope: "server (consumer replica count)",
+  scope: "system/server (consumer replica count)",
   entityType: "server",
   severity: "warning",
   category: "errors",
