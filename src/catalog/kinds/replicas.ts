@@ -150,6 +150,7 @@ const CONSUMER_REPLICA: Target = {
     num_pending: undefined,
     num_redelivered: undefined,
     num_waiting: undefined,
+    peers_offline_seen: undefined,
   }),
   own: consumerOwn,
 };
@@ -237,11 +238,17 @@ function streamOwn(detail: Json, row: Record<string, unknown>): void {
   row.first_seq = state.first_seq;
   row.last_seq = state.last_seq;
   row.num_deleted = state.num_deleted ?? 0;
-  // Every server lists the group's peers, leader or not (a leaderless one lists itself too):
-  // what a surviving replica says of its peers is all there is once quorum is lost.
+  row.peers_offline_seen = peersOfflineSeen(detail);
+}
+
+/**
+ * Every server lists the group's peers, leader or not (a leaderless one lists itself too):
+ * what a surviving replica says of its peers is all there is once quorum is lost.
+ */
+function peersOfflineSeen(detail: Json): number {
   let offline = 0;
   for (const peer of arr(obj(detail.cluster).replicas)) if (obj(peer).offline === true) offline++;
-  row.peers_offline_seen = offline;
+  return offline;
 }
 
 function consumerOwn(detail: Json, row: Record<string, unknown>): void {
@@ -255,4 +262,5 @@ function consumerOwn(detail: Json, row: Record<string, unknown>): void {
   row.num_pending = detail.num_pending;
   row.num_redelivered = detail.num_redelivered;
   row.num_waiting = detail.num_waiting;
+  row.peers_offline_seen = peersOfflineSeen(detail);
 }

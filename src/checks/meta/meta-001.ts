@@ -35,6 +35,9 @@ export const meta001: Check = {
       description: "Servers needed for quorum: floor(cluster_size / 2) + 1.",
     },
   ],
+  // The finding belongs to the peer's server, not to the leader that reports it: once the
+  // meta group loses quorum no leader reports peers at all, and a peer that is still down
+  // (did not answer) must stay firing rather than resolve for want of a report.
   sql: `
 WITH ${metaGroupsCte("ep_from", "ep_to")}, peers AS (
   SELECT g.*, unnest(g.peer_names) AS peer, unnest(g.peer_offline) AS offline,
@@ -42,7 +45,7 @@ WITH ${metaGroupsCte("ep_from", "ep_to")}, peers AS (
   FROM meta_groups g
   WHERE g.leader_reporting
 )
-SELECT p.epoch, p.meta_pk AS entity_pk, p.peer AS entity_name, p.peer AS entity_key, p.leader AS server,
+SELECT p.epoch, p.meta_pk AS entity_pk, p.peer AS entity_name, p.peer AS entity_key, p.peer AS server,
        'critical' AS severity, p.group_name AS meta_group, p.domain, p.leader,
        CAST(p.active AS BIGINT) AS active_ns, CAST(p.peers_offline AS INTEGER) AS peers_offline,
        CAST(p.cluster_size AS INTEGER) AS cluster_size, CAST(p.quorum AS INTEGER) AS quorum

@@ -17,7 +17,7 @@ async function fired(code: string, epochs: FixtureEpoch[], columns: string[], pa
   return rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]])));
 }
 
-test("meta-001 reads the peers from the claimant most servers follow, not from a stale second claimant", async () => {
+test("meta-001 reads the peers from the claimant most servers follow, not from a stale second claimant; the finding is the peer's server's", async () => {
   // n2 also claims to lead and sees n3 and w1 offline; the other four servers follow n1,
   // whose reply sees only w2 offline.
   const replies = everyMeta((meta, server) => {
@@ -33,8 +33,8 @@ test("meta-001 reads the peers from the claimant most servers follow, not from a
     }
   });
   assert.deepEqual(
-    await fired("meta-001", [replies], ["entity_name", "entity_key", "server", "peers_offline"]),
-    [{ entity_name: "w2", entity_key: "w2", server: "n1", peers_offline: 1 }],
+    await fired("meta-001", [replies], ["entity_name", "entity_key", "server", "leader", "peers_offline"]),
+    [{ entity_name: "w2", entity_key: "w2", server: "w2", leader: "n1", peers_offline: 1 }],
   );
 });
 
