@@ -2,7 +2,7 @@
  * Folding one epoch (architecture.md §3): all of its rows, plus its hx.epochs row, in one
  * DuckDB transaction on the write connection. Idempotent by epoch and by marker sequence.
  */
-import { DuckDBTimestampTZValue, TIMESTAMPTZ, UBIGINT, type DuckDBConnection } from "@duckdb/node-api";
+import { DuckDBTimestampTZValue, TIMESTAMPTZ, type DuckDBConnection } from "@duckdb/node-api";
 import type { CommitMarker } from "../protocol/index.ts";
 import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
@@ -65,10 +65,10 @@ export function foldEpoch(catalog: Catalog, input: EpochInput): Promise<FoldResu
 async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZValue): Promise<FoldResult> {
   const started = performance.now();
   const { con } = writer;
-  const markerSeq = BigInt(input.markerSeq);
   await con.run("BEGIN TRANSACTION");
   try {
-    if (await isFolded(con, epoch, markerSeq)) {
+    const state = await foldState(con, epoch);
+    if (state.folded) {
       await con.run("ROLLBACK");
       return { status: "skipped", reason: "already-folded" };
     }
@@ -112,7 +112,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       system_id: marker.system_id,
       finished_at: marker.finished_at,
       folded_at: new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n),
-      marker_seq: markerSeq,
+      marker_seq: foldOrder(BigInt(input.markerSeq), state.lastSeq),
       servers_expected: marker.servers_expected,
       servers_answered: marker.servers_answered,
       parts: marker.parts.length,
@@ -136,7 +136,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     // DuckDB answers COMMIT with success even when an earlier error had aborted the
     // transaction (it rolls back instead). Every error above throws before COMMIT, but the
     // fold does not take success on trust: the epoch row must be there.
-    if (!(await isFolded(con, epoch, markerSeq))) {
+    if (!(await foldState(con, epoch)).folded) {
       throw new Error(`commit marker ${input.markerSeq}: COMMIT reported success but the epoch is not there`);
     }
     ctx.publishKeys();
@@ -157,15 +157,31 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
   }
 }
 
-async function isFolded(
+/**
+ * Whether the epoch is folded (a marker delivered again, or a second marker of one epoch),
+ * and the highest marker_seq folded so far. An epoch is known by its name: the scrape
+ * stream's sequences start again at 1 when the stream is created again (a new sink, a
+ * wiped embedded store, an operator's delete), so a sequence already folded can name a new
+ * epoch.
+ */
+async function foldState(
   con: DuckDBConnection,
   epoch: DuckDBTimestampTZValue,
-  markerSeq: bigint,
-): Promise<boolean> {
+): Promise<{ folded: boolean; lastSeq: bigint }> {
   const found = await con.runAndReadAll(
-    "SELECT 1 FROM hx.epochs WHERE epoch = $1 OR marker_seq = $2",
-    [epoch, markerSeq],
-    [TIMESTAMPTZ, UBIGINT],
+    "SELECT bool_or(epoch = $1), coalesce(max(marker_seq), 0) FROM hx.epochs",
+    [epoch],
+    [TIMESTAMPTZ],
   );
-  return found.currentRowCount > 0;
+  const [folded, lastSeq] = found.getRows()[0] ?? [];
+  return { folded: folded === true, lastSeq: typeof lastSeq === "bigint" ? lastSeq : 0n };
+}
+
+/**
+ * hx.epochs.marker_seq orders folds (backups read it to find epochs folded after a point):
+ * the marker's sequence, unless the stream was created again and its sequences restarted
+ * below those folded, then one more than the highest folded.
+ */
+function foldOrder(markerSeq: bigint, lastSeq: bigint): bigint {
+  return markerSeq > lastSeq ? markerSeq : lastSeq + 1n;
 }

@@ -19,6 +19,7 @@ import { migration as m0013 } from "./0013-consumer-priority.ts";
 import { migration as m0014 } from "./0014-views-refresh.ts";
 import { migration as m0015 } from "./0015-page-views.ts";
 import { migration as m0016 } from "./0016-consumer-replica-view.ts";
+import { migration as m0017 } from "./0017-marker-seq-comment.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0014,
   m0015,
   m0016,
+  m0017,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

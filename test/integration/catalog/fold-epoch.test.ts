@@ -180,7 +180,6 @@ test("a redelivered marker, or another marker for a folded epoch, is skipped and
   for (const [epoch, seq] of [
     [E1, 10],
     [E1, 11],
-    [E2, 10],
   ] as const) {
     assert.deepEqual(await foldEpoch(t.catalog, labEpoch(epoch, seq)), {
       status: "skipped",
@@ -191,6 +190,23 @@ test("a redelivered marker, or another marker for a folded epoch, is skipped and
   assert.equal(await count(t.catalog, "epochs"), 1);
   assert.equal((await foldEpoch(t.catalog, labEpoch(E2, 11))).status, "folded");
   assert.equal(await count(t.catalog, "server_stats"), before * 2);
+});
+
+test("a new epoch whose marker has a sequence already folded (the scrape stream created again) is folded, ordered after the others", async () => {
+  await using t = await tempCatalog();
+  assert.equal((await foldEpoch(t.catalog, labEpoch(E1, 10))).status, "folded");
+  assert.equal((await foldEpoch(t.catalog, labEpoch(E2, 11))).status, "folded");
+  // The stream starts again at 1: its 11th marker has the sequence E2's marker had.
+  assert.equal((await foldEpoch(t.catalog, labEpoch(E3, 11))).status, "folded");
+  assert.deepEqual(await foldEpoch(t.catalog, labEpoch(E3, 11)), {
+    status: "skipped",
+    reason: "already-folded",
+  });
+  assert.deepEqual(await q(t.catalog, "SELECT epoch, marker_seq FROM hx.epochs ORDER BY epoch"), [
+    { epoch: E1, marker_seq: 10 },
+    { epoch: E2, marker_seq: 11 },
+    { epoch: E3, marker_seq: 12 },
+  ]);
 });
 
 test("_opts rows are written once, again only when the leader's configuration changes, also across restarts", async () => {
