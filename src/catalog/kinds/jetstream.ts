@@ -7,7 +7,7 @@
  */
 import type { FoldContext } from "../fold-context.ts";
 import { consumerOpts, consumerStats } from "./consumers.ts";
-import type { JszAssets } from "./jsz-assets.ts";
+import { streamPath, type JszAssets } from "./jsz-assets.ts";
 import { streamOpts, streamStats } from "./streams.ts";
 
 /**
@@ -21,7 +21,7 @@ export function foldJetStream(
 ): void {
   for (const stream of assets.streams) {
     const { domain, account, name } = stream;
-    const what = `stream ${domain ? `${domain}/` : ""}${account}/${name}`;
+    const what = `stream ${streamPath(stream)}`;
     stream.pk = ctx.pk("stream", { domain, account, name }, what);
     const { trusted, conflict } = stream.decision;
     if (conflict) ctx.problem(`${what}: ${conflict}`);
@@ -35,7 +35,7 @@ export function foldJetStream(
   }
   for (const stream of assets.streams) {
     for (const consumer of stream.consumers) {
-      const what = `consumer ${consumer.name} of stream ${stream.domain}/${stream.account}/${stream.name}`;
+      const what = `consumer ${consumer.name} of stream ${streamPath(stream)}`;
       consumer.pk = ctx.pk("consumer", { stream_pk: stream.pk, name: consumer.name }, what);
       const { trusted, conflict } = consumer.decision;
       if (conflict) ctx.problem(`${what}: ${conflict}`);

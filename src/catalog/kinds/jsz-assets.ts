@@ -54,6 +54,11 @@ export interface JszAssets {
   readonly byAccount: ReadonlyMap<string, AccountAssets>;
 }
 
+/** A stream as messages name it: `<domain>/<account>/<name>`, the domain left out when empty. */
+export function streamPath(stream: Pick<StreamAsset, "domain" | "account" | "name">): string {
+  return `${stream.domain ? `${stream.domain}/` : ""}${stream.account}/${stream.name}`;
+}
+
 export function accountKey(domain: string, account: string): string {
   return `${domain}\u0000${account}`;
 }

@@ -10,7 +10,7 @@ import type { FoldContext } from "../fold-context.ts";
 import { sortStrings } from "../order.ts";
 import { arr, obj, str, type EpochReplies, type Json } from "../replies.ts";
 import type { KindName } from "./entity-kinds.ts";
-import type { AssetReport, JszAssets } from "./jsz-assets.ts";
+import { streamPath, type AssetReport, type JszAssets } from "./jsz-assets.ts";
 import type { Sighting } from "./leader-trust.ts";
 import { foldMeta } from "./meta.ts";
 import { foldGroup, type ServerPk } from "./raft-groups.ts";
@@ -34,8 +34,8 @@ export function foldReplication(
   const context = { serverPk, raftz, group: undefined as string | undefined, what: "" };
   // A stream, then its consumers: the natural-key order the replica pks were always assigned in.
   for (const stream of assets.streams) {
-    const { domain, account, name } = stream;
-    const streamWhat = `${domain ? `${domain}/` : ""}${account}/${name}`;
+    const { domain, account } = stream;
+    const streamWhat = streamPath(stream);
     context.what = `stream ${streamWhat}`;
     context.group = groupOf(stream.sightings);
     const trusted = stream.decision.trusted;

@@ -54,8 +54,8 @@ export function streamStats(detail: Json): Record<string, unknown> {
     first_ts: state.first_ts,
     last_seq: state.last_seq,
     last_ts: state.last_ts,
-    num_subjects: state.num_subjects,
     // omitempty in the server: absent means none.
+    num_subjects: state.num_subjects ?? 0,
     num_deleted: state.num_deleted ?? 0,
     lost_msgs: arr(obj(state.lost).msgs).length,
     consumer_count: state.consumer_count,

@@ -368,3 +368,25 @@ test("HEALTHZ details (2.10+) and the js-server-only check land in hx.servers", 
     [{ healthz_errors: null, healthz_server_status: null }],
   );
 });
+
+test("a stream whose state leaves num_subjects out (2.9.10 omits it while 0) has 0 distinct subjects, not NULL", async () => {
+  await using t = await tempCatalog();
+  let replies = labReplies();
+  for (const server of LAB_SERVERS) {
+    replies = editReply(
+      "jsz",
+      server,
+      (body) => {
+        for (const account of body.data.account_details ?? [])
+          for (const s of account.stream_detail ?? [])
+            if (s.name === "ORDERS") delete (s as { state?: Record<string, unknown> }).state?.num_subjects;
+        return body;
+      },
+      replies,
+    );
+  }
+  await foldEpoch(t.catalog, labEpoch(E1, 10, replies));
+  assert.deepEqual(await q(t.catalog, "SELECT num_subjects FROM hx.streams WHERE stream = 'ORDERS'"), [
+    { num_subjects: 0 },
+  ]);
+});
