@@ -123,13 +123,15 @@ export function startScraper(options: ScraperOptions): Scraper {
       const tooOld = serversTooOld(source, result, answered, versions);
       if (tooOld.length > 0) unsupported.push({ source: source.name, servers: tooOld });
       if (result.kind === "unsupported") {
+        const error = noResponders(source, answered, tooOld);
+        if (error) errors.push({ source: source.name, error });
         summaries.push({
           source: source.name,
           servers: 0,
           bytes: 0,
           ms: result.ms,
           duplicates: 0,
-          unsupported: true,
+          unsupported: tooOld.length > 0,
         });
         continue;
       }
@@ -191,7 +193,9 @@ export function startScraper(options: ScraperOptions): Scraper {
     if (answered.size === 0) {
       errors.push({
         source: "*",
-        error: "no monitored server answered; is the connection in the system account?",
+        error:
+          `no monitored server answered through ${monitored.getServer()}: is the connection in the system ` +
+          "account, and is that server answering? (a server that stops answering pings is left for another)",
       });
     }
     options.faults?.beforeCommit?.();
@@ -290,8 +294,10 @@ export function startScraper(options: ScraperOptions): Scraper {
 }
 
 /**
- * Servers that did not answer a source because they are older than its first release.
- * A request nobody answers at all is unsupported by every server that answered others.
+ * Servers that did not answer a source because they are older than its first release. A
+ * request nobody answers at all (no responders) is unsupported only by the servers older
+ * than that release: a server recent enough, or a source every release serves, not
+ * answering it is an error (noResponders), not a server too old.
  */
 function serversTooOld(
   source: Source,
@@ -299,12 +305,29 @@ function serversTooOld(
   answered: ReadonlySet<string>,
   versions: ReadonlyMap<string, string>,
 ): string[] {
-  if (result.kind === "unsupported") return [...answered].sort();
   if (!source.since) return [];
-  const replied = new Set(result.replies.map((r) => r.server));
+  const replied = new Set(result.kind === "replies" ? result.replies.map((r) => r.server) : []);
   return [...answered]
     .filter((server) => !replied.has(server) && !versionAtLeast(versions.get(server) ?? "0", source.since!))
     .sort();
+}
+
+/**
+ * The error of a request nobody answered although some answering server should have: the
+ * `$SYS` requests are served in the system account only, and a connection in another
+ * account gets answers to the few it imports (the connection list, account statistics).
+ */
+function noResponders(
+  source: Source,
+  answered: ReadonlySet<string>,
+  tooOld: readonly string[],
+): string | undefined {
+  const expected = [...answered].filter((server) => !tooOld.includes(server));
+  if (expected.length === 0) return undefined;
+  return (
+    `no server answered ${source.subject} (no responders), though ${expected.join(", ")} answered other requests: ` +
+    "is the connection in the system account?"
+  );
 }
 
 /** Peer names the JSZ replies' meta_cluster lists (the leader lists all peers, offline ones too). */

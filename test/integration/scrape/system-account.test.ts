@@ -1,0 +1,43 @@
+/**
+ * A scrape through a connection that is not in the system account, against a real server:
+ * the account's default imports answer the connection list and account statistics, every
+ * other `$SYS` request has no responders. That is an error of the epoch naming the cause,
+ * not "the servers are too old": only sources with a first release above the servers'
+ * are recorded as unsupported.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { SOURCES } from "../../../src/scrape/index.ts";
+import { APP_USER, SYS_USER, startTestServer } from "../../harness/start-nats-server.ts";
+import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
+
+test("no responders outside the system account is an error naming it; only sources newer than 2.9.10 are unsupported", async () => {
+  await using server = await startTestServer("sysacct");
+  const app = await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password });
+  const sys = await connect({ servers: server.url, user: SYS_USER.user, pass: SYS_USER.password });
+  try {
+    const { marker } = await scrapeOneEpoch(app, SOURCES);
+    const varz = marker.errors.find((e) => e.source === "varz");
+    assert.ok(varz, `an error for varz: ${JSON.stringify(marker.errors)}`);
+    assert.match(varz.error, /no server answered \$SYS\.REQ\.SERVER\.PING\.VARZ \(no responders\)/);
+    assert.match(varz.error, /is the connection in the system account\?/);
+    const newer = SOURCES.filter((s) => s.since).map((s) => s.name);
+    assert.deepEqual(
+      marker.unsupported.map((u) => u.source),
+      SOURCES.map((s) => s.name).filter((name) => newer.includes(name)),
+      "unsupported: only the sources whose first release is above 2.9.10",
+    );
+
+    // In the system account the same server answers everything it supports: no error.
+    const { marker: inSys } = await scrapeOneEpoch(sys, SOURCES);
+    assert.deepEqual(inSys.errors, []);
+    assert.deepEqual(
+      inSys.unsupported.map((u) => u.source),
+      marker.unsupported.map((u) => u.source),
+    );
+  } finally {
+    await app.close();
+    await sys.close();
+  }
+});
