@@ -24,11 +24,34 @@ export async function connectionOptions(target: ConnectTarget, name: string): Pr
  * the server, say): the client would otherwise close for good after two such refusals in
  * a row and leave a running process that can never reach the bus again.
  */
-export async function connectNats(target: ConnectTarget, name: string): Promise<NatsConnection> {
+export async function connectNats(
+  target: ConnectTarget,
+  name: string,
+  options: { pingIntervalMs?: number } = {},
+): Promise<NatsConnection> {
   return connect({
     ...(await connectionOptions(target, name)),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
     ignoreAuthErrorAbort: true,
+    ...(options.pingIntervalMs ? { pingInterval: options.pingIntervalMs, maxPingOut: 2 } : {}),
   });
+}
+
+/**
+ * Tries the target once and closes again: the error a first connection meets (refused,
+ * unreachable, credentials refused). connectNats itself would keep retrying refused
+ * credentials for ever when the servers gossip further URLs, saying nothing.
+ */
+export async function probeNats(target: ConnectTarget, name: string): Promise<void> {
+  const nc = await connect({ ...(await connectionOptions(target, name)), maxReconnectAttempts: 0 });
+  await nc.close();
+}
+
+/** The target's URLs without credentials, for messages. */
+export function describeTarget(target: ConnectTarget): string {
+  return target.url
+    .split(",")
+    .map((u) => u.trim().replace(/\/\/[^/@]*@/, "//"))
+    .join(",");
 }

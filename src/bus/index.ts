@@ -4,7 +4,7 @@
  * scrape side, durable commit consumer on the catalog side) and the discovery request
  * that clients broadcast. JsMsg never leaves here.
  */
-export { connectNats, connectionOptions } from "./connect.ts";
+export { connectNats, connectionOptions, describeTarget, probeNats } from "./connect.ts";
 export type { ConnectTarget } from "./connect.ts";
 export { startEmbeddedSink, EMBEDDED_ACCOUNT } from "./embedded-sink.ts";
 export type { EmbeddedSink } from "./embedded-sink.ts";

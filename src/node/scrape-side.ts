@@ -1,9 +1,12 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { AskDiagnostic, ScraperPort } from "../api/index.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   connectNats,
+  describeTarget,
   EMBEDDED_ACCOUNT,
   lastCommitMarker,
+  probeNats,
   ScrapePublisher,
   scrapeStreamInfo,
   type ConnectTarget,
@@ -33,8 +36,9 @@ export interface ScrapeSide extends AsyncDisposable {
   /** The scrape stream's layout (ops.sink.info). */
   readonly sinkInfo: () => Promise<SinkInfoReply>;
   /**
-   * Connects to the monitored system and starts the scraper. Until it has, every port
-   * throws 503 saying the scraper is starting.
+   * Connects to the monitored system and starts the scraper. A first try that fails is
+   * logged and retried in the background, and start() resolves. Until the scraper runs,
+   * every port throws 503 saying it is starting, or why it cannot connect.
    */
   start(): Promise<void>;
 }
@@ -61,6 +65,26 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
       : {}),
     ...(scraper.lastError ? { last_error: scraper.lastError } : {}),
   };
+}
+
+/** The first wait before connecting again to a monitored system that could not be reached, doubled up to the max. */
+const CONNECT_RETRY_FIRST_MS = 1_000;
+const CONNECT_RETRY_MAX_MS = 30_000;
+
+/**
+ * How often the connection to the monitored system is pinged: a server that hangs with its
+ * socket open (frozen, swapping, a half-open network) answers nothing, and with nats.js's
+ * default (2 minutes, 2 outstanding) the scrape would see no server answer for minutes
+ * before the client moved to another. Two missed pings, at most 10 s apart, move it.
+ */
+function monitoredPingMs(system: SystemConfig): number {
+  return Math.max(1_000, Math.min(system.scraper.intervalMs, 10_000));
+}
+
+/** The monitored system's connection and the scrape stream's last commit marker. */
+interface Connected {
+  monitored: NatsConnection;
+  previous: Awaited<ReturnType<typeof lastCommitMarker>>;
 }
 
 /** What a started scrape side holds. */
@@ -98,19 +122,76 @@ export function createScrapeSide(options: {
   }
   let running: Running | undefined;
   let stopped = false;
+  const retries = new AbortController();
+  /** The tries in the background after a first one failed. */
+  let retrying: Promise<void> | undefined;
+  /** Why the scraper is not running yet, once a try to start it failed. */
+  let waiting: string | undefined;
   const started = (): Running => {
     if (running) return running;
-    throw new ScraperUnavailableError(`the scraper of system ${system.id} is starting; retry in a moment`);
+    throw new ScraperUnavailableError(
+      waiting
+        ? `the scraper of system ${system.id} ${waiting}; natsmon keeps retrying (see its log)`
+        : `the scraper of system ${system.id} is starting; retry in a moment`,
+    );
   };
-  const start = async () => {
-    const monitored = await connectNats(target, `natsmon ${options.nodeId} scrape ${system.id}`);
-    let previous;
+  const url = describeTarget(target);
+  const connectName = `natsmon ${options.nodeId} scrape ${system.id}`;
+  /**
+   * The connection to the monitored system and the last commit marker, retried until both
+   * are there or the side stops: a system that cannot be reached, or that refuses the
+   * credentials, must not hold up the node's other systems, and says why.
+   */
+  /** One try; on failure, records and logs why and returns undefined. */
+  const tryConnect = async (retryInMs: number) => {
+    let monitored: NatsConnection | undefined;
     try {
-      previous = await lastCommitMarker(options.sink, system.id);
+      // A first try that fails fast: the reconnecting connection would hide refused credentials.
+      await probeNats(target, connectName);
+      monitored = await connectNats(target, connectName, { pingIntervalMs: monitoredPingMs(system) });
+      const previous = await lastCommitMarker(options.sink, system.id);
+      if (waiting) log.info({ url }, "connected to the monitored system");
+      waiting = undefined;
+      return { monitored, previous };
     } catch (err) {
-      await monitored.drain().catch(() => undefined);
-      throw err;
+      await monitored?.drain().catch(() => undefined);
+      const reason = err instanceof Error ? err.message : String(err);
+      waiting = monitored
+        ? `cannot read its last commit marker from the sink: ${reason}`
+        : `cannot connect to the monitored system at ${url}: ${reason}`;
+      log.error(
+        { url, error: reason, retry_in_ms: retryInMs },
+        monitored
+          ? "cannot read the scrape stream's last commit marker; retrying"
+          : "cannot connect to the monitored system; check system.nats (url, system-account credentials); retrying",
+      );
+      return undefined;
     }
+  };
+  /** Tries again until connected or stopped, waiting longer each time. */
+  const retryConnect = async () => {
+    for (let wait = CONNECT_RETRY_FIRST_MS; !stopped; wait = Math.min(wait * 2, CONNECT_RETRY_MAX_MS)) {
+      await sleep(wait, undefined, { signal: retries.signal }).catch(() => undefined);
+      if (stopped) break;
+      const connected = await tryConnect(Math.min(wait * 2, CONNECT_RETRY_MAX_MS));
+      if (connected) return connected;
+    }
+    return undefined;
+  };
+  /**
+   * Connects, then starts the scraper. The first try is awaited (the node's start-up waits
+   * for a system that answers); when it fails, the tries go on in the background, so a
+   * system that cannot be reached, or that refuses the credentials, does not hold up the
+   * node's other systems.
+   */
+  const start = async () => {
+    const first = await tryConnect(CONNECT_RETRY_FIRST_MS);
+    if (first) return run(first);
+    retrying = retryConnect()
+      .then((later) => (later ? run(later) : undefined))
+      .catch((err: unknown) => log.error({ err }, "the scraper could not start"));
+  };
+  const run = async ({ monitored, previous }: Connected) => {
     if (stopped) {
       // Stopped while it connected (the node's start failed or was stopped): close it here.
       await monitored.drain().catch(() => undefined);
@@ -146,7 +227,9 @@ export function createScrapeSide(options: {
   /** Stops whatever start() got to, once it got there. */
   const stop = async () => {
     stopped = true;
+    retries.abort();
     await starting?.catch(() => undefined);
+    await retrying;
     if (!running) return;
     await running.scraper[Symbol.asyncDispose]();
     await running.disconnects[Symbol.asyncDispose]();

@@ -13,6 +13,10 @@ export interface ClusterNode {
   stop(): Promise<void>;
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its sockets stay open, nothing is answered. */
+  pause(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  resume(): void;
 }
 
 export interface TestCluster extends AsyncDisposable {
@@ -92,8 +96,16 @@ async function startCluster(size: number, clusterName: string): Promise<TestClus
       return procs[i] !== undefined;
     },
     async stop() {
+      // A frozen server would not act on the stop signal.
+      procs[i]?.kill("SIGCONT");
       await procs[i]?.stop();
       procs[i] = undefined;
+    },
+    pause() {
+      procs[i]?.kill("SIGSTOP");
+    },
+    resume() {
+      procs[i]?.kill("SIGCONT");
     },
     async kill() {
       procs[i]?.kill("SIGKILL");
