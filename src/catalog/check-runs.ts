@@ -28,7 +28,11 @@ export interface EpochCheckResult {
   readonly timings: readonly { readonly code: string; readonly ms: number; readonly rows: number }[];
   readonly failed: readonly { readonly code: string; readonly error: string }[];
   readonly findings: readonly StoredFinding[];
-  /** Servers that answered in this epoch, and those expected to. */
+  /**
+   * Servers that answered everything they serve in this epoch (those that answered only
+   * part of it, hx.epochs.servers_partial, are left out: what is missing from their replies
+   * was not observed), and those expected to answer.
+   */
   readonly answered: readonly string[];
   readonly expected: readonly string[];
 }
@@ -164,7 +168,8 @@ export async function firingSince(catalog: Catalog, epoch: string): Promise<Map<
 
 async function epochServers(con: DuckDBConnection, epoch: string) {
   const reader = await con.runAndReadAll(
-    "SELECT servers_answered, servers_expected FROM hx.epochs WHERE epoch = $1::TIMESTAMPTZ",
+    `SELECT list_filter(servers_answered, s -> NOT list_contains(coalesce(servers_partial, []), s)), servers_expected
+     FROM hx.epochs WHERE epoch = $1::TIMESTAMPTZ`,
     [epoch],
   );
   const row = reader.getRowsJS()[0];

@@ -115,6 +115,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       marker_seq: foldOrder(BigInt(input.markerSeq), state.lastSeq),
       servers_expected: marker.servers_expected,
       servers_answered: marker.servers_answered,
+      servers_partial: marker.servers_partial ?? [],
       parts: marker.parts.length,
       bytes: marker.parts.reduce((sum, p) => sum + p.bytes, 0),
       rows,

@@ -64,6 +64,12 @@ export interface CommitMarker {
   parts: ScrapePartRef[];
   servers_expected: string[];
   servers_answered: string[];
+  /**
+   * Servers that answered some requests and not others they serve (a reply later than the
+   * quiet window, a request that timed out): their figures are incomplete this epoch, so
+   * their findings are kept as they were. Absent in markers of older natsmon releases.
+   */
+  servers_partial?: string[];
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];

@@ -119,12 +119,23 @@ export function startScraper(options: ScraperOptions): Scraper {
           ...(reply.encoding ? { encoding: reply.encoding } : {}),
         }),
       );
+    const partial = new Set<string>();
+    const members = systemMembers(gathered, answered);
     for (const { source, result } of gathered) {
       const tooOld = serversTooOld(source, result, answered, versions);
       if (tooOld.length > 0) unsupported.push({ source: source.name, servers: tooOld });
+      const missing = missingReplies(result, result.kind === "replies" ? members : answered, tooOld);
+      for (const server of missing) partial.add(server);
+      if (missing.length > 0 && result.kind === "replies") {
+        errors.push({
+          source: source.name,
+          error:
+            `no reply from ${missing.join(", ")}, which answered other requests (later than scraper.quiet, ` +
+            "or past scraper.timeout): its findings are kept as they were",
+        });
+      }
       if (result.kind === "unsupported") {
-        const error = noResponders(source, answered, tooOld);
-        if (error) errors.push({ source: source.name, error });
+        if (missing.length > 0) errors.push({ source: source.name, error: noResponders(source, missing) });
         summaries.push({
           source: source.name,
           servers: 0,
@@ -206,6 +217,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       parts,
       servers_expected: [...known].sort(),
       servers_answered: [...answered].sort(),
+      ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
       unsupported,
       errors,
     };
@@ -313,19 +325,38 @@ function serversTooOld(
 }
 
 /**
- * The error of a request nobody answered although some answering server should have: the
- * `$SYS` requests are served in the system account only, and a connection in another
- * account gets answers to the few it imports (the connection list, account statistics).
+ * The servers that answered VARZ, which only the system account is answered: a server that
+ * answers a connection in another account (its account's imports of the connection list and
+ * account statistics) is no member of the monitored system, and missing the rest is no gap.
+ * Every server that answered anything when VARZ is not asked.
  */
-function noResponders(
-  source: Source,
+function systemMembers(
+  gathered: readonly { source: Source; result: GatherResult }[],
   answered: ReadonlySet<string>,
+): ReadonlySet<string> {
+  const varz = gathered.find((g) => g.source.name === "varz")?.result;
+  if (!varz) return answered;
+  return new Set(varz.kind === "replies" ? varz.replies.map((r) => r.server) : []);
+}
+
+/** Servers that answered other requests of the epoch and not this one, though not too old for it. */
+function missingReplies(
+  result: GatherResult,
+  servers: ReadonlySet<string>,
   tooOld: readonly string[],
-): string | undefined {
-  const expected = [...answered].filter((server) => !tooOld.includes(server));
-  if (expected.length === 0) return undefined;
+): string[] {
+  const replied = new Set(result.kind === "replies" ? result.replies.map((r) => r.server) : []);
+  return [...servers].filter((server) => !replied.has(server) && !tooOld.includes(server)).sort();
+}
+
+/**
+ * The error of a request nobody answered although `missing` should have: the `$SYS`
+ * requests are served in the system account only, and a connection in another account gets
+ * answers to the few it imports (the connection list, account statistics).
+ */
+function noResponders(source: Source, missing: readonly string[]): string {
   return (
-    `no server answered ${source.subject} (no responders), though ${expected.join(", ")} answered other requests: ` +
+    `no server answered ${source.subject} (no responders), though ${missing.join(", ")} answered other requests: ` +
     "is the connection in the system account?"
   );
 }

@@ -20,6 +20,7 @@ import { migration as m0014 } from "./0014-views-refresh.ts";
 import { migration as m0015 } from "./0015-page-views.ts";
 import { migration as m0016 } from "./0016-consumer-replica-view.ts";
 import { migration as m0017 } from "./0017-marker-seq-comment.ts";
+import { migration as m0018 } from "./0018-servers-partial.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0015,
   m0016,
   m0017,
+  m0018,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

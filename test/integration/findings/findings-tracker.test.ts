@@ -144,6 +144,17 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     ]);
   });
 
+  test("findings of a server that answered only part of the epoch are kept; they resolve once it answers in full", async () => {
+    await using lab = await trackerLab(nc, "partial");
+    await using tracker = await lab.tracker(nc);
+    await tracker.onEpoch(await lab.epoch(0, [X, Y]));
+    // n2 answered, but not every request (its JSZ came too late, say): Y's row is missing, not gone.
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(1, [X], { partial: ["n2"] })), []);
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [X])), [
+      { status: "resolved", finding: firing(Y, epochTime(0)), endsAt: epochTime(2) },
+    ]);
+  });
+
   test("findings of a check that failed to run are kept until it runs again", async () => {
     await using lab = await trackerLab(nc, "failing");
     await using tracker = await lab.tracker(nc);

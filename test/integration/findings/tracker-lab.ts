@@ -40,6 +40,8 @@ export interface Row {
 export interface EpochOptions {
   /** Servers that answer (default: every lab server). */
   answered?: string[];
+  /** Servers that answered only some requests (the marker's servers_partial). */
+  partial?: string[];
   /** Codes whose statement fails this epoch. */
   failing?: string[];
   /** Codes whose statement runs as disabled (rows stored, flagged). */
@@ -67,7 +69,10 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
     async epoch(i, rows, options = {}) {
       const epoch = epochTime(i).toISOString();
       const replies = labReplies();
-      const overrides = options.answered ? { servers_answered: options.answered } : {};
+      const overrides = {
+        ...(options.answered ? { servers_answered: options.answered } : {}),
+        ...(options.partial ? { servers_partial: options.partial } : {}),
+      };
       await foldEpoch(t.catalog, { markerSeq: ++seq, marker: marker(epoch, replies, overrides), replies });
       const result = await runEpochChecks(t.catalog, epoch, statements(rows, options));
       if (!result) throw new Error(`epoch ${epoch} is not in the catalog`);

@@ -3,12 +3,14 @@
  * the account's default imports answer the connection list and account statistics, every
  * other `$SYS` request has no responders. That is an error of the epoch naming the cause,
  * not "the servers are too old": only sources with a first release above the servers'
- * are recorded as unsupported.
+ * are recorded as unsupported. A server that answers some requests and not another it
+ * serves is partial: its figures are incomplete, and its findings are kept as they were.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { SOURCES } from "../../../src/scrape/index.ts";
+import { startTestCluster } from "../../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER, startTestServer } from "../../harness/start-nats-server.ts";
 import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 
@@ -38,6 +40,38 @@ test("no responders outside the system account is an error naming it; only sourc
     );
   } finally {
     await app.close();
+    await sys.close();
+  }
+});
+
+test("a server that answers some requests of an epoch and not another it serves is partial, and the error names it", async () => {
+  await using cluster = await startTestCluster({ size: 3 });
+  const sys = await connect({
+    servers: cluster.urls.split(","),
+    user: SYS_USER.user,
+    pass: SYS_USER.password,
+  });
+  try {
+    const varz = SOURCES.find((s) => s.name === "varz")!;
+    const n1 = await sys.request("$SYS.REQ.SERVER.PING.VARZ", "{}", { timeout: 2000 });
+    const { server } = n1.json<{ server: { id: string; name: string } }>();
+    // A request only one server answers: the others answered VARZ, and are missing here.
+    const one = { name: "healthz", subject: `$SYS.REQ.SERVER.${server.id}.HEALTHZ`, body: {} };
+    const { marker } = await scrapeOneEpoch(sys, [varz, one]);
+    const others = ["n1", "n2", "n3"].filter((n) => n !== server.name);
+    assert.deepEqual(marker.servers_answered, ["n1", "n2", "n3"]);
+    assert.deepEqual(marker.servers_partial, others);
+    assert.deepEqual(marker.errors, [
+      {
+        source: "healthz",
+        error:
+          `no reply from ${others.join(", ")}, which answered other requests (later than scraper.quiet, ` +
+          "or past scraper.timeout): its findings are kept as they were",
+      },
+    ]);
+    const { marker: full } = await scrapeOneEpoch(sys, [varz]);
+    assert.equal(full.servers_partial, undefined, "every server answered everything");
+  } finally {
     await sys.close();
   }
 });
