@@ -325,18 +325,21 @@ function serversTooOld(
 }
 
 /**
- * The servers that answered VARZ, which only the system account is answered: a server that
- * answers a connection in another account (its account's imports of the connection list and
- * account statistics) is no member of the monitored system, and missing the rest is no gap.
- * Every server that answered anything when VARZ is not asked.
+ * The servers of the monitored system: those that answered a request only the system
+ * account is answered (not an accountScoped one). A server that answers a connection in
+ * another account only its account's imports is no member, and missing the rest is no gap.
+ * Every server that answered anything when no such request was asked.
  */
 function systemMembers(
   gathered: readonly { source: Source; result: GatherResult }[],
   answered: ReadonlySet<string>,
 ): ReadonlySet<string> {
-  const varz = gathered.find((g) => g.source.name === "varz")?.result;
-  if (!varz) return answered;
-  return new Set(varz.kind === "replies" ? varz.replies.map((r) => r.server) : []);
+  const systemWide = gathered.filter((g) => !g.source.accountScoped);
+  if (systemWide.length === 0) return answered;
+  const members = new Set<string>();
+  for (const { result } of systemWide)
+    if (result.kind === "replies") for (const r of result.replies) members.add(r.server);
+  return members;
 }
 
 /** Servers that answered other requests of the epoch and not this one, though not too old for it. */

@@ -13,6 +13,12 @@ export interface Source {
   readonly since?: string;
   /** Replies are pages: ask each server again with `offset` until its total is reached. */
   readonly paged?: Paging;
+  /**
+   * Also answered to a connection outside the system account (every account imports it by
+   * default), scoped to that account: the one kind of request a server that is no member of
+   * the monitored system answers, when the connection is in another account.
+   */
+  readonly accountScoped?: true;
 }
 
 /**
@@ -93,13 +99,19 @@ export const SOURCES: readonly Source[] = [
     subject: ping("CONNZ"),
     body: { subscriptions: true, auth: true, limit: 1024 },
     paged: { directSuffix: "CONNZ", limit: 1024, list: "connections", total: "total" },
+    accountScoped: true,
   },
   { name: "routez", subject: ping("ROUTEZ"), body: {} },
   { name: "gatewayz", subject: ping("GATEWAYZ"), body: { accounts: true } },
   { name: "leafz", subject: ping("LEAFZ"), body: {} },
   { name: "subsz", subject: ping("SUBSZ"), body: {} },
   { name: "accountz", subject: ping("ACCOUNTZ"), body: {} },
-  { name: "accstatz", subject: "$SYS.REQ.ACCOUNT.PING.STATZ", body: { include_unused: true } },
+  {
+    name: "accstatz",
+    subject: "$SYS.REQ.ACCOUNT.PING.STATZ",
+    body: { include_unused: true },
+    accountScoped: true,
+  },
   { name: "idz", subject: ping("IDZ"), body: {}, since: "2.10.0" },
   { name: "raftz", subject: ping("RAFTZ"), body: {}, since: "2.10.26" },
   { name: "ipqueuesz", subject: ping("IPQUEUESZ"), body: { all: true }, since: "2.10.26" },

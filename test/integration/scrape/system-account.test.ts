@@ -69,6 +69,11 @@ test("a server that answers some requests of an epoch and not another it serves 
           "or past scraper.timeout): its findings are kept as they were",
       },
     ]);
+    // The same when the request some servers miss is VARZ itself.
+    const healthz = SOURCES.find((s) => s.name === "healthz")!;
+    const varzOfOne = { name: "varz", subject: `$SYS.REQ.SERVER.${server.id}.VARZ`, body: {} };
+    const { marker: noVarz } = await scrapeOneEpoch(sys, [varzOfOne, healthz]);
+    assert.deepEqual(noVarz.servers_partial, others);
     const { marker: full } = await scrapeOneEpoch(sys, [varz]);
     assert.equal(full.servers_partial, undefined, "every server answered everything");
   } finally {
