@@ -170,7 +170,7 @@ async function foldState(
   epoch: DuckDBTimestampTZValue,
 ): Promise<{ folded: boolean; lastSeq: bigint }> {
   const found = await con.runAndReadAll(
-    "SELECT bool_or(epoch = $1), coalesce(max(marker_seq), 0) FROM hx.epochs",
+    "SELECT EXISTS (SELECT 1 FROM hx.epochs WHERE epoch = $1), (SELECT coalesce(max(marker_seq), 0) FROM hx.epochs)",
     [epoch],
     [TIMESTAMPTZ],
   );

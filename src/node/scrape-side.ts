@@ -138,11 +138,9 @@ export function createScrapeSide(options: {
   const url = describeTarget(target);
   const connectName = `natsmon ${options.nodeId} scrape ${system.id}`;
   /**
-   * The connection to the monitored system and the last commit marker, retried until both
-   * are there or the side stops: a system that cannot be reached, or that refuses the
-   * credentials, must not hold up the node's other systems, and says why.
+   * One try at the connection to the monitored system and the scrape stream's last commit
+   * marker; on failure, records and logs why and returns undefined.
    */
-  /** One try; on failure, records and logs why and returns undefined. */
   const tryConnect = async (retryInMs: number) => {
     let monitored: NatsConnection | undefined;
     try {
