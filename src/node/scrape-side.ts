@@ -59,6 +59,7 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
             commit_seq: last.commitSeq,
             servers_expected: last.serversExpected,
             servers_answered: last.serversAnswered,
+            servers_partial: last.serversPartial,
             sources: last.sources.map((s) => ({ ...s, ms: Math.round(s.ms) })),
           },
         }

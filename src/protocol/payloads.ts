@@ -113,6 +113,8 @@ export interface ScraperStatusReply {
     commit_seq: number;
     servers_expected: string[];
     servers_answered: string[];
+    /** Servers that answered some requests of the epoch but not all (their findings are held). */
+    servers_partial: string[];
     sources: ScraperSourceStatus[];
   };
   last_error?: string;

@@ -30,6 +30,8 @@ export interface EpochSummary {
   parts: number;
   bytes: number;
   serversAnswered: string[];
+  /** Answered some requests of the epoch but not all: their findings are kept as they were. */
+  serversPartial: string[];
   serversExpected: string[];
   commitSeq: number;
   ms: number;
@@ -228,6 +230,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       parts: parts.length,
       bytes: parts.reduce((sum, p) => sum + p.bytes, 0),
       serversAnswered: marker.servers_answered,
+      serversPartial: marker.servers_partial ?? [],
       serversExpected: marker.servers_expected,
       commitSeq,
       ms: performance.now() - t0,

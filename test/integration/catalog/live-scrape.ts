@@ -4,16 +4,18 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { parseJsonExact, silentLogger } from "../../../src/lib/index.ts";
 import type { CommitMarker, RawReply, ScrapePartRef } from "../../../src/protocol/index.ts";
-import { startScraper, type Source } from "../../../src/scrape/index.ts";
+import { startScraper, type EpochSummary, type Source } from "../../../src/scrape/index.ts";
 
 /** One epoch as the scraper writes it, kept in memory instead of the scrape stream. */
 export async function scrapeOneEpoch(
   monitored: NatsConnection,
   sources: readonly Source[],
-): Promise<{ marker: CommitMarker; replies: ScrapeReply[] }> {
+): Promise<{ marker: CommitMarker; replies: ScrapeReply[]; summary: EpochSummary }> {
   const replies: ScrapeReply[] = [];
   let committed: (marker: CommitMarker) => void = () => {};
   const done = new Promise<CommitMarker>((resolve) => (committed = resolve));
+  let summarized: (summary: EpochSummary) => void = () => {};
+  const summary = new Promise<EpochSummary>((resolve) => (summarized = resolve));
   const sink = {
     publishReply(_epoch: string, reply: RawReply): Promise<ScrapePartRef> {
       const data = reply.encoding === "gzip" ? gunzipSync(reply.data) : reply.data;
@@ -50,6 +52,7 @@ export async function scrapeOneEpoch(
     },
     log: silentLogger(),
     sources,
+    onEpoch: summarized,
   });
-  return { marker: await done, replies };
+  return { marker: await done, replies, summary: await summary };
 }

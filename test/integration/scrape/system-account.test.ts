@@ -57,10 +57,12 @@ test("a server that answers some requests of an epoch and not another it serves 
     const { server } = n1.json<{ server: { id: string; name: string } }>();
     // A request only one server answers: the others answered VARZ, and are missing here.
     const one = { name: "healthz", subject: `$SYS.REQ.SERVER.${server.id}.HEALTHZ`, body: {} };
-    const { marker } = await scrapeOneEpoch(sys, [varz, one]);
+    const { marker, summary } = await scrapeOneEpoch(sys, [varz, one]);
     const others = ["n1", "n2", "n3"].filter((n) => n !== server.name);
     assert.deepEqual(marker.servers_answered, ["n1", "n2", "n3"]);
     assert.deepEqual(marker.servers_partial, others);
+    // What ops.scraper.status reports of the last epoch.
+    assert.deepEqual(summary.serversPartial, others);
     assert.deepEqual(marker.errors, [
       {
         source: "healthz",
@@ -74,8 +76,9 @@ test("a server that answers some requests of an epoch and not another it serves 
     const varzOfOne = { name: "varz", subject: `$SYS.REQ.SERVER.${server.id}.VARZ`, body: {} };
     const { marker: noVarz } = await scrapeOneEpoch(sys, [varzOfOne, healthz]);
     assert.deepEqual(noVarz.servers_partial, others);
-    const { marker: full } = await scrapeOneEpoch(sys, [varz]);
+    const { marker: full, summary: fullSummary } = await scrapeOneEpoch(sys, [varz]);
     assert.equal(full.servers_partial, undefined, "every server answered everything");
+    assert.deepEqual(fullSummary.serversPartial, []);
   } finally {
     await sys.close();
   }
