@@ -21,6 +21,7 @@ import { migration as m0015 } from "./0015-page-views.ts";
 import { migration as m0016 } from "./0016-consumer-replica-view.ts";
 import { migration as m0017 } from "./0017-marker-seq-comment.ts";
 import { migration as m0018 } from "./0018-servers-partial.ts";
+import { migration as m0019 } from "./0019-findings-in-force.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0016,
   m0017,
   m0018,
+  m0019,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

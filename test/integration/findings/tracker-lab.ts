@@ -58,6 +58,8 @@ export interface TrackerLab extends AsyncDisposable {
   epoch(i: number, rows: readonly Row[], options?: EpochOptions): Promise<EpochFindings>;
   /** A tracker on `nc` for this system, seeded from this catalog. */
   tracker(nc: NatsConnection, disabledChecks?: readonly string[]): Promise<FindingsTracker>;
+  /** Rows of a query on the catalog, as JSON objects. */
+  query(sql: string): Promise<Record<string, unknown>[]>;
 }
 
 export async function trackerLab(nc: NatsConnection, systemId: string): Promise<TrackerLab> {
@@ -87,6 +89,7 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
         log,
       });
     },
+    query: (sql) => t.catalog.withReader(async (con) => (await con.runAndReadAll(sql)).getRowObjectsJS()),
     [Symbol.asyncDispose]: () => t[Symbol.asyncDispose](),
   };
 }

@@ -1,0 +1,146 @@
+/**
+ * hx.findings_in_force and the health grades agree with the findings feed: after every
+ * epoch, the catalog's findings in force are exactly the tracker's firing set (identity and
+ * severity), through a silent server, a partial one, a failed check, an epoch no server
+ * answered, and a disabled check; a held finding keeps its entity's grade.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { findingId } from "../../../src/domain/index.ts";
+import type { FindingsTracker } from "../../../src/findings/index.ts";
+import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+import { trackerLab, type Row, type TrackerLab } from "./tracker-lab.ts";
+
+const X: Row = { code: "jetstream-008", pk: 1, name: "ORDERS", severity: "warning" };
+const Y: Row = { code: "server-007", type: "server", pk: 2, name: "n2", server: "n2", severity: "critical" };
+const Z: Row = { code: "consumer-003", type: "consumer", pk: 3, name: "ORDERS > worker", severity: "info" };
+/** A finding of no server: only an epoch no server answered cannot see it. */
+const W: Row = {
+  code: "meta-002",
+  type: "meta_cluster",
+  pk: 4,
+  name: "meta",
+  server: null,
+  severity: "warning",
+};
+const WITHOUT_N2 = ["l1", "n1", "n3", "w1", "w2"];
+
+let server: TestServer;
+let nc: NatsConnection;
+before(async () => {
+  server = await startTestServer("inforce");
+  nc = await connect({ servers: server.url });
+});
+after(async () => {
+  await nc.close();
+  await server[Symbol.asyncDispose]();
+});
+
+/** id → severity, and the ids the catalog marks held. */
+async function inForce(lab: TrackerLab): Promise<{ severities: Map<string, string>; held: string[] }> {
+  const rows = await lab.query(
+    "SELECT code, entity_type, entity_pk, coalesce(entity_key, '') AS entity_key, severity, held FROM hx.findings_in_force",
+  );
+  const severities = new Map<string, string>();
+  const held: string[] = [];
+  for (const r of rows) {
+    const id = findingId({
+      code: String(r.code),
+      entityType: String(r.entity_type),
+      entityPk: Number(r.entity_pk),
+      ...(r.entity_key === "" ? {} : { entityKey: r.entity_key as string }),
+    });
+    assert.ok(!severities.has(id), `${id} is in force once`);
+    severities.set(id, String(r.severity));
+    if (r.held === true) held.push(id);
+  }
+  return { severities, held: held.sort() };
+}
+
+async function assertAgrees(lab: TrackerLab, tracker: FindingsTracker, held: readonly Row[], step: string) {
+  const catalog = await inForce(lab);
+  const firing = new Map([...tracker.firing()].map(([id, f]) => [id, f.severity as string]));
+  assert.deepEqual(
+    catalog.severities,
+    firing,
+    `${step}: the catalog's findings in force are the feed's firing set`,
+  );
+  assert.deepEqual(
+    catalog.held,
+    held.map((r) => findingId({ code: r.code, entityType: r.type ?? "stream", entityPk: r.pk })).sort(),
+    `${step}: held findings`,
+  );
+}
+
+test("the findings in force and the grades follow the feed's firing set, held findings included", async () => {
+  await using lab = await trackerLab(nc, "inforce");
+  await using tracker = await lab.tracker(nc);
+  await tracker.onEpoch(await lab.epoch(0, [X, Y, Z, W]));
+  await assertAgrees(lab, tracker, [], "all answered");
+
+  // n2 is silent: Y (read from n2) has no row, and is held.
+  await tracker.onEpoch(await lab.epoch(1, [X, Z, W], { answered: WITHOUT_N2 }));
+  await assertAgrees(lab, tracker, [Y], "n2 silent");
+  const [n2] = await lab.query(
+    "SELECT grade, critical, held, codes FROM hx.entity_health WHERE entity_pk = 2",
+  );
+  assert.deepEqual(
+    n2,
+    { grade: "red", critical: 1n, held: 1n, codes: [Y.code] },
+    "the silent server stays red",
+  );
+  const [system] = await lab.query("SELECT grade, critical, warning, info, held FROM hx.system_health");
+  assert.deepEqual(system, { grade: "red", critical: 1n, warning: 2n, info: 1n, held: 1n });
+
+  // Still silent two epochs on, and X's check fails: both held, Y since its last row at epoch 0.
+  await tracker.onEpoch(await lab.epoch(2, [Z, W], { answered: WITHOUT_N2, failing: [X.code] }));
+  await assertAgrees(lab, tracker, [X, Y], "n2 silent, X's check failed");
+  const seen = await lab.query("SELECT code, seen_epoch FROM hx.findings_in_force WHERE held ORDER BY code");
+  assert.deepEqual(
+    seen.map((r) => [r.code, (r.seen_epoch as Date).toISOString()]),
+    [
+      [X.code, "2026-11-22T10:01:00.000Z"],
+      [Y.code, "2026-11-22T10:00:00.000Z"],
+    ],
+  );
+
+  // n2 answers only in part; X's check runs again without X: X resolves, Y is still held.
+  await tracker.onEpoch(await lab.epoch(3, [Z, W], { partial: ["n2"] }));
+  await assertAgrees(lab, tracker, [Y], "n2 partial");
+
+  // No server answers: nothing could be seen, every finding is held, W (of no server) too.
+  await tracker.onEpoch(await lab.epoch(4, [], { answered: [] }));
+  await assertAgrees(lab, tracker, [Y, Z, W], "nobody answered");
+
+  // Everyone answers: Y fires again at a lower severity, Z and W are gone.
+  await tracker.onEpoch(await lab.epoch(5, [{ ...Y, severity: "warning" }]));
+  await assertAgrees(lab, tracker, [], "all answered again");
+  const [graded] = await lab.query("SELECT grade, held FROM hx.entity_health WHERE entity_pk = 2");
+  assert.deepEqual(graded, { grade: "amber", held: 0n });
+
+  // Y clears while n2 answers, then n2 goes silent: a resolved finding is not held again.
+  await tracker.onEpoch(await lab.epoch(6, []));
+  await tracker.onEpoch(await lab.epoch(7, [], { answered: WITHOUT_N2 }));
+  await assertAgrees(lab, tracker, [], "n2 silent after Y resolved");
+  assert.deepEqual(await lab.query("SELECT grade, held FROM hx.system_health"), [
+    { grade: "green", held: 0n },
+  ]);
+});
+
+test("a held finding of a check disabled since is not in force", async () => {
+  await using lab = await trackerLab(nc, "inforce-disabled");
+  {
+    await using first = await lab.tracker(nc);
+    await first.onEpoch(await lab.epoch(0, [X, Y]));
+    await first.onEpoch(await lab.epoch(1, [X], { answered: WITHOUT_N2 }));
+    await assertAgrees(lab, first, [Y], "n2 silent");
+  }
+  // Y's check is turned off while n2 is still silent: the feed drops it without a resolve.
+  await using second = await lab.tracker(nc, [Y.code]);
+  await second.onEpoch(await lab.epoch(2, [X, Y], { answered: WITHOUT_N2, disabled: [Y.code] }));
+  await assertAgrees(lab, second, [], "Y's check disabled");
+  const grades = await lab.query("SELECT entity_pk FROM hx.entity_health ORDER BY entity_pk");
+  assert.deepEqual(grades, [{ entity_pk: 1n }]);
+});
