@@ -59,8 +59,9 @@ export function runCommand(program: Command): void {
         for (const warning of result.warnings) log.warn(warning);
         // Where ops.version.check looks for releases (npm's registry unless a mirror is named).
         const registry = process.env.NATSMON_UPDATE_REGISTRY;
-        // Tests shorten the once-a-minute retry of a catalog that would not open.
+        // Tests shorten the once-a-minute retry of a catalog that would not open, and retention's round.
         const reopenMs = Number(process.env.NATSMON_CATALOG_REOPEN_MS) || undefined;
+        const retentionEveryMs = Number(process.env.NATSMON_RETENTION_EVERY_MS) || undefined;
         // Caught from here on, so a signal while the node starts stops what it started.
         const stop = catchStopSignal(log, 15_000);
         let node;
@@ -71,6 +72,7 @@ export function runCommand(program: Command): void {
             ...(faultsFromEnv() ? { faults: faultsFromEnv()! } : {}),
             ...(registry ? { updateRegistry: registry } : {}),
             ...(reopenMs ? { catalogReopenMs: reopenMs } : {}),
+            ...(retentionEveryMs ? { retentionEveryMs } : {}),
           });
         } catch (err) {
           // Stopped during start-up: startNode has stopped whatever it had started, as a stop does.

@@ -89,6 +89,8 @@ export function createCatalogSide(options: {
   faults?: { afterFold?: () => void };
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
+  /** How often retention runs (once a minute). */
+  retentionEveryMs?: number;
 }): CatalogSide {
   const { sink, system, nodeId, log } = options;
   let catalog: Catalog | undefined;
@@ -116,10 +118,16 @@ export function createCatalogSide(options: {
     }
   };
   let lastSeq = 0;
-  // db.retention runs between folds, at most once a minute; 0 keeps everything.
+  // db.retention runs once the catalog opens, then at most once a minute: between folds, and
+  // on a timer, so a catalog that nothing folds into (its system unreachable, its scraper
+  // stopped) still drops what is past retention. 0 keeps everything.
+  const retentionEveryMs = options.retentionEveryMs ?? RETENTION_EVERY_MS;
   let lastRetention = 0;
+  let retentionTimer: NodeJS.Timeout | undefined;
+  let retaining: Promise<void> = Promise.resolve();
   const retention = async () => {
-    if (!catalog || system.db.retentionMs <= 0 || Date.now() - lastRetention < RETENTION_EVERY_MS) return;
+    if (!catalog || stopped || system.db.retentionMs <= 0 || Date.now() - lastRetention < retentionEveryMs)
+      return;
     lastRetention = Date.now();
     try {
       const removed = await applyRetention(catalog, new Date(Date.now() - system.db.retentionMs));
@@ -130,11 +138,15 @@ export function createCatalogSide(options: {
       log.error({ err }, "retention failed; it runs again in a minute");
     }
   };
+  /** One retention at a time, whoever asks; stop() waits for the last. */
+  const runRetention = () => (retaining = retaining.then(retention));
 
   let loop: Promise<void> = Promise.resolve();
   let stopConsumer = async () => {};
   /** Consumes commit markers into the open catalog, from wherever the stream still reaches. */
   const startIndexing = async (open: Catalog, tracker: FindingsTracker | undefined) => {
+    void runRetention();
+    retentionTimer = setInterval(() => void runRetention(), retentionEveryMs);
     const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
     // Scrape stream lag: commit markers not yet consumed.
     const assets = systemAssets(system.id);
@@ -161,7 +173,7 @@ export function createCatalogSide(options: {
           faults: options.faults,
         });
         lastSeq = delivery.seq;
-        await retention();
+        await runRetention();
       }
     })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
   };
@@ -297,7 +309,9 @@ export function createCatalogSide(options: {
     stopped = true;
     await starting?.catch(() => undefined);
     clearInterval(reopenTimer);
+    clearInterval(retentionTimer);
     await reopening;
+    await retaining;
     await memoryFeed[Symbol.asyncDispose]();
     await stopConsumer();
     await loop;

@@ -46,6 +46,8 @@ export async function startNode(
     updateRegistry?: string;
     /** How often a catalog that would not open is tried again (default once a minute). */
     catalogReopenMs?: number;
+    /** How often retention runs (default once a minute). */
+    retentionEveryMs?: number;
     /**
      * Stops the start between its steps (the caller caught SIGTERM): what has started is
      * stopped, as when a step fails, and startNode rejects with the signal's reason.
@@ -135,6 +137,7 @@ export async function startNode(
           metrics,
           log: systemLog,
           ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
+          ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
         });
         catalogs.set(system.id, catalog);
