@@ -23,6 +23,7 @@ function scraper(top: RawScraper | undefined, own: RawScraper | undefined): Scra
     timeoutMs: s.timeout ?? 5_000,
     disconnectBucketMs: s["disconnect-bucket"] ?? 60_000,
     disconnectHistoryMs: s["disconnect-history"] ?? 24 * 3_600_000,
+    forgetAfterMs: s["forget-after"] ?? 24 * 3_600_000,
   };
 }
 

@@ -48,6 +48,8 @@ export const scraperSchema = z.strictObject({
   "disconnect-bucket": duration.refine((ms) => ms >= 1000, "must be at least 1s").optional(),
   // 0 keeps no history; the buckets are still published as they close.
   "disconnect-history": duration.optional(),
+  // A server not heard from this long, and no JetStream meta peer, is no longer expected; 0 never forgets.
+  "forget-after": duration.optional(),
 });
 
 export const dbSchema = z.strictObject({

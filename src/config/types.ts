@@ -81,6 +81,8 @@ export interface ScraperConfig {
   readonly disconnectBucketMs: number;
   /** …and buckets are kept this long for `ops.disconnect.history`. */
   readonly disconnectHistoryMs: number;
+  /** A server not heard from this long, and no JetStream meta peer, is no longer expected; 0 never forgets. */
+  readonly forgetAfterMs: number;
 }
 
 export interface DbConfig {

@@ -6,6 +6,13 @@ export interface DiffContext {
   readonly epoch: Date;
   /** Servers that answered in this epoch. */
   readonly answered: ReadonlySet<string>;
+  /**
+   * Servers the epoch expected (hx.epochs.servers_expected). A finding of a server that is
+   * no longer expected (forgotten after scraper.forget-after, or a name no monitored server
+   * ever had) resolves when absent: nobody is left to report it. Undefined: every server
+   * counts as expected.
+   */
+  readonly expected?: ReadonlySet<string>;
   /** Codes of checks turned off with `disabled-checks`. */
   readonly disabled: ReadonlySet<string>;
   /** Codes of checks that failed to run in this epoch (their rows are missing, not gone). */
@@ -26,8 +33,9 @@ export interface DiffResult {
  * - one in the baseline at the same severity stays up silently, keeping its startsAt;
  * - one whose severity moved is `changed`, keeping its startsAt, with the severity left behind;
  * - a baseline finding absent now is `resolved` at this epoch, with the name and severity it
- *   held (the entity may be gone), unless its absence says nothing: its server did not answer,
- *   its check failed to run, or no server answered at all (nothing was observed);
+ *   held (the entity may be gone), unless its absence says nothing: its server did not answer
+ *   (and is still expected), its check failed to run, or no server answered at all (nothing
+ *   was observed);
  * - findings of disabled checks never fire, and baseline entries of a disabled check are
  *   dropped without a resolve (rule 3).
  * A still-firing finding takes the newer name and server.
@@ -88,7 +96,8 @@ function unobserved(held: FiringFinding, ctx: DiffContext): boolean {
   if (ctx.failed.has(held.code)) return true;
   // A finding read from one server's reply can only clear when that server answers; one
   // that belongs to no server needs at least some server to have answered.
-  return held.server === undefined ? ctx.answered.size === 0 : !ctx.answered.has(held.server);
+  if (held.server === undefined) return ctx.answered.size === 0;
+  return !ctx.answered.has(held.server) && (ctx.expected?.has(held.server) ?? true);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface EpochFindings {
   readonly failed: readonly { readonly code: string }[];
   /** Servers that answered this epoch. */
   readonly answered: readonly string[];
+  /** Servers the epoch expected; a finding of a server no longer expected resolves when absent. */
+  readonly expected?: readonly string[];
 }
 
 /** How the tracker's baseline began (baseline rules 1 and 2). */
@@ -103,6 +105,7 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
     const { transitions, baseline: next } = diffFindings(baseline, result.findings, {
       epoch: result.epoch,
       answered: new Set(result.answered),
+      ...(result.expected ? { expected: new Set(result.expected) } : {}),
       disabled: disabledCodes(configured, result.findings),
       failed: new Set(result.failed.map((f) => f.code)),
     });

@@ -17,6 +17,7 @@ import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { ScraperUnavailableError } from "../domain/index.ts";
 import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import {
+  expectedSeed,
   requestDiagnostic,
   startDisconnectTracker,
   startScraper,
@@ -198,7 +199,7 @@ export function createScrapeSide(options: {
     }
     const accounts = serviceAccounts(options, log);
     const scraper = startScraper({
-      ...(previous ? { expected: previous.servers_expected } : {}),
+      ...(previous ? { expected: expectedSeed(previous) } : {}),
       systemId: system.id,
       monitored,
       accounts,

@@ -70,6 +70,13 @@ export interface CommitMarker {
    * their findings are kept as they were. Absent in markers of older natsmon releases.
    */
   servers_partial?: string[];
+  /**
+   * Each expected server that did not answer this epoch: since when it has not (its last
+   * answer, or when it became expected), so a restarted scraper keeps counting toward
+   * scraper.forget-after. Absent when every expected server answered, and in markers of
+   * older natsmon releases.
+   */
+  servers_unheard_since?: Record<string, string>;
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];

@@ -3,6 +3,7 @@ import type { Logger } from "../lib/index.ts";
 import { formatEpoch } from "../domain/index.ts";
 import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from "../protocol/index.ts";
 import type { ScraperConfig } from "../config/index.ts";
+import { ExpectedServers, type ExpectedSeed } from "./expected-servers.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
 import { fetchRemainingPages } from "./pages.ts";
 import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
@@ -62,7 +63,7 @@ export interface ScraperOptions {
   /** Application accounts whose micro services are gathered (services.ts). */
   accounts?: readonly ServiceAccount[];
   /** Servers expected from before this process started (the last commit marker). */
-  expected?: readonly string[];
+  expected?: ExpectedSeed;
   faults?: ScrapeFaults;
   now?: () => Date;
   /** Told of each committed epoch (metrics). */
@@ -80,7 +81,7 @@ export function startScraper(options: ScraperOptions): Scraper {
   const sources = options.sources ?? SOURCES;
   const now = options.now ?? (() => new Date());
   // Servers seen before, so one that stops answering shows as expected-but-missing.
-  const known = new Set<string>(options.expected ?? []);
+  const known = new ExpectedServers(config.forgetAfterMs, log, options.expected);
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
@@ -199,10 +200,9 @@ export function startScraper(options: ScraperOptions): Scraper {
       });
     }
     const parts = await Promise.all(publishing);
-    for (const server of answered) known.add(server);
     // The JetStream meta group names every peer, also one that is down now: a server that
     // has been down since before natsmon started is expected too, not just unknown.
-    for (const server of metaPeers(gathered)) known.add(server);
+    const expected = known.observe(Date.parse(epoch), answered, metaPeers(gathered));
     if (answered.size === 0) {
       errors.push({
         source: "*",
@@ -217,8 +217,11 @@ export function startScraper(options: ScraperOptions): Scraper {
       epoch,
       finished_at: formatEpoch(now()),
       parts,
-      servers_expected: [...known].sort(),
+      servers_expected: expected.expected,
       servers_answered: [...answered].sort(),
+      ...(Object.keys(expected.unheardSince).length > 0
+        ? { servers_unheard_since: expected.unheardSince }
+        : {}),
       ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
       unsupported,
       errors,

@@ -1,8 +1,8 @@
 /**
  * Health grades as the feed sees them. Grades used to read only the latest checked epoch's
  * findings, while the findings diff keeps a finding firing when the epoch could not have
- * seen it: its server did not answer in full (or, for a finding of no server, no server
- * answered), or its check failed to run. Such a finding has no row in the latest epoch, so
+ * seen it: its server did not answer in full and is still expected (or, for a finding of no
+ * server, no server answered), or its check failed to run. Such a finding has no row in the latest epoch, so
  * its entity graded green while its alert still fired.
  *
  * hx.findings_in_force is what the diff holds: the latest epoch's findings, plus each
@@ -16,6 +16,7 @@ const RUNS = `
 runs AS (
   SELECT r.epoch,
          list_filter(e.servers_answered, s -> NOT list_contains(coalesce(e.servers_partial, []), s)) AS answered,
+         e.servers_expected AS expected,
          list_transform(r.failed, x -> split_part(x, ': ', 1)) AS failed
   FROM hx.check_runs r JOIN hx.epochs e ON e.epoch = r.epoch
 )`;
@@ -23,7 +24,8 @@ runs AS (
 const SEEN = (run: string, f: string) =>
   `(NOT list_contains(${run}.failed, ${f}.code)
      AND CASE WHEN ${f}.server IS NULL THEN len(coalesce(${run}.answered, [])) > 0
-              ELSE list_contains(coalesce(${run}.answered, []), ${f}.server) END)`;
+              ELSE list_contains(coalesce(${run}.answered, []), ${f}.server)
+                   OR NOT list_contains(coalesce(${run}.expected, []), ${f}.server) END)`;
 
 const IN_FORCE = view(
   "hx.findings_in_force",

@@ -4,12 +4,18 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { parseJsonExact, silentLogger } from "../../../src/lib/index.ts";
 import type { CommitMarker, RawReply, ScrapePartRef } from "../../../src/protocol/index.ts";
-import { startScraper, type EpochSummary, type Source } from "../../../src/scrape/index.ts";
+import {
+  startScraper,
+  type EpochSummary,
+  type ExpectedSeed,
+  type Source,
+} from "../../../src/scrape/index.ts";
 
 /** One epoch as the scraper writes it, kept in memory instead of the scrape stream. */
 export async function scrapeOneEpoch(
   monitored: NatsConnection,
   sources: readonly Source[],
+  options: { expected?: ExpectedSeed; forgetAfterMs?: number } = {},
 ): Promise<{ marker: CommitMarker; replies: ScrapeReply[]; summary: EpochSummary }> {
   const replies: ScrapeReply[] = [];
   let committed: (marker: CommitMarker) => void = () => {};
@@ -49,9 +55,11 @@ export async function scrapeOneEpoch(
       timeoutMs: 5000,
       disconnectBucketMs: 60_000,
       disconnectHistoryMs: 3_600_000,
+      forgetAfterMs: options.forgetAfterMs ?? 0,
     },
     log: silentLogger(),
     sources,
+    ...(options.expected ? { expected: options.expected } : {}),
     onEpoch: summarized,
   });
   return { marker: await done, replies, summary: await summary };

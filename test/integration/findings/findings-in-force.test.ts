@@ -144,3 +144,20 @@ test("a held finding of a check disabled since is not in force", async () => {
   const grades = await lab.query("SELECT entity_pk FROM hx.entity_health ORDER BY entity_pk");
   assert.deepEqual(grades, [{ entity_pk: 1n }]);
 });
+
+test("the findings of a silent server no longer expected resolve, in the feed and in force", async () => {
+  await using lab = await trackerLab(nc, "inforce-forgotten");
+  await using tracker = await lab.tracker(nc);
+  await tracker.onEpoch(await lab.epoch(0, [X, Y]));
+  await tracker.onEpoch(await lab.epoch(1, [X], { answered: WITHOUT_N2 }));
+  await assertAgrees(lab, tracker, [Y], "n2 silent");
+  // n2 is forgotten (scraper.forget-after): nobody is left to report Y.
+  const transitions = await tracker.onEpoch(
+    await lab.epoch(2, [X], { answered: WITHOUT_N2, expected: WITHOUT_N2 }),
+  );
+  assert.deepEqual(
+    transitions.map((t) => [t.status, t.finding.code]),
+    [["resolved", Y.code]],
+  );
+  await assertAgrees(lab, tracker, [], "n2 no longer expected");
+});

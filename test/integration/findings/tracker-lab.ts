@@ -42,6 +42,8 @@ export interface EpochOptions {
   answered?: string[];
   /** Servers that answered only some requests (the marker's servers_partial). */
   partial?: string[];
+  /** Servers expected (default: every lab server). */
+  expected?: string[];
   /** Codes whose statement fails this epoch. */
   failing?: string[];
   /** Codes whose statement runs as disabled (rows stored, flagged). */
@@ -74,6 +76,7 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
       const overrides = {
         ...(options.answered ? { servers_answered: options.answered } : {}),
         ...(options.partial ? { servers_partial: options.partial } : {}),
+        ...(options.expected ? { servers_expected: options.expected } : {}),
       };
       await foldEpoch(t.catalog, { markerSeq: ++seq, marker: marker(epoch, replies, overrides), replies });
       const result = await runEpochChecks(t.catalog, epoch, statements(rows, options));

@@ -315,6 +315,20 @@ describe("diffFindings", () => {
     ]);
   });
 
+  test("a finding of a silent server that is no longer expected resolves: nobody is left to report it", () => {
+    const given = baselineOf(firing(T0, { server: "n2" }), firing(T0, { entityPk: 8, server: "n3" }));
+    const expected = new Set(["n1", "n3"]);
+    const next = diffFindings(given, [], ctx({ epoch: T1, answered: new Set(["n1"]), expected }));
+    assert.deepEqual(next.transitions, [
+      { status: "resolved", finding: firing(T0, { server: "n2" }), endsAt: T1 },
+    ]);
+    assert.deepEqual(
+      [...next.baseline.values()],
+      [firing(T0, { entityPk: 8, server: "n3" })],
+      "n3 is still expected",
+    );
+  });
+
   test("startsAt is carried over many epochs and through a change until the finding resolves", () => {
     let baseline = diffFindings(new Map(), [finding({ severity: "warning" })], ctx({ epoch: T0 })).baseline;
     baseline = diffFindings(baseline, [finding({ severity: "warning" })], ctx({ epoch: T1 })).baseline;

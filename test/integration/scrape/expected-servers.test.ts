@@ -1,0 +1,58 @@
+/**
+ * Which servers an epoch expects, against a real 3-node JetStream cluster with one node
+ * stopped: a server not heard from for scraper.forget-after is forgotten, unless the
+ * JetStream meta group still names it as a peer (a stopped cluster member: scrape-001
+ * keeps firing for it until it is back or peer-removed).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { SOURCES } from "../../../src/scrape/index.ts";
+import { startTestCluster } from "../../harness/start-nats-cluster.ts";
+import { SYS_USER } from "../../harness/start-nats-server.ts";
+import { waitFor } from "../../harness/wait-for.ts";
+import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
+
+test("a server quiet past forget-after is no longer expected; a stopped meta peer stays expected", async () => {
+  await using cluster = await startTestCluster({ size: 3 });
+  const n3 = cluster.nodes.find((n) => n.name === "n3")!;
+  await n3.stop();
+  const sys = await connect({
+    servers: cluster.nodes.filter((n) => n !== n3).map((n) => n.url),
+    user: SYS_USER.user,
+    pass: SYS_USER.password,
+  });
+  try {
+    const hourAgo = Date.now() - 3_600_000;
+    // "old-id" stands for a server without a configured name, named after its id by
+    // nats-server, so gone for good once it restarted: both quiet for an hour.
+    const seed = {
+      servers: ["n1", "n2", "n3", "old-id"],
+      unheardSince: new Map([
+        ["n3", hourAgo],
+        ["old-id", hourAgo],
+      ]),
+      since: Date.now(),
+    };
+    const { marker } = await waitFor(
+      async () => {
+        const scraped = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 60_000 });
+        // The meta group needs a leader to name its peers; n3's stop may be sinking in.
+        return scraped.marker.servers_answered.length === 2 && scraped.marker.servers_expected.includes("n3")
+          ? scraped
+          : undefined;
+      },
+      { message: "an epoch answered by n1 and n2 whose meta group names n3" },
+    );
+    assert.deepEqual(marker.servers_answered, ["n1", "n2"]);
+    assert.deepEqual(marker.servers_expected, ["n1", "n2", "n3"], "old-id is forgotten, n3 a meta peer");
+    assert.deepEqual(Object.keys(marker.servers_unheard_since ?? {}), ["n3"]);
+    assert.equal(Date.parse(marker.servers_unheard_since!.n3!), hourAgo, "n3 counts from its last answer");
+
+    // With forgetting off, both stay expected.
+    const { marker: kept } = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 0 });
+    assert.deepEqual(kept.servers_expected, ["n1", "n2", "n3", "old-id"]);
+  } finally {
+    await sys.close();
+  }
+});
