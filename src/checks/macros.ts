@@ -44,16 +44,18 @@ COMMENT ON MACRO checks.monitor_text IS 'An io.nats.monitor.* value from stream 
   `CREATE OR REPLACE MACRO checks.monitor_value(metadata, name) AS
 TRY_CAST(checks.monitor_text(metadata, name) AS DOUBLE);
 COMMENT ON MACRO checks.monitor_value IS 'An io.nats.monitor.* threshold from stream or consumer metadata, as a number; NULL when absent';`,
+  // Go's time.ParseDuration: an optional sign, then one or more decimal numbers (`1.5`, `.5`,
+  // `1.`) each with a unit; or a bare 0.
   `CREATE OR REPLACE MACRO checks.go_duration_ns(text) AS
-CASE WHEN regexp_full_match(text, '([0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h))+') THEN
-  CAST(list_sum(list_transform(
-    regexp_extract_all(text, '[0-9]*\\.?[0-9]+(ns|us|µs|μs|ms|s|m|h)'),
-    part -> TRY_CAST(regexp_extract(part, '^[0-9]*\\.?[0-9]+') AS DOUBLE) *
+CASE WHEN regexp_full_match(text, '[+-]?(([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+') THEN
+  CASE WHEN starts_with(text, '-') THEN -1 ELSE 1 END * CAST(list_sum(list_transform(
+    regexp_extract_all(text, '([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)'),
+    part -> CAST(regexp_extract(part, '^([0-9]+\\.?[0-9]*|\\.[0-9]+)') AS DOUBLE) *
       CASE regexp_extract(part, '(ns|us|µs|μs|ms|s|m|h)$')
         WHEN 'ns' THEN 1 WHEN 'us' THEN 1e3 WHEN 'µs' THEN 1e3 WHEN 'μs' THEN 1e3
         WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 WHEN 'm' THEN 6e10 ELSE 3.6e12 END
   )) AS BIGINT)
-WHEN text = '0' THEN 0
+WHEN regexp_full_match(text, '[+-]?0') THEN 0
 END;
 COMMENT ON MACRO checks.go_duration_ns IS 'A Go duration such as 1h30m in nanoseconds; NULL when it is not one';`,
 ];
