@@ -53,7 +53,8 @@ export class ExpectedServers {
     if (metaPeers.size > 0) this.metaPeers = new Set(metaPeers);
     for (const peer of this.metaPeers) if (!this.heard.has(peer)) this.heard.set(peer, at);
     const forgotten: string[] = [];
-    if (this.forgetAfterMs > 0) {
+    // An epoch no server answered saw nothing (a scraper-side problem): it forgets no one.
+    if (this.forgetAfterMs > 0 && answered.size > 0) {
       for (const [server, last] of this.heard) {
         if (answered.has(server) || this.metaPeers.has(server) || at - last < this.forgetAfterMs) continue;
         this.heard.delete(server);

@@ -32,6 +32,13 @@ test("a server not heard from for forget-after is no longer expected; one heard 
   ]);
 });
 
+test("an epoch no server answered forgets no one: it saw nothing", () => {
+  const servers = new ExpectedServers(10 * MIN, silentLogger());
+  servers.observe(T0, new Set(["a", "b"]), none);
+  assert.deepEqual(servers.observe(T0 + 60 * MIN, none, none).expected, ["a", "b"]);
+  assert.deepEqual(servers.observe(T0 + 61 * MIN, new Set(["a"]), none).forgotten, ["b"]);
+});
+
 test("0 never forgets", () => {
   const servers = new ExpectedServers(0, silentLogger());
   servers.observe(T0, new Set(["a", "b"]), none);
