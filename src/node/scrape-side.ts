@@ -61,6 +61,7 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
             servers_expected: last.serversExpected,
             servers_answered: last.serversAnswered,
             servers_partial: last.serversPartial,
+            servers_unheard_since: last.serversUnheardSince,
             sources: last.sources.map((s) => ({ ...s, ms: Math.round(s.ms) })),
           },
         }

@@ -122,6 +122,8 @@ export interface ScraperStatusReply {
     servers_answered: string[];
     /** Servers that answered some requests of the epoch but not all (their findings are held). */
     servers_partial: string[];
+    /** Expected servers that did not answer, and since when: forgotten after scraper.forget-after unless meta peers. */
+    servers_unheard_since: Record<string, string>;
     sources: ScraperSourceStatus[];
   };
   last_error?: string;

@@ -34,6 +34,8 @@ export interface EpochSummary {
   /** Answered some requests of the epoch but not all: their findings are kept as they were. */
   serversPartial: string[];
   serversExpected: string[];
+  /** Expected servers that did not answer, and since when (counted toward scraper.forget-after). */
+  serversUnheardSince: Record<string, string>;
   commitSeq: number;
   ms: number;
   sources: SourceSummary[];
@@ -235,6 +237,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       serversAnswered: marker.servers_answered,
       serversPartial: marker.servers_partial ?? [],
       serversExpected: marker.servers_expected,
+      serversUnheardSince: expected.unheardSince,
       commitSeq,
       ms: performance.now() - t0,
       sources: summaries,

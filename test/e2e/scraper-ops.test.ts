@@ -33,6 +33,7 @@ test("the scraper's ops endpoints report, pause, resume and trigger scrapes, and
     assert.equal(status.interval, 300_000_000);
     assert.deepEqual(status.last_epoch?.servers_answered, ["natsmon-embedded"]);
     assert.deepEqual(status.last_epoch.servers_partial, []);
+    assert.deepEqual(status.last_epoch.servers_unheard_since, {});
     const sources = new Map(status.last_epoch.sources.map((s) => [s.source, s]));
     for (const name of [
       "varz",

@@ -34,7 +34,7 @@ test("a server quiet past forget-after is no longer expected; a stopped meta pee
       ]),
       since: Date.now(),
     };
-    const { marker } = await waitFor(
+    const { marker, summary } = await waitFor(
       async () => {
         const scraped = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 60_000 });
         // The meta group needs a leader to name its peers; n3's stop may be sinking in.
@@ -48,6 +48,8 @@ test("a server quiet past forget-after is no longer expected; a stopped meta pee
     assert.deepEqual(marker.servers_expected, ["n1", "n2", "n3"], "old-id is forgotten, n3 a meta peer");
     assert.deepEqual(Object.keys(marker.servers_unheard_since ?? {}), ["n3"]);
     assert.equal(Date.parse(marker.servers_unheard_since!.n3!), hourAgo, "n3 counts from its last answer");
+    // What ops.scraper.status reports of the last epoch.
+    assert.deepEqual(summary.serversUnheardSince, marker.servers_unheard_since);
 
     // With forgetting off, both stay expected.
     const { marker: kept } = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 0 });
