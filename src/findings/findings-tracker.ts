@@ -45,6 +45,8 @@ export interface FindingsTracker extends AsyncDisposable {
   ): Promise<Transition[]>;
   /** The findings firing now, keyed by findingId. */
   firing(): ReadonlyMap<string, FiringFinding>;
+  /** The epoch the firing set reflects; undefined until a baseline exists. */
+  baselineEpoch(): Date | undefined;
 }
 
 export interface FindingsTrackerOptions {
@@ -131,6 +133,7 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       return run;
     },
     firing: () => baseline,
+    baselineEpoch: () => baselineEpoch,
     async [Symbol.asyncDispose]() {
       await queue;
     },

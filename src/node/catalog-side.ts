@@ -35,7 +35,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
-import { ACK_WAIT_MS, handleCommit } from "./commit-handler.ts";
+import { ACK_WAIT_MS, handleCommit, recordFiring } from "./commit-handler.ts";
 import type {
   OpsPort,
   BackupStreamPort,
@@ -207,6 +207,8 @@ export function createCatalogSide(options: {
       firingSince: (epoch) => firingSince(open, epoch.toISOString()),
       log,
     });
+    // The catalog's copy of the firing set (grades) starts from the baseline as loaded.
+    await recordFiring(open, tracker);
     await startIndexing(open, tracker);
   };
   // Spec (Catalog database): retried once a minute; once open, queries answer and indexing

@@ -4,12 +4,18 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { CommitDelivery } from "../bus/index.ts";
-import { foldEpoch, runEpochChecks, type Catalog, type EpochCheckResult } from "../catalog/index.ts";
+import {
+  foldEpoch,
+  runEpochChecks,
+  writeFiringFindings,
+  type Catalog,
+  type EpochCheckResult,
+} from "../catalog/index.ts";
 import { epochCheckStatements } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { parseEpoch } from "../domain/index.ts";
 import { publishEpoch, publishTransitions } from "../feed/index.ts";
-import type { FindingsTracker } from "../findings/index.ts";
+import { diffFindings, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
 
@@ -89,6 +95,18 @@ export async function handleCommit(
         ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
       if (transitions.length > 0)
         log.info({ transitions: transitions.length }, "finding transitions published");
+      await recordFiring(catalog, ctx.tracker);
+    } else if (checked) {
+      // No feed here (the catalog opened late): the grades show this epoch's findings.
+      const epoch = parseEpoch(marker.epoch);
+      const disabled = new Set(checked.findings.filter((f) => f.disabled).map((f) => f.code));
+      const { baseline } = diffFindings(new Map(), checked.findings, {
+        epoch,
+        answered: new Set(),
+        disabled,
+        failed: new Set(),
+      });
+      await writeFiringFindings(catalog, epoch, baseline.values());
     }
     await delivery.ack();
   } catch (err) {
@@ -99,6 +117,15 @@ export async function handleCommit(
     );
     delivery.nak(RETRY_MS);
   }
+}
+
+/**
+ * Writes the tracker's firing set to the catalog (hx.findings_firing), which the grades read:
+ * held findings count there too. After each diff, and when the tracker starts.
+ */
+export async function recordFiring(catalog: Catalog, tracker: FindingsTracker): Promise<void> {
+  const at = tracker.baselineEpoch();
+  if (at) await writeFiringFindings(catalog, at, tracker.firing().values());
 }
 
 /** Per-check times at debug, a summary with the slowest at info, each failing check at error. */

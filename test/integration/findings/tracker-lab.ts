@@ -13,6 +13,7 @@ import {
   foldEpoch,
   latestEpochFindings,
   runEpochChecks,
+  type Catalog,
   type CheckStatement,
 } from "../../../src/catalog/index.ts";
 import type { Severity } from "../../../src/domain/index.ts";
@@ -62,6 +63,7 @@ export interface TrackerLab extends AsyncDisposable {
   tracker(nc: NatsConnection, disabledChecks?: readonly string[]): Promise<FindingsTracker>;
   /** Rows of a query on the catalog, as JSON objects. */
   query(sql: string): Promise<Record<string, unknown>[]>;
+  readonly catalog: Catalog;
 }
 
 export async function trackerLab(nc: NatsConnection, systemId: string): Promise<TrackerLab> {
@@ -92,6 +94,7 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
         log,
       });
     },
+    catalog: t.catalog,
     query: (sql) => t.catalog.withReader(async (con) => (await con.runAndReadAll(sql)).getRowObjectsJS()),
     [Symbol.asyncDispose]: () => t[Symbol.asyncDispose](),
   };
