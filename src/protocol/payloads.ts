@@ -77,6 +77,12 @@ export interface CommitMarker {
    * older natsmon releases.
    */
   servers_unheard_since?: Record<string, string>;
+  /**
+   * Each JetStream meta group's peers (by group name) as last listed whole by its leader:
+   * a restarted scraper keeps expecting a peer that is down. Absent without a clustered
+   * JetStream, and in markers of older natsmon releases.
+   */
+  meta_peers?: Record<string, string[]>;
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];

@@ -1,5 +1,5 @@
 /**
- * The servers an epoch expects to hear from: every server heard before, and every peer the
+ * The servers an epoch expects to hear from: every server heard before, and every peer a
  * JetStream meta group names (also one that is down). A server that does not answer stays
  * expected, so it shows as missing (scrape-001) and its findings are kept as they were,
  * until it has not answered for `scraper.forget-after` and is no meta peer: then it is
@@ -16,6 +16,19 @@ export interface ExpectedSeed {
   /** Since when each server has not answered (ms; the marker's servers_unheard_since); others count from `since`. */
   readonly unheardSince: ReadonlyMap<string, number>;
   readonly since: number;
+  /** Each meta group's peers as the marker last knew them (the marker's meta_peers). */
+  readonly metaPeers: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * One meta group (a JetStream cluster or domain, by its name) as an epoch's JSZ replies
+ * show it: the servers that report it and its leader, plus its whole membership when the
+ * leader answered (only the leader lists the peers, itself left out).
+ */
+export interface MetaGroupView {
+  readonly peers: ReadonlySet<string>;
+  /** The leader's list was there: `peers` is the whole group. */
+  readonly complete: boolean;
 }
 
 export interface ExpectedAfterEpoch {
@@ -25,14 +38,20 @@ export interface ExpectedAfterEpoch {
    * answer, or when it became expected if it never answered.
    */
   readonly unheardSince: Record<string, string>;
+  /** Each meta group's peers as known now (the marker's meta_peers). */
+  readonly metaPeers: Record<string, string[]>;
   readonly forgotten: string[];
 }
 
 export class ExpectedServers {
   /** Server name → when it last answered (ms); servers never heard count from when they became expected. */
   private readonly heard = new Map<string, number>();
-  /** The meta group's peers as last reported: an epoch without a JetStream view keeps them. */
-  private metaPeers = new Set<string>();
+  /**
+   * Meta group name → its peers, whole as the leader last listed them plus any server
+   * reporting the group since. A group whose whole membership was never known holds
+   * forgetting back: a peer that is down could be missing from what the others report.
+   */
+  private readonly metaGroups = new Map<string, { peers: Set<string>; known: boolean }>();
 
   private readonly forgetAfterMs: number;
   private readonly log: Logger;
@@ -42,21 +61,35 @@ export class ExpectedServers {
     this.log = log;
     for (const server of seed?.servers ?? [])
       this.heard.set(server, seed!.unheardSince.get(server) ?? seed!.since);
+    for (const [group, peers] of seed?.metaPeers ?? [])
+      this.metaGroups.set(group, { peers: new Set(peers), known: true });
   }
 
   /**
-   * The epoch at `at` (ms) heard `answered`, and the meta group named `metaPeers` (empty
-   * when no server reported one). Returns the servers expected in this epoch.
+   * The epoch at `at` (ms) heard `answered`, and showed the meta groups `meta` (by name).
+   * Returns the servers expected in this epoch.
    */
-  observe(at: number, answered: ReadonlySet<string>, metaPeers: ReadonlySet<string>): ExpectedAfterEpoch {
+  observe(
+    at: number,
+    answered: ReadonlySet<string>,
+    meta: ReadonlyMap<string, MetaGroupView>,
+  ): ExpectedAfterEpoch {
     for (const server of answered) this.heard.set(server, at);
-    if (metaPeers.size > 0) this.metaPeers = new Set(metaPeers);
-    for (const peer of this.metaPeers) if (!this.heard.has(peer)) this.heard.set(peer, at);
+    for (const [name, view] of meta) {
+      const group = this.metaGroups.get(name);
+      if (view.complete) this.metaGroups.set(name, { peers: new Set(view.peers), known: true });
+      else if (group) for (const peer of view.peers) group.peers.add(peer);
+      else this.metaGroups.set(name, { peers: new Set(view.peers), known: false });
+    }
+    const peers = new Set([...this.metaGroups.values()].flatMap((g) => [...g.peers]));
+    for (const peer of peers) if (!this.heard.has(peer)) this.heard.set(peer, at);
     const forgotten: string[] = [];
-    // An epoch no server answered saw nothing (a scraper-side problem): it forgets no one.
-    if (this.forgetAfterMs > 0 && answered.size > 0) {
+    // An epoch no server answered saw nothing (a scraper-side problem), and a meta group
+    // never seen whole may be missing a peer that is down: neither forgets anyone.
+    const sure = answered.size > 0 && [...this.metaGroups.values()].every((g) => g.known);
+    if (this.forgetAfterMs > 0 && sure) {
       for (const [server, last] of this.heard) {
-        if (answered.has(server) || this.metaPeers.has(server) || at - last < this.forgetAfterMs) continue;
+        if (answered.has(server) || peers.has(server) || at - last < this.forgetAfterMs) continue;
         this.heard.delete(server);
         forgotten.push(server);
       }
@@ -73,8 +106,44 @@ export class ExpectedServers {
     for (const server of expected) {
       if (!answered.has(server)) unheardSince[server] = formatEpoch(new Date(this.heard.get(server)!));
     }
-    return { expected, unheardSince, forgotten };
+    const metaPeers: Record<string, string[]> = {};
+    for (const [name, group] of [...this.metaGroups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (group.known) metaPeers[name] = [...group.peers].sort();
+    }
+    return { expected, unheardSince, metaPeers, forgotten };
   }
+}
+
+/**
+ * The meta groups JSZ replies show, by name. Every server in a clustered JetStream reports
+ * its group (name, leader); only the leader lists the other peers, offline ones too.
+ */
+export function metaGroupViews(
+  replies: readonly { readonly server: string; readonly envelope: unknown }[],
+): Map<string, MetaGroupView> {
+  const groups = new Map<string, { peers: Set<string>; complete: boolean }>();
+  for (const reply of replies) {
+    const meta = (reply.envelope as { data?: { meta_cluster?: MetaCluster } } | undefined)?.data
+      ?.meta_cluster;
+    if (typeof meta !== "object" || meta === null) continue;
+    const name = typeof meta.name === "string" ? meta.name : "";
+    const group = groups.get(name) ?? { peers: new Set<string>(), complete: false };
+    groups.set(name, group);
+    group.peers.add(reply.server);
+    if (typeof meta.leader === "string" && meta.leader !== "") group.peers.add(meta.leader);
+    if (!Array.isArray(meta.replicas)) continue;
+    group.complete = true;
+    for (const peer of meta.replicas as { name?: unknown }[]) {
+      if (typeof peer?.name === "string" && peer.name !== "") group.peers.add(peer.name);
+    }
+  }
+  return groups;
+}
+
+interface MetaCluster {
+  name?: unknown;
+  leader?: unknown;
+  replicas?: unknown;
 }
 
 /** The seed a commit marker gives: its expected servers, counted from its epoch unless it says since when. */
@@ -84,5 +153,10 @@ export function expectedSeed(marker: CommitMarker): ExpectedSeed {
     const ms = Date.parse(since);
     if (Number.isFinite(ms)) unheardSince.set(server, ms);
   }
-  return { servers: marker.servers_expected, unheardSince, since: Date.parse(marker.epoch) };
+  return {
+    servers: marker.servers_expected,
+    unheardSince,
+    since: Date.parse(marker.epoch),
+    metaPeers: new Map(Object.entries(marker.meta_peers ?? {})),
+  };
 }

@@ -12,8 +12,8 @@ export type {
   EpochSummary,
   SourceSummary,
 } from "./scraper.ts";
-export { ExpectedServers, expectedSeed } from "./expected-servers.ts";
-export type { ExpectedSeed, ExpectedAfterEpoch } from "./expected-servers.ts";
+export { ExpectedServers, expectedSeed, metaGroupViews } from "./expected-servers.ts";
+export type { ExpectedSeed, ExpectedAfterEpoch, MetaGroupView } from "./expected-servers.ts";
 export { gather } from "./gather.ts";
 export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
 export { SOURCES, JSZ_PAGE_ACCOUNTS } from "./sources.ts";

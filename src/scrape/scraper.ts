@@ -3,7 +3,7 @@ import type { Logger } from "../lib/index.ts";
 import { formatEpoch } from "../domain/index.ts";
 import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from "../protocol/index.ts";
 import type { ScraperConfig } from "../config/index.ts";
-import { ExpectedServers, type ExpectedSeed } from "./expected-servers.ts";
+import { ExpectedServers, metaGroupViews, type ExpectedSeed } from "./expected-servers.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
 import { fetchRemainingPages } from "./pages.ts";
 import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
@@ -204,7 +204,10 @@ export function startScraper(options: ScraperOptions): Scraper {
     const parts = await Promise.all(publishing);
     // The JetStream meta group names every peer, also one that is down now: a server that
     // has been down since before natsmon started is expected too, not just unknown.
-    const expected = known.observe(Date.parse(epoch), answered, metaPeers(gathered));
+    const jsz = gathered.flatMap(({ source, result }) =>
+      source.name === "jsz" && result.kind === "replies" ? result.replies : [],
+    );
+    const expected = known.observe(Date.parse(epoch), answered, metaGroupViews(jsz));
     if (answered.size === 0) {
       errors.push({
         source: "*",
@@ -224,6 +227,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       ...(Object.keys(expected.unheardSince).length > 0
         ? { servers_unheard_since: expected.unheardSince }
         : {}),
+      ...(Object.keys(expected.metaPeers).length > 0 ? { meta_peers: expected.metaPeers } : {}),
       ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
       unsupported,
       errors,
@@ -371,21 +375,4 @@ function noResponders(source: Source, missing: readonly string[]): string {
     `no server answered ${source.subject} (no responders), though ${missing.join(", ")} answered other requests: ` +
     "is the connection in the system account?"
   );
-}
-
-/** Peer names the JSZ replies' meta_cluster lists (the leader lists all peers, offline ones too). */
-function metaPeers(gathered: readonly { source: Source; result: GatherResult }[]): Set<string> {
-  const peers = new Set<string>();
-  for (const { source, result } of gathered) {
-    if (source.name !== "jsz" || result.kind !== "replies") continue;
-    for (const reply of result.replies) {
-      const meta = (reply.envelope as { data?: { meta_cluster?: { replicas?: unknown } } }).data
-        ?.meta_cluster;
-      if (!Array.isArray(meta?.replicas)) continue;
-      for (const peer of meta.replicas as { name?: unknown }[]) {
-        if (typeof peer?.name === "string" && peer.name !== "") peers.add(peer.name);
-      }
-    }
-  }
-  return peers;
 }

@@ -2,12 +2,13 @@
  * Which servers an epoch expects, against a real 3-node JetStream cluster with one node
  * stopped: a server not heard from for scraper.forget-after is forgotten, unless the
  * JetStream meta group still names it as a peer (a stopped cluster member: scrape-001
- * keeps firing for it until it is back or peer-removed).
+ * keeps firing for it until it is back or peer-removed), also once the group has lost its
+ * leader and the scraper restarted.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import { SOURCES } from "../../../src/scrape/index.ts";
+import { expectedSeed, SOURCES } from "../../../src/scrape/index.ts";
 import { startTestCluster } from "../../harness/start-nats-cluster.ts";
 import { SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
@@ -33,6 +34,7 @@ test("a server quiet past forget-after is no longer expected; a stopped meta pee
         ["old-id", hourAgo],
       ]),
       since: Date.now(),
+      metaPeers: new Map<string, string[]>(),
     };
     const { marker, summary } = await waitFor(
       async () => {
@@ -54,6 +56,48 @@ test("a server quiet past forget-after is no longer expected; a stopped meta pee
     // With forgetting off, both stay expected.
     const { marker: kept } = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 0 });
     assert.deepEqual(kept.servers_expected, ["n1", "n2", "n3", "old-id"]);
+  } finally {
+    await sys.close();
+  }
+});
+
+test("stopped meta peers stay expected when the group has no leader, also after the scraper restarted", async () => {
+  await using cluster = await startTestCluster({ size: 3 });
+  await cluster.waitForMeta();
+  const all = await connect({
+    servers: cluster.urls.split(","),
+    user: SYS_USER.user,
+    pass: SYS_USER.password,
+  });
+  const { marker: before, replies } = await scrapeOneEpoch(all, SOURCES, { forgetAfterMs: 60_000 });
+  await all.close();
+  assert.deepEqual(before.meta_peers, { [cluster.name]: ["n1", "n2", "n3"] }, "the leader listed the group");
+  // The leader and one more stop: the survivor has no leader and lists no peers.
+  const leader = replies.find(
+    (r) =>
+      r.source === "jsz" &&
+      Array.isArray(
+        (r.body as { data?: { meta_cluster?: { replicas?: unknown } } }).data?.meta_cluster?.replicas,
+      ),
+  )!.server;
+  const [survivor] = cluster.nodes.filter((n) => n.name !== leader);
+  for (const node of cluster.nodes) if (node !== survivor) await node.stop();
+  const sys = await connect({ servers: survivor!.url, user: SYS_USER.user, pass: SYS_USER.password });
+  try {
+    // A restart after both had been quiet for an hour, seeded from the marker before.
+    const quiet = new Map(
+      cluster.nodes.filter((n) => n !== survivor).map((n) => [n.name, Date.now() - 3_600_000]),
+    );
+    const seed = { ...expectedSeed(before), unheardSince: quiet };
+    const { marker } = await scrapeOneEpoch(sys, SOURCES, { expected: seed, forgetAfterMs: 60_000 });
+    assert.deepEqual(marker.servers_answered, [survivor!.name]);
+    assert.deepEqual(marker.servers_expected, ["n1", "n2", "n3"], "both stopped peers stay expected");
+    // A marker of an older release says nothing of the peers: no one is forgotten either.
+    const { marker: old } = await scrapeOneEpoch(sys, SOURCES, {
+      expected: { ...seed, metaPeers: new Map() },
+      forgetAfterMs: 60_000,
+    });
+    assert.deepEqual(old.servers_expected, ["n1", "n2", "n3"]);
   } finally {
     await sys.close();
   }
