@@ -15,10 +15,12 @@ const DEFAULT_SYSTEM: RawSystem = { id: "local" };
 type RawScraper = NonNullable<RawConfig["scraper"]>;
 type RawDb = NonNullable<RawConfig["db"]>;
 
+const DEFAULT_INTERVAL_MS = 30_000;
+
 function scraper(top: RawScraper | undefined, own: RawScraper | undefined): ScraperConfig {
   const s = { ...top, ...own };
   return {
-    intervalMs: s.interval ?? 30_000,
+    intervalMs: s.interval ?? DEFAULT_INTERVAL_MS,
     quietMs: s.quiet ?? 300,
     timeoutMs: s.timeout ?? 5_000,
     disconnectBucketMs: s["disconnect-bucket"] ?? 60_000,
@@ -72,6 +74,8 @@ export function configIssues(
       issues.push(...checkSettingIssues(path, s?.["disabled-checks"], s?.["check-thresholds"], checks));
     }
   }
+  for (const { raw: s, path } of rawSystems)
+    issues.push(...forgetAfterIssues(view.scraper, s?.scraper, path));
   const seen = new Map<string, string>();
   for (const { raw: s, path } of rawSystems) {
     if (s?.id === undefined) continue;
@@ -88,6 +92,33 @@ export function configIssues(
   const served = listInvalid || ids.includes(undefined) ? undefined : new Set(ids as string[]);
   const endpoints = endpointIssues(view.notifications, served, checks && new Set(checks.keys()));
   return { issues: [...issues, ...endpoints.issues], warnings: endpoints.warnings };
+}
+
+/** Scrapes a server may miss before scraper.forget-after may drop it. */
+const FORGET_AFTER_MIN_INTERVALS = 3;
+
+/**
+ * scraper.forget-after, once merged with the system's own scraper settings: 0, or at least
+ * a few scrape intervals, or a server that misses one scrape would be forgotten at once (its
+ * findings resolved, scrape-001 never firing).
+ */
+function forgetAfterIssues(
+  top: View["scraper"],
+  own: Salvaged<RawScraper> | undefined,
+  path: string,
+): ResolveIssue[] {
+  const forget = own?.["forget-after"] ?? top?.["forget-after"];
+  const interval = own?.interval ?? top?.interval ?? DEFAULT_INTERVAL_MS;
+  if (forget === undefined || forget === 0 || forget >= FORGET_AFTER_MIN_INTERVALS * interval) return [];
+  return [
+    {
+      path: own?.["forget-after"] !== undefined ? `${path}.scraper.forget-after` : "scraper.forget-after",
+      message:
+        `must be 0 (never forget) or at least ${FORGET_AFTER_MIN_INTERVALS} scrape intervals ` +
+        `(${FORGET_AFTER_MIN_INTERVALS * interval} ms with scraper.interval ${interval} ms): a server that ` +
+        "misses a scrape would be forgotten at once",
+    },
+  ];
 }
 
 /** Turns the schema-checked file into the defaulted Config. */

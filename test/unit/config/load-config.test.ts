@@ -174,6 +174,30 @@ describe("loadConfig", () => {
     });
   });
 
+  test("refuses a forget-after shorter than three scrape intervals, as merged per system; 0 never forgets", async () => {
+    const yaml = [
+      "scraper: {forget-after: 1m, interval: 30s}",
+      "systems: [{id: a, scraper: {forget-after: 2m, interval: 1m}}, {id: b}, {id: c, scraper: {forget-after: 0s}}]",
+      "node: {id: n}",
+      "",
+    ].join("\n");
+    await withFile(yaml, async (file) => {
+      const result = await loadConfig({ file });
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.deepEqual(
+        result.errors.map((e) => e.path),
+        ["systems[0].scraper.forget-after", "scraper.forget-after"],
+      );
+      assert.match(result.errors[0]!.message, /at least 3 scrape intervals \(180000 ms/);
+    });
+    const byEnv = await ok({ env: { NATSMON_SCRAPER_FORGET_AFTER: "2h" } });
+    assert.equal(byEnv.systems[0]?.scraper.forgetAfterMs, 7_200_000);
+    assert.equal((await ok({})).systems[0]?.scraper.forgetAfterMs, 86_400_000, "24h by default");
+    const bad = await loadConfig({ env: { NATSMON_SCRAPER_FORGET_AFTER: "banana" } });
+    assert.equal(bad.ok, false);
+  });
+
   test("accepts a retention of 0 (keep everything) and a disconnect history of 0 (keep none), and the shortest timers", async () => {
     const yaml =
       "db: {retention: 0s, query-timeout: 1ms, memory-profile: {interval: 100ms}}\n" +
