@@ -45,10 +45,11 @@ COMMENT ON MACRO checks.monitor_text IS 'An io.nats.monitor.* value from stream 
 TRY_CAST(checks.monitor_text(metadata, name) AS DOUBLE);
 COMMENT ON MACRO checks.monitor_value IS 'An io.nats.monitor.* threshold from stream or consumer metadata, as a number; NULL when absent';`,
   // Go's time.ParseDuration: an optional sign, then one or more decimal numbers (`1.5`, `.5`,
-  // `1.`) each with a unit; or a bare 0.
+  // `1.`) each with a unit; or a bare 0. NULL past BIGINT's range (about 292 years), where
+  // a failing cast would fail the check in every epoch.
   `CREATE OR REPLACE MACRO checks.go_duration_ns(text) AS
 CASE WHEN regexp_full_match(text, '[+-]?(([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+') THEN
-  CASE WHEN starts_with(text, '-') THEN -1 ELSE 1 END * CAST(list_sum(list_transform(
+  CASE WHEN starts_with(text, '-') THEN -1 ELSE 1 END * TRY_CAST(list_sum(list_transform(
     regexp_extract_all(text, '([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)'),
     part -> CAST(regexp_extract(part, '^([0-9]+\\.?[0-9]*|\\.[0-9]+)') AS DOUBLE) *
       CASE regexp_extract(part, '(ns|us|µs|μs|ms|s|m|h)$')

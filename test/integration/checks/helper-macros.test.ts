@@ -30,6 +30,9 @@ const CASES: readonly (readonly [string, number | null])[] = [
   ["1d", null],
   ["5 s", null],
   ["abc", null],
+  // Past BIGINT's nanoseconds (Go refuses the first, takes the second): NULL, not an error.
+  ["100000000000h", null],
+  ["9223372036854775807ns", null],
 ];
 
 test("checks.go_duration_ns parses what Go's time.ParseDuration parses, and nothing else", async () => {
