@@ -71,10 +71,10 @@ export interface CommitMarker {
    */
   servers_partial?: string[];
   /**
-   * Each expected server that did not answer this epoch: since when it has not (its last
-   * answer, or when it became expected), so a restarted scraper keeps counting toward
-   * scraper.forget-after. Absent when every expected server answered, and in markers of
-   * older natsmon releases.
+   * Each expected server that did not answer this epoch: since when its quiet counts toward
+   * scraper.forget-after (its last answer, or when it became expected, moved on by any time
+   * the scraper was not running), so a restarted scraper keeps counting. Absent when every
+   * expected server answered, and in markers of older natsmon releases.
    */
   servers_unheard_since?: Record<string, string>;
   /**

@@ -34,8 +34,9 @@ export interface MetaGroupView {
 export interface ExpectedAfterEpoch {
   readonly expected: string[];
   /**
-   * Each expected server that did not answer this epoch: since when (RFC 3339), its last
-   * answer, or when it became expected if it never answered.
+   * Each expected server that did not answer this epoch: since when its quiet counts
+   * (RFC 3339): its last answer, or when it became expected, moved on by any time the
+   * scraper was not running.
    */
   readonly unheardSince: Record<string, string>;
   /** Each meta group's peers as known now (the marker's meta_peers). */
@@ -55,12 +56,15 @@ export class ExpectedServers {
 
   private readonly forgetAfterMs: number;
   private readonly log: Logger;
+  /** The seed's epoch until the first epoch of this process: the time between was not observed. */
+  private seededAt: number | undefined;
 
   constructor(forgetAfterMs: number, log: Logger, seed?: ExpectedSeed) {
     this.forgetAfterMs = forgetAfterMs;
     this.log = log;
     for (const server of seed?.servers ?? [])
       this.heard.set(server, seed!.unheardSince.get(server) ?? seed!.since);
+    if (seed) this.seededAt = seed.since;
     for (const [group, peers] of seed?.metaPeers ?? [])
       this.metaGroups.set(group, { peers: new Set(peers), known: true });
   }
@@ -74,6 +78,13 @@ export class ExpectedServers {
     answered: ReadonlySet<string>,
     meta: ReadonlyMap<string, MetaGroupView>,
   ): ExpectedAfterEpoch {
+    // While natsmon was down nobody was observed: quiet time counts up to the seed's epoch
+    // and again from now, so a restart after a long stop does not forget at once.
+    if (this.seededAt !== undefined) {
+      const gap = Math.max(0, at - this.seededAt);
+      for (const [server, last] of this.heard) this.heard.set(server, last + gap);
+      this.seededAt = undefined;
+    }
     for (const server of answered) this.heard.set(server, at);
     for (const [name, view] of meta) {
       const group = this.metaGroups.get(name);

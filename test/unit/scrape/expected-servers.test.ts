@@ -77,7 +77,7 @@ test("0 never forgets", () => {
   assert.deepEqual(servers.observe(T0 + 1000 * 24 * 60 * MIN, set("a"), none).expected, ["a", "b"]);
 });
 
-test("a restarted scraper counts from the marker's servers_unheard_since and keeps its meta_peers", () => {
+test("a restarted scraper counts from the marker's servers_unheard_since, not the time it was down, and keeps its meta_peers", () => {
   const marker: CommitMarker = {
     system_id: "s",
     epoch: "2026-11-22T10:30:00Z",
@@ -91,12 +91,17 @@ test("a restarted scraper counts from the marker's servers_unheard_since and kee
     errors: [],
   };
   const servers = new ExpectedServers(40 * MIN, silentLogger(), expectedSeed(marker));
-  // b has been quiet since 10:00, c counts from the marker (older markers say nothing); p is
-  // a meta peer, and stays though no leader answers after the restart.
-  const at1045 = servers.observe(Date.parse("2026-11-22T10:45:00Z"), set("a"), part("a"));
-  assert.deepEqual(at1045.forgotten, ["b"]);
-  assert.deepEqual(at1045.unheardSince, { c: "2026-11-22T10:30:00.000Z", p: "2026-11-22T09:00:00.000Z" });
-  assert.deepEqual(servers.observe(Date.parse("2026-11-22T11:10:00Z"), set("a"), none).forgotten, ["c"]);
+  // Back at 12:00 after 90 minutes down: b has been quiet for 30 observed minutes, c (older
+  // markers say nothing) for none; p is a meta peer, and stays though no leader answers.
+  const at1200 = servers.observe(Date.parse("2026-11-22T12:00:00Z"), set("a"), part("a"));
+  assert.deepEqual(at1200.forgotten, []);
+  assert.deepEqual(at1200.unheardSince, {
+    b: "2026-11-22T11:30:00.000Z",
+    c: "2026-11-22T12:00:00.000Z",
+    p: "2026-11-22T10:30:00.000Z",
+  });
+  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:10:00Z"), set("a"), none).forgotten, ["b"]);
+  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:40:00Z"), set("a"), none).forgotten, ["c"]);
 });
 
 test("JSZ replies: every server reporting a meta group is a peer, with its leader; the leader's list is the whole group", () => {
