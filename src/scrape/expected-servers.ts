@@ -21,9 +21,9 @@ export interface ExpectedSeed {
 }
 
 /**
- * One meta group (a JetStream cluster or domain, by its name) as an epoch's JSZ replies
- * show it: the servers that report it and its leader, plus its whole membership when the
- * leader answered (only the leader lists the peers, itself left out).
+ * One meta group (one per JetStream domain; a supercluster's clusters share one) as an
+ * epoch's JSZ replies show it: the servers that report it and its leader, plus its whole
+ * membership when the leader answered (only the leader lists the peers, itself left out).
  */
 export interface MetaGroupView {
   readonly peers: ReadonlySet<string>;
@@ -52,7 +52,7 @@ export class ExpectedServers {
    * reporting the group since. A group whose whole membership was never known holds
    * forgetting back: a peer that is down could be missing from what the others report.
    */
-  private readonly metaGroups = new Map<string, { peers: Set<string>; known: boolean }>();
+  private readonly metaGroups = new Map<string, { peers: Set<string>; known: boolean; reported: number }>();
 
   private readonly forgetAfterMs: number;
   private readonly log: Logger;
@@ -66,7 +66,7 @@ export class ExpectedServers {
       this.heard.set(server, seed!.unheardSince.get(server) ?? seed!.since);
     if (seed) this.seededAt = seed.since;
     for (const [group, peers] of seed?.metaPeers ?? [])
-      this.metaGroups.set(group, { peers: new Set(peers), known: true });
+      this.metaGroups.set(group, { peers: new Set(peers), known: true, reported: seed!.since });
   }
 
   /**
@@ -83,14 +83,24 @@ export class ExpectedServers {
     if (this.seededAt !== undefined) {
       const gap = Math.max(0, at - this.seededAt);
       for (const [server, last] of this.heard) this.heard.set(server, last + gap);
+      for (const group of this.metaGroups.values()) group.reported += gap;
       this.seededAt = undefined;
     }
     for (const server of answered) this.heard.set(server, at);
     for (const [name, view] of meta) {
       const group = this.metaGroups.get(name);
-      if (view.complete) this.metaGroups.set(name, { peers: new Set(view.peers), known: true });
-      else if (group) for (const peer of view.peers) group.peers.add(peer);
-      else this.metaGroups.set(name, { peers: new Set(view.peers), known: false });
+      if (view.complete) this.metaGroups.set(name, { peers: new Set(view.peers), known: true, reported: at });
+      else if (group) {
+        for (const peer of view.peers) group.peers.add(peer);
+        group.reported = at;
+      } else this.metaGroups.set(name, { peers: new Set(view.peers), known: false, reported: at });
+    }
+    // A group no server has reported for forget-after (a whole cluster taken away, or its
+    // JetStream turned off) names no peers any more: nobody is left to peer-remove them.
+    if (this.forgetAfterMs > 0 && answered.size > 0) {
+      for (const [name, group] of this.metaGroups) {
+        if (at - group.reported >= this.forgetAfterMs) this.metaGroups.delete(name);
+      }
     }
     const peers = new Set([...this.metaGroups.values()].flatMap((g) => [...g.peers]));
     for (const peer of peers) if (!this.heard.has(peer)) this.heard.set(peer, at);
@@ -126,7 +136,7 @@ export class ExpectedServers {
 }
 
 /**
- * The meta groups JSZ replies show, by name. Every server in a clustered JetStream reports
+ * The meta groups JSZ replies show, by JetStream domain. Every server in a clustered JetStream reports
  * its group (name, leader); only the leader lists the other peers, offline ones too.
  */
 export function metaGroupViews(
@@ -134,10 +144,13 @@ export function metaGroupViews(
 ): Map<string, MetaGroupView> {
   const groups = new Map<string, { peers: Set<string>; complete: boolean }>();
   for (const reply of replies) {
-    const meta = (reply.envelope as { data?: { meta_cluster?: MetaCluster } } | undefined)?.data
-      ?.meta_cluster;
+    const data = (reply.envelope as { data?: { meta_cluster?: MetaCluster; config?: { domain?: unknown } } })
+      ?.data;
+    const meta = data?.meta_cluster;
     if (typeof meta !== "object" || meta === null) continue;
-    const name = typeof meta.name === "string" ? meta.name : "";
+    // meta_cluster.name is the reporting server's own cluster: a supercluster's clusters
+    // report different names for one group. The group is the domain's ("" when none).
+    const name = typeof data?.config?.domain === "string" ? data.config.domain : "";
     const group = groups.get(name) ?? { peers: new Set<string>(), complete: false };
     groups.set(name, group);
     group.peers.add(reply.server);
@@ -152,7 +165,6 @@ export function metaGroupViews(
 }
 
 interface MetaCluster {
-  name?: unknown;
   leader?: unknown;
   replicas?: unknown;
 }

@@ -75,7 +75,7 @@ test("stopped meta peers stay expected when the group has no leader, also after 
   });
   const { marker: before, replies } = await scrapeOneEpoch(all, SOURCES, { forgetAfterMs: 60_000 });
   await all.close();
-  assert.deepEqual(before.meta_peers, { [cluster.name]: ["n1", "n2", "n3"] }, "the leader listed the group");
+  assert.deepEqual(before.meta_peers, { "": ["n1", "n2", "n3"] }, "the leader listed the group");
   // The leader and one more stop: the survivor has no leader and lists no peers.
   const leader = replies.find(
     (r) =>

@@ -100,23 +100,37 @@ test("a restarted scraper counts from the marker's servers_unheard_since, not th
     c: "2026-11-22T12:00:00.000Z",
     p: "2026-11-22T10:30:00.000Z",
   });
-  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:10:00Z"), set("a"), none).forgotten, ["b"]);
-  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:40:00Z"), set("a"), none).forgotten, ["c"]);
+  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:10:00Z"), set("a"), part("a")).forgotten, ["b"]);
+  assert.deepEqual(servers.observe(Date.parse("2026-11-22T12:40:00Z"), set("a"), part("a")).forgotten, ["c"]);
 });
 
-test("JSZ replies: every server reporting a meta group is a peer, with its leader; the leader's list is the whole group", () => {
-  const jsz = (server: string, meta?: object) => ({ server, envelope: { data: { meta_cluster: meta } } });
+test("a meta group no server reports for forget-after names no peers any more", () => {
+  const servers = new ExpectedServers(10 * MIN, silentLogger());
+  servers.observe(T0, set("a", "b"), whole("a", "b"));
+  // The whole cluster goes, JetStream with it: its peers stay expected while the group is recent.
+  const x = new Set(["x"]);
+  assert.deepEqual(servers.observe(T0 + 9 * MIN, x, none).forgotten, []);
+  assert.deepEqual(servers.observe(T0 + 10 * MIN, x, none).forgotten, ["a", "b"]);
+});
+
+test("JSZ replies: one meta group per JetStream domain, whatever cluster reports it; the leader's list is the whole group", () => {
+  const jsz = (server: string, meta?: object, domain?: string) => ({
+    server,
+    envelope: { data: { meta_cluster: meta, config: domain === undefined ? {} : { domain } } },
+  });
   const views = metaGroupViews([
     jsz("n1", { name: "east", leader: "n2" }),
-    jsz("n2", { name: "east", leader: "n2", replicas: [{ name: "n1" }, { name: "n3", offline: true }] }),
-    jsz("w1", { name: "west", leader: "w2" }),
+    jsz("n2", { name: "east", leader: "n2", replicas: [{ name: "n1" }, { name: "w1", offline: true }] }),
+    // A server of another cluster of the supercluster names its own cluster: the same group.
+    jsz("w2", { name: "west", leader: "n2" }),
+    jsz("h1", { name: "hub", leader: "h2" }, "hub"),
     jsz("l1"),
   ]);
   assert.deepEqual(
     [...views].map(([name, v]) => [name, [...v.peers].sort(), v.complete]),
     [
-      ["east", ["n1", "n2", "n3"], true],
-      ["west", ["w1", "w2"], false],
+      ["", ["n1", "n2", "w1", "w2"], true],
+      ["hub", ["h1", "h2"], false],
     ],
   );
 });
