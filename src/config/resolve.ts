@@ -16,16 +16,20 @@ type RawScraper = NonNullable<RawConfig["scraper"]>;
 type RawDb = NonNullable<RawConfig["db"]>;
 
 const DEFAULT_INTERVAL_MS = 30_000;
+/** Scrapes a server may miss before scraper.forget-after may drop it. */
+const FORGET_AFTER_MIN_INTERVALS = 3;
 
 function scraper(top: RawScraper | undefined, own: RawScraper | undefined): ScraperConfig {
   const s = { ...top, ...own };
+  const intervalMs = s.interval ?? DEFAULT_INTERVAL_MS;
   return {
-    intervalMs: s.interval ?? DEFAULT_INTERVAL_MS,
+    intervalMs,
     quietMs: s.quiet ?? 300,
     timeoutMs: s.timeout ?? 5_000,
     disconnectBucketMs: s["disconnect-bucket"] ?? 60_000,
     disconnectHistoryMs: s["disconnect-history"] ?? 24 * 3_600_000,
-    forgetAfterMs: s["forget-after"] ?? 24 * 3_600_000,
+    // 24h, or three scrapes when they are further apart than 8h.
+    forgetAfterMs: s["forget-after"] ?? Math.max(24 * 3_600_000, FORGET_AFTER_MIN_INTERVALS * intervalMs),
   };
 }
 
@@ -94,9 +98,6 @@ export function configIssues(
   return { issues: [...issues, ...endpoints.issues], warnings: endpoints.warnings };
 }
 
-/** Scrapes a server may miss before scraper.forget-after may drop it. */
-const FORGET_AFTER_MIN_INTERVALS = 3;
-
 /**
  * scraper.forget-after, once merged with the system's own scraper settings: 0, or at least
  * a few scrape intervals, or a server that misses one scrape would be forgotten at once (its
@@ -110,11 +111,13 @@ function forgetAfterIssues(
   const forget = own?.["forget-after"] ?? top?.["forget-after"];
   const interval = own?.interval ?? top?.interval ?? DEFAULT_INTERVAL_MS;
   if (forget === undefined || forget === 0 || forget >= FORGET_AFTER_MIN_INTERVALS * interval) return [];
+  const ownValue = own?.["forget-after"] !== undefined;
   return [
     {
-      path: own?.["forget-after"] !== undefined ? `${path}.scraper.forget-after` : "scraper.forget-after",
+      path: ownValue ? `${path}.scraper.forget-after` : "scraper.forget-after",
       message:
-        `must be 0 (never forget) or at least ${FORGET_AFTER_MIN_INTERVALS} scrape intervals ` +
+        `must be 0 (never forget) or at least ${FORGET_AFTER_MIN_INTERVALS} scrape intervals` +
+        `${ownValue || own?.interval === undefined ? "" : ` of ${path}`} ` +
         `(${FORGET_AFTER_MIN_INTERVALS * interval} ms with scraper.interval ${interval} ms): a server that ` +
         "misses a scrape would be forgotten at once",
     },

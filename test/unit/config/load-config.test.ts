@@ -176,8 +176,8 @@ describe("loadConfig", () => {
 
   test("refuses a forget-after shorter than three scrape intervals, as merged per system; 0 never forgets", async () => {
     const yaml = [
-      "scraper: {forget-after: 1m, interval: 30s}",
-      "systems: [{id: a, scraper: {forget-after: 2m, interval: 1m}}, {id: b}, {id: c, scraper: {forget-after: 0s}}]",
+      "scraper: {forget-after: 2m, interval: 30s}",
+      "systems: [{id: a, scraper: {forget-after: 2m, interval: 1m}}, {id: b, scraper: {interval: 1m}}, {id: c, scraper: {forget-after: 0s}}, {id: d}]",
       "node: {id: n}",
       "",
     ].join("\n");
@@ -190,10 +190,17 @@ describe("loadConfig", () => {
         ["systems[0].scraper.forget-after", "scraper.forget-after"],
       );
       assert.match(result.errors[0]!.message, /at least 3 scrape intervals \(180000 ms/);
+      assert.match(result.errors[1]!.message, /at least 3 scrape intervals of systems\[1\] \(180000 ms/);
     });
     const byEnv = await ok({ env: { NATSMON_SCRAPER_FORGET_AFTER: "2h" } });
     assert.equal(byEnv.systems[0]?.scraper.forgetAfterMs, 7_200_000);
     assert.equal((await ok({})).systems[0]?.scraper.forgetAfterMs, 86_400_000, "24h by default");
+    const slow = await ok({ env: { NATSMON_SCRAPER_INTERVAL: "10h" } });
+    assert.equal(
+      slow.systems[0]?.scraper.forgetAfterMs,
+      30 * 3_600_000,
+      "three scrapes when they are 10h apart",
+    );
     const bad = await loadConfig({ env: { NATSMON_SCRAPER_FORGET_AFTER: "banana" } });
     assert.equal(bad.ok, false);
   });
