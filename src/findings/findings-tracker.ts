@@ -132,7 +132,12 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       queue = run.catch(() => undefined);
       return run;
     },
-    firing: () => baseline,
+    // A check disabled since the baseline was saved fires nothing (rule 3), though the stored
+    // baseline holds its findings until the next diff drops them.
+    firing: () =>
+      [...baseline.values()].some((f) => configured.has(f.code))
+        ? new Map([...baseline].filter(([, f]) => !configured.has(f.code)))
+        : baseline,
     baselineEpoch: () => baselineEpoch,
     async [Symbol.asyncDispose]() {
       await queue;

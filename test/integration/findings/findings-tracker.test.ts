@@ -121,6 +121,8 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     }
     // Restarted with Y's check and Z's check turned off: both still run, flagged disabled.
     await using second = await lab.tracker(nc, [Y.code, Z.code]);
+    // Before any epoch: Y's check is off, so Y fires no more, though the bucket still holds it.
+    assert.deepEqual(second.firing(), mapOf(firing(X, epochTime(1))));
     const t2 = await second.onEpoch(await lab.epoch(2, [X, Y, Z], { disabled: [Y.code, Z.code] }));
     assert.deepEqual(t2, []);
     assert.deepEqual(second.firing(), mapOf(firing(X, epochTime(1))));
