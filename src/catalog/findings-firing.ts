@@ -55,3 +55,22 @@ export async function writeFiringFindings(
     }
   });
 }
+
+/**
+ * For a backup file: the firing set copied from the node is the node's latest, which a
+ * window (or an epoch the cut left out) may not reach. Unless it is that of the file's last
+ * check run, it is rebuilt from that run's findings, the strongest row per finding, firing
+ * since that epoch: what the feed would hold had its baseline begun there (held findings,
+ * kept from before, are not known in the file).
+ */
+export const ALIGN_FIRING_SQL = `
+DELETE FROM hx.findings_firing
+WHERE baseline_epoch IS DISTINCT FROM (SELECT max(epoch) FROM hx.check_runs);
+INSERT INTO hx.findings_firing
+SELECT f.epoch, f.code, f.entity_type, f.entity_ref, f.entity_key, f.entity_name, f.server, f.severity, f.epoch
+FROM hx.check_findings f
+WHERE f.epoch = (SELECT max(epoch) FROM hx.check_runs) AND NOT f.disabled
+  AND NOT EXISTS (SELECT 1 FROM hx.findings_firing)
+QUALIFY row_number() OVER (
+  PARTITION BY f.code, f.entity_type, f.entity_ref, f.entity_key
+  ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, f.entity_name, f.server) = 1;`;

@@ -33,7 +33,7 @@ export type { BackupFile, TableAppender } from "./backup-writer.ts";
 export type { BackupCut, ReconcileResult } from "./backup-reconcile.ts";
 export { installCheckMacros, runEpochChecks, latestEpochFindings, firingSince } from "./check-runs.ts";
 export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-runs.ts";
-export { writeFiringFindings } from "./findings-firing.ts";
+export { ALIGN_FIRING_SQL, writeFiringFindings } from "./findings-firing.ts";
 export { queryFindingsPage } from "./check-findings.ts";
 export type { FindingsPageRequest, FindingsPage } from "./check-findings.ts";
 export { catalogSizing, catalogMemory, catalogStorage, recordPageView } from "./ops-figures.ts";

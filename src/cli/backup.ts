@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createBackupFile, type BackupFile } from "../catalog/index.ts";
+import { ALIGN_FIRING_SQL, createBackupFile, type BackupFile } from "../catalog/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects } from "../protocol/index.ts";
 import { copyTable, createTables, createViews, cutAcrossTables } from "./backup-copy.ts";
 import { commitBackup, exists, outputProblem, removeTemp, tempPathFor } from "./backup-output.ts";
@@ -133,6 +133,10 @@ async function runBackup(options: BackupOptions): Promise<void> {
       // The tables were copied one request at a time while the node went on: one cut across them.
       const notes = await cutAcrossTables(nc, systemSubjects(system), file, window, timeoutMs);
       for (const line of notes) process.stderr.write(`natsmon: ${line}\n`);
+    }
+    // The node's firing set is its latest: the file's is that of its own last check run.
+    if (plan.tables.some((t) => t.schema === "hx" && t.name === "findings_firing")) {
+      await file.run(ALIGN_FIRING_SQL);
     }
     await createViews(file, plan.views);
     stop.signal.throwIfAborted();
