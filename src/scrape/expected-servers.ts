@@ -70,7 +70,7 @@ export class ExpectedServers {
   }
 
   /**
-   * The epoch at `at` (ms) heard `answered`, and showed the meta groups `meta` (by name).
+   * The epoch at `at` (ms) heard `answered`, and showed the meta groups `meta` (by domain).
    * Returns the servers expected in this epoch.
    */
   observe(
