@@ -7,6 +7,7 @@ import {
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
+  type JetStreamPublishOptions,
   type JsMsg,
 } from "@nats-io/jetstream";
 import { gunzipSync } from "node:zlib";
@@ -22,6 +23,31 @@ import {
 /** Room left in each message for headers, below the server's max_payload. */
 const HEADER_ROOM = 4096;
 
+/** How an epoch's publishes ride out a stream without a leader. */
+export interface PublishRetry {
+  /** Retry a publish the stream did not take for this long before giving the epoch up. */
+  readonly forMs: number;
+  /** Stops retrying (the node is stopping): the publish fails at once. */
+  readonly signal?: AbortSignal;
+  /** Called once when publishes start being retried (not again until one succeeds), with why. */
+  readonly onRetry?: (subject: string, cause: Error) => void;
+}
+
+/**
+ * A JetStream leader election (the stream's leader lost, its servers restarting) leaves
+ * the stream without a leader for a few seconds: nats.js reports no responders as
+ * "jetstream is not enabled", and requests in flight time out. Anything else (a payload
+ * too large, a stream deleted or not matching) does not pass by waiting.
+ */
+function passes(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (["JetStreamNotEnabled", "TimeoutError", "NoRespondersError"].includes(err.name)) return true;
+  // 503 statuses: "JetStream system temporarily unavailable" and the like.
+  return err.name === "JetStreamApiError" && (err as Error & { status?: number }).status === 503;
+}
+
+const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000];
+
 /**
  * Writes one epoch to the scrape stream: each reply (split into chunks when it exceeds
  * the server's max_payload), then the commit marker. Every message has a msg-id derived
@@ -31,10 +57,58 @@ export class ScrapePublisher {
   readonly #js: JetStreamClient;
   readonly #subjects: ReturnType<typeof systemSubjects>;
   readonly #maxChunk: number;
-  constructor(nc: NatsConnection, systemId: string) {
+  readonly #retry: PublishRetry;
+  /** A publish is being retried and none has succeeded since: onRetry was told. */
+  #retrying = false;
+  constructor(nc: NatsConnection, systemId: string, retry: PublishRetry = { forMs: 0 }) {
     this.#js = jetstream(nc);
     this.#subjects = systemSubjects(systemId);
     this.#maxChunk = Math.max(1024, nc.info!.max_payload - HEADER_ROOM);
+    this.#retry = retry;
+  }
+
+  /**
+   * Publishes, retrying what a leader election explains (`passes`) until `retry.forMs`
+   * has gone by: the msg-id makes a message the stream did take after all a duplicate it
+   * drops, so a retry never stores anything twice.
+   */
+  async #publish(subject: string, data: Uint8Array | string, options: Partial<JetStreamPublishOptions>) {
+    const { forMs, signal, onRetry } = this.#retry;
+    const started = Date.now();
+    const giveUpAt = started + forMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const ack = await this.#js.publish(subject, data, options);
+        this.#retrying = false;
+        return ack;
+      } catch (err) {
+        if (!passes(err) || signal?.aborted || Date.now() >= giveUpAt) {
+          if (attempt === 0 || !passes(err)) throw err;
+          throw new Error(
+            `the scrape stream did not take ${subject} for ${Math.round((Date.now() - started) / 1000)} s ` +
+              `(${(err as Error).message}): its JetStream servers are down or electing no leader; ` +
+              "check them with `nats stream info` (this epoch is dropped, the next one is tried)",
+            { cause: err },
+          );
+        }
+        if (!this.#retrying) onRetry?.(subject, err as Error);
+        this.#retrying = true;
+        const wait = Math.min(
+          RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!,
+          giveUpAt - Date.now(),
+        );
+        await new Promise<void>((resolve) => {
+          if (signal?.aborted) return resolve();
+          const timer = setTimeout(done, Math.max(0, wait));
+          signal?.addEventListener("abort", done, { once: true });
+          function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            resolve();
+          }
+        });
+      }
+    }
   }
 
   async publishReply(epoch: string, reply: RawReply): Promise<ScrapePartRef> {
@@ -49,7 +123,7 @@ export class ScrapePublisher {
       if (reply.encoding) h.set("Content-Encoding", reply.encoding);
       const chunk = reply.data.subarray(i * this.#maxChunk, (i + 1) * this.#maxChunk);
       acks.push(
-        this.#js.publish(this.#subjects.scrapePart(reply.source), chunk, {
+        this.#publish(this.#subjects.scrapePart(reply.source), chunk, {
           headers: h,
           msgID: `${epoch}.${reply.source}.${reply.server}.${reply.page ?? 1}.${i + 1}`,
         }),
@@ -68,7 +142,7 @@ export class ScrapePublisher {
   async publishCommit(marker: CommitMarker): Promise<number> {
     const h = natsHeaders();
     h.set(ScrapeHeader.Epoch, marker.epoch);
-    const ack = await this.#js.publish(this.#subjects.scrapeCommit, JSON.stringify(marker), {
+    const ack = await this.#publish(this.#subjects.scrapeCommit, JSON.stringify(marker), {
       headers: h,
       msgID: `${marker.epoch}.commit`,
     });
