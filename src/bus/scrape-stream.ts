@@ -150,6 +150,26 @@ export class ScrapePublisher {
   }
 }
 
+/**
+ * How long each pull of commit markers waits on the server. nats.js takes half of it as
+ * the heartbeat interval and re-pulls after two missed heartbeats, so a consumer whose
+ * leader was lost (a sink server down) is pulled again from its new leader within about
+ * this long; at nats.js's default of 30 s the audit saw the catalog stand still for 44 s.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
+/** What the commit consumer's pull went through, for the catalog side's log. */
+export interface CommitConsumerEvent {
+  /**
+   * unanswered: heartbeats missed or no responders (no leader); pulling: a pull was
+   * answered again; consumer-gone, then consumer-made or consumer-failed: the durable was
+   * missing and is made again, or could not be; stream-gone: the scrape stream is missing.
+   */
+  readonly kind:
+    "unanswered" | "pulling" | "consumer-gone" | "consumer-made" | "consumer-failed" | "stream-gone";
+  readonly detail: string;
+}
+
 /** One listed reply, or why it can no longer be read (aged out of the stream, corrupt). */
 export type ScrapePart = { source: string; server: string; page?: number } & (
   { text: string } | { missing: string }
@@ -181,7 +201,11 @@ export interface CommitDelivery {
 export async function consumeCommits(
   nc: NatsConnection,
   systemId: string,
-  options: { ackWaitMs: number },
+  options: {
+    ackWaitMs: number;
+    /** What happens to the pull underneath: missed heartbeats, a consumer or stream gone. */
+    onStatus?: (event: CommitConsumerEvent) => void;
+  },
 ): Promise<{ commits: AsyncIterable<CommitDelivery>; stop(): Promise<void> }> {
   const jsm = await jetstreamManager(nc);
   const assets = systemAssets(systemId);
@@ -194,7 +218,33 @@ export async function consumeCommits(
     options,
   );
   const consumer = await jetstream(nc).consumers.get(assets.scrapeStream, assets.catalogConsumer);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 8, expires: PULL_EXPIRES_MS });
+  void (async () => {
+    for await (const status of messages.status()) {
+      const type = status.type;
+      if (type === "heartbeats_missed" || type === "no_responders") {
+        options.onStatus?.({ kind: "unanswered", detail: type });
+      } else if (type === "consumer_not_found" || type === "consumer_deleted") {
+        // Gone (an operator's delete, a sink whose store was lost): made again, from the
+        // stream's start; an epoch already folded is known by its name and not folded again.
+        options.onStatus?.({ kind: "consumer-gone", detail: type });
+        await ensureCommitConsumer(
+          jsm,
+          assets.scrapeStream,
+          assets.catalogConsumer,
+          subjects.scrapeCommit,
+          options,
+        )
+          .then(() => options.onStatus?.({ kind: "consumer-made", detail: assets.catalogConsumer }))
+          .catch((err: unknown) => options.onStatus?.({ kind: "consumer-failed", detail: String(err) }));
+      } else if (type === "stream_not_found") {
+        options.onStatus?.({ kind: "stream-gone", detail: assets.scrapeStream });
+      } else if (type === "next") {
+        options.onStatus?.({ kind: "pulling", detail: "" });
+      }
+      // Heartbeats, resets, flow control, pinning: routine, or not used by this consumer.
+    }
+  })();
   async function* deliveries(): AsyncGenerator<CommitDelivery> {
     for await (const m of messages) {
       const delivery = toDelivery(jsm, assets.scrapeStream, m);

@@ -148,7 +148,38 @@ export function createCatalogSide(options: {
   const startIndexing = async (open: Catalog, tracker: FindingsTracker | undefined) => {
     void runRetention();
     retentionTimer = setInterval(() => void runRetention(), retentionEveryMs);
-    const consumer = await consumeCommits(sink, system.id, { ackWaitMs: ACK_WAIT_MS });
+    let unanswered: number | undefined;
+    const consumer = await consumeCommits(sink, system.id, {
+      ackWaitMs: ACK_WAIT_MS,
+      onStatus: ({ kind, detail }) => {
+        if (kind === "unanswered") {
+          if (unanswered !== undefined) return;
+          unanswered = Date.now();
+          log.warn(
+            { reason: detail },
+            "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
+          );
+        } else if (kind === "pulling") {
+          if (unanswered === undefined) return;
+          log.info({ after_ms: Date.now() - unanswered }, "the scrape stream's consumer answers again");
+          unanswered = undefined;
+        } else if (kind === "consumer-gone") {
+          log.warn(
+            { reason: detail },
+            "the catalog's consumer of the scrape stream is missing; making it again",
+          );
+        } else if (kind === "consumer-made") {
+          log.info({ consumer: detail }, "the catalog's consumer of the scrape stream is made again");
+        } else {
+          log.error(
+            { reason: detail },
+            kind === "stream-gone"
+              ? "the scrape stream is missing: nothing can be folded until a scrape node of this system makes it again (start or restart one)"
+              : "the catalog's consumer of the scrape stream is missing and could not be made again; restart the node",
+          );
+        }
+      },
+    });
     // Scrape stream lag: commit markers not yet consumed.
     const assets = systemAssets(system.id);
     options.metrics.addCommitLag(async () => [
