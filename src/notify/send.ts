@@ -82,11 +82,21 @@ export async function postOnce(
       headers: requestHeaders(endpoint, body, options.userAgent),
       body,
       signal,
+      // Followed, a 301/302/303 turns the POST into a GET without its body, and the
+      // target's 200 would count as delivered though nothing was: a failed attempt instead.
+      redirect: "manual",
     });
     const text = await response.text();
     const ms = performance.now() - started;
     const status = response.status;
     if (status >= 200 && status < 300) return { outcome: "ok", status, ms };
+    if (status >= 300 && status < 400) {
+      const to = response.headers.get("location");
+      const error =
+        `HTTP ${status}: the endpoint redirects${to ? ` to ${to}` : ""}, and natsmon does not follow ` +
+        "redirects (the alert would not arrive); set the endpoint's url to the address that answers";
+      return { outcome: "retry", status, error, ms };
+    }
     const error = `HTTP ${status}${text ? `: ${text.slice(0, ERROR_TEXT_MAX).trim()}` : ""}`;
     if (status >= 400 && status < 500 && status !== 429) return { outcome: "rejected", status, error, ms };
     return { outcome: "retry", status, error, ms };

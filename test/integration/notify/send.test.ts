@@ -110,3 +110,32 @@ describe("the attempts of one delivery", () => {
     assert.match(log[0].error ?? "", /ECONNREFUSED/);
   });
 });
+
+describe("a redirecting receiver", () => {
+  for (const status of [301, 302, 303, 307, 308]) {
+    test(`${status} is a failed attempt naming the target, never a delivery`, async () => {
+      await using receiver = await startHttpReceiver();
+      // The redirect's target answers 200 to anything: followed, it would have counted.
+      receiver.respondWith((req) =>
+        req.path === "/hook" ? { status, headers: { location: "/landed" } } : { status: 200, body: "landed" },
+      );
+      const { result, log } = await deliverOnce(`${receiver.url}/hook`);
+      assert.equal(result.ok, false);
+      assert.deepEqual(
+        receiver.requests.map((r) => r.path),
+        ["/hook", "/hook", "/hook"],
+        "the redirect is not followed",
+      );
+      const attempts = log[0]?.attempts ?? [];
+      assert.deepEqual(
+        attempts.map((a) => [a.outcome, a.status_code]),
+        [
+          ["retry", status],
+          ["retry", status],
+          ["retry", status],
+        ],
+      );
+      assert.match(attempts[0]!.error ?? "", /redirects to \/landed.*does not follow redirects/);
+    });
+  }
+});
