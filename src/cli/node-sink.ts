@@ -8,14 +8,26 @@ import { connectClient, type ClientOptions } from "./client.ts";
  */
 export function connectNodeSink(config: Config, options: ClientOptions): Promise<NatsConnection> {
   const sink = config.sink;
+  const server = sink.url ?? embeddedUrl(sink.embedded);
   return connectClient({
-    ...(sink.url ? { server: sink.url } : {}),
+    ...(server ? { server } : {}),
     ...(sink.creds ? { creds: sink.creds } : {}),
     ...(sink.user ? { user: sink.user } : {}),
     ...(sink.password ? { password: sink.password } : {}),
     ...(sink.token ? { token: sink.token } : {}),
     ...definedOnly(options),
   });
+}
+
+/**
+ * Where the node's embedded server listens, as its configuration names it (a wildcard
+ * host is reached on loopback); unknown when the OS chose the port (-1): the client
+ * default, NATS_URL or --server then.
+ */
+function embeddedUrl(embedded: Config["sink"]["embedded"]): string | undefined {
+  if (embedded.port <= 0) return undefined;
+  const host = ["0.0.0.0", "::", "[::]", ""].includes(embedded.host) ? "127.0.0.1" : embedded.host;
+  return `nats://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${embedded.port}`;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

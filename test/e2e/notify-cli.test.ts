@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
@@ -164,6 +164,28 @@ describe("natsmon notify and deliveries commands", () => {
     assert.equal(logged.body_digest, `sha256:${createHash("sha256").update(req.body).digest("hex")}`);
     assert.equal(logged.outcome, "ok");
     assert.equal(logged.status_code, 200);
+  });
+
+  test("notify test and replay reach the node's embedded bus at the port its configuration names", async () => {
+    // The same configuration with the port the embedded server took written in, as a
+    // deployment with a fixed port has it: no --server needed.
+    const fixed = join(dir.path, "fixed-port.yaml");
+    const text = await readFile(config, "utf8");
+    await writeFile(
+      fixed,
+      text.replace("sink: {embedded: {port: -1}}", `sink: {embedded: {port: ${new URL(url).port}}}`),
+    );
+    const result = await runNatsmon(["notify", "test", "hook", "--config", fixed], {
+      NATS_URL: "nats://127.0.0.1:1",
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, "", "the test is logged on the node's own bus");
+    const replay = await runNatsmon(
+      ["deliveries", "replay", "--config", fixed, "--endpoint", "hook", "--since", "1h"],
+      { NATS_URL: "nats://127.0.0.1:1" },
+    );
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /replayed \d+ of \d+ logged deliveries to hook/);
   });
 
   test("notify test still sends when it cannot write the delivery log, and says so", async () => {
