@@ -64,8 +64,10 @@ export function endpointIssues(
         issues.push({ path: `${at}.name`, message: `"${e.name}" is already used by ${names.get(e.name)}` });
       else names.set(e.name, at);
       if (!e.url) issues.push({ path: `${at}.url`, message: "is required" });
-      else if (!isHttpUrl(e.url))
-        issues.push({ path: `${at}.url`, message: "must be an http or https URL with a host" });
+      else {
+        const problem = urlProblem(e.url);
+        if (problem) issues.push({ path: `${at}.url`, message: problem });
+      }
       const auth = e["auth-type"] || undefined;
       if (auth !== undefined && !AUTH_TYPES.includes(auth)) {
         issues.push({
@@ -122,11 +124,24 @@ export function buildEndpoints(raw: RawConfig["notifications"]): EndpointConfig[
   );
 }
 
-function isHttpUrl(text: string): boolean {
+/**
+ * Why `text` cannot be an endpoint's URL, or undefined. WHATWG parsing takes `http:///x`
+ * as host `x`, so the host is checked in the text as written; credentials in the URL are
+ * refused by fetch on every attempt (and would be echoed into logs), so they are refused here.
+ */
+function urlProblem(text: string): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(text);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+    url = new URL(text);
   } catch {
-    return false;
+    return "must be an http or https URL with a host";
   }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return "must be an http or https URL with a host";
+  if (url.hostname === "" || !/^https?:\/\/[^/?#]/i.test(text.trim()))
+    return "must be an http or https URL with a host";
+  if (url.username || url.password) {
+    return "must not carry credentials (user:password@): set auth-type basic with auth-user and auth-token instead";
+  }
+  return undefined;
 }

@@ -33,9 +33,9 @@ export type RecordAttempt = (entry: DeliveryLogEntry) => void;
 export function targetUrl(endpoint: Pick<EndpointConfig, "type" | "url">): string {
   if (endpoint.type !== "alertmanager") return endpoint.url;
   const url = new URL(endpoint.url);
-  if (!url.pathname.endsWith("/api/v2/alerts")) {
-    url.pathname = `${url.pathname.replace(/\/+$/, "")}/api/v2/alerts`;
-  }
+  // The base, or the API itself, written with or without a trailing slash.
+  const path = url.pathname.replace(/\/+$/, "");
+  url.pathname = path.endsWith("/api/v2/alerts") ? path : `${path}/api/v2/alerts`;
   return url.toString();
 }
 

@@ -119,6 +119,11 @@ describe("outbound authentication", () => {
       targetUrl({ type: "alertmanager", url: "http://am:9093/api/v2/alerts" }),
       "http://am:9093/api/v2/alerts",
     );
+    // The API written with a trailing slash is the API, not a base to append it to.
+    assert.equal(
+      targetUrl({ type: "alertmanager", url: "http://am:9093/api/v2/alerts/" }),
+      "http://am:9093/api/v2/alerts",
+    );
     assert.equal(targetUrl({ type: "webhook", url: "http://h/x" }), "http://h/x");
   });
 });
