@@ -68,21 +68,23 @@ export function deliveriesCommand(program: Command): void {
       });
       const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
       // One body per logged delivery, oldest first (an older log has an entry per attempt, all
-      // with the delivery's id). The retries of a failed delivery carry the same body, so a
-      // body already replayed is not sent again.
+      // with the delivery's id). The retry rounds of a failed delivery carry the same body
+      // one after another, so a body just replayed is not sent again; the same body later,
+      // after others (a finding back at an earlier state), is, or the receiver would be
+      // left at the state in between.
       const byDelivery = new Map<string, DeliveryLogEntry>();
       for (const e of entries) if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
-      const replayed = new Set<string>();
+      let previous: string | undefined;
       let sent = 0;
       let failed = 0;
       let skipped = 0;
       let repeats = 0;
       for (const e of byDelivery.values()) {
-        if (replayed.has(e.body_digest)) {
+        if (e.body_digest === previous) {
           repeats += 1;
           continue;
         }
-        replayed.add(e.body_digest);
+        previous = e.body_digest;
         if (e.body === undefined) {
           skipped += 1;
           process.stdout.write(

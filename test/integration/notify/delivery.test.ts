@@ -122,8 +122,12 @@ describe("webhook deliveries against a real HTTP receiver", () => {
 
   test("deliveries replay sends a body the failed deliveries repeated once", async () => {
     const entries = await lab.log("down");
-    const digests = new Set(entries.map((e) => e.body_digest));
-    assert.ok(digests.size < entries.length, "the retries of the rejected delivery repeat its body");
+    // What replay sends: each delivery's body, oldest first, a retry round's repeat dropped.
+    const expected = entries
+      .map((e) => e.body_digest)
+      .filter((d, i, all) => i === 0 || all[i - 1] !== d)
+      .map((d) => d.replace(/^sha256:/, ""));
+    assert.ok(expected.length < entries.length, "the retries of the rejected delivery repeat its body");
     await using dir = await tempDir();
     const config = join(dir.path, "natsmon.yaml");
     await writeFile(
@@ -149,11 +153,10 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     assert.equal(replay.code, 0, replay.stderr);
     const replayed = receiver.requests.filter((r) => r.path === "/replayed");
     const bodies = replayed.map((r) => createHash("sha256").update(r.body).digest("hex"));
-    assert.equal(new Set(bodies).size, bodies.length, "no body sent twice");
-    assert.equal(bodies.length, digests.size, "every distinct body sent");
+    assert.deepEqual(bodies, expected, "every body once per run of repeats, in order");
     assert.match(
       replay.stdout,
-      new RegExp(`replayed ${digests.size} of ${entries.length} logged deliveries`),
+      new RegExp(`replayed ${expected.length} of ${entries.length} logged deliveries`),
     );
   });
 
@@ -194,5 +197,51 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     } finally {
       await slow[Symbol.asyncDispose]();
     }
+  });
+  test("deliveries replay sends a body again when a later change brought it back, leaving the receiver at the last state", async () => {
+    await lab.start([endpoint({ name: "flip", url: `${receiver.url}/flip` })]);
+    receiver.setStatus(200);
+    const flip = () => receiver.requests.filter((r) => r.path === "/flip");
+    const about8 = () => flip().filter((r) => alertsOf(r).some((a) => / 8 /.test(a)));
+    // warning, critical, warning again: the first and last webhook bodies are the same bytes.
+    await lab.epoch([fire(finding(8))]);
+    await waitFor(() => about8().length >= 1, { message: "the firing delivered" });
+    await lab.epoch([change(finding(8, "critical"), "warning")]);
+    await waitFor(() => about8().length >= 2, { message: "the critical delivered" });
+    await lab.epoch([change(finding(8, "warning"), "critical")]);
+    await waitFor(() => about8().length >= 3, { message: "the warning delivered" });
+    const [warning, critical, again] = about8().map((r) => r.body.toString());
+    assert.deepEqual(alertsOf(about8()[2]!), ["firing 8 warning"]);
+    assert.equal(warning, again, "the same state twice: the same body");
+    assert.notEqual(warning, critical);
+    // Everything the endpoint was sent (what was firing when it was added, then 8's changes).
+    const delivered = flip().map((r) => r.body.toString());
+    await using dir = await tempDir();
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: ${lab.nodeId}}`,
+        "system: {id: east}",
+        "notifications:",
+        `  webhook: [{name: flip, url: ${JSON.stringify(`${receiver.url}/flip-replayed`)}, subscriptions: ["*"]}]`,
+        "",
+      ].join("\n"),
+    );
+    const replay = await runNatsmon([
+      "deliveries",
+      "replay",
+      "--endpoint",
+      "flip",
+      "--config",
+      config,
+      "--server",
+      lab.sink.url,
+    ]);
+    assert.equal(replay.code, 0, replay.stderr);
+    const replayed = receiver.requests
+      .filter((r) => r.path === "/flip-replayed")
+      .map((r) => r.body.toString());
+    assert.deepEqual(replayed, delivered, "every delivery, in order: the receiver ends at warning");
   });
 });
