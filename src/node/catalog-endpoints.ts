@@ -24,11 +24,14 @@ import type { OpsInfoReply } from "../protocol/index.ts";
 import type { CatalogSide } from "./catalog-side.ts";
 
 /** `ops.info` and the discovery capabilities: what the configuration enables for a system. */
-export function opsInfoOf(system: SystemConfig): OpsInfoReply {
+export function opsInfoOf(system: SystemConfig, catalog?: CatalogSide): OpsInfoReply {
+  // A node without the scrape role reports the cadence the scraper's markers carry: its own
+  // scraper.interval is only a default nothing runs on.
+  const observed = system.roles.includes("scrape") ? undefined : catalog?.scrapeIntervalNs();
   return {
     geo: { enabled: false },
     realtime: { enabled: false },
-    scraper: { interval: system.scraper.intervalMs * 1_000_000 },
+    scraper: { interval: observed ?? system.scraper.intervalMs * 1_000_000 },
     db: { retention: system.db.retentionMs * 1_000_000 },
     checks: system.disabledChecks.length > 0 ? { disabled: [...system.disabledChecks] } : {},
   };
@@ -52,7 +55,7 @@ export function catalogEndpoints(
     "db.tables": dbTablesHandler(catalog.discovery),
     "db.columns": dbColumnsHandler(catalog.discovery),
     "db.macros": dbMacrosHandler(catalog.discovery),
-    "ops.info": opsInfoHandler(() => opsInfoOf(system)),
+    "ops.info": opsInfoHandler(() => opsInfoOf(system, catalog)),
     "ops.sizing": opsSizingHandler(catalog.ops),
     "ops.memory": opsMemoryHandler(catalog.ops),
     "ops.storage": opsStorageHandler(catalog.ops),

@@ -57,6 +57,8 @@ export interface CatalogSide extends AsyncDisposable {
   readonly error: string | undefined;
   /** Resolves once the consumer has folded (or skipped) every marker up to `seq`. */
   readonly foldedThrough: () => number;
+  /** The scraper's interval as the last commit marker carried it (ns); undefined before one. */
+  readonly scrapeIntervalNs: () => number | undefined;
   /**
    * Opens the database, seeds the findings baseline and starts consuming commit markers.
    * Until the database is open, every port that needs it throws 503 saying it is opening.
@@ -118,6 +120,7 @@ export function createCatalogSide(options: {
     }
   };
   let lastSeq = 0;
+  let scrapeIntervalNs: number | undefined;
   // db.retention runs once the catalog opens, then at most once a minute: between folds, and
   // on a timer, so a catalog that nothing folds into (its system unreachable, its scraper
   // stopped) still drops what is past retention. 0 keeps everything.
@@ -205,6 +208,7 @@ export function createCatalogSide(options: {
           faults: options.faults,
         });
         lastSeq = delivery.seq;
+        scrapeIntervalNs = delivery.marker.scrape_interval_ns ?? scrapeIntervalNs;
         await runRetention();
       }
     })().catch((err: unknown) => log.error({ err }, "commit consumer stopped"));
@@ -362,6 +366,7 @@ export function createCatalogSide(options: {
       return error;
     },
     foldedThrough: () => lastSeq,
+    scrapeIntervalNs: () => scrapeIntervalNs,
     start: () => (starting ??= start()),
     // Once only: a node whose start failed stops its catalog sides, some of them twice.
     [Symbol.asyncDispose]: () => (stopping ??= stop()),

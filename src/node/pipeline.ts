@@ -62,7 +62,7 @@ export async function startSystemPipeline(options: {
     system,
     scrape,
     catalog,
-    opsInfo: () => opsInfoOf(system),
+    opsInfo: () => opsInfoOf(system, catalog),
     async [Symbol.asyncDispose]() {
       // Upstream first: stop producing, then let the catalog finish what it holds.
       await scrape?.[Symbol.asyncDispose]();

@@ -83,6 +83,12 @@ export interface CommitMarker {
    * JetStream, and in markers of older natsmon releases.
    */
   meta_peers?: Record<string, string[]>;
+  /**
+   * The scraper's scraper.interval, nanoseconds: the cadence ops.info reports on a node that
+   * holds only the catalog, whose own configuration need not say it. Absent in markers of
+   * older natsmon releases.
+   */
+  scrape_interval_ns?: number;
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];

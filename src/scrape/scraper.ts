@@ -229,6 +229,7 @@ export function startScraper(options: ScraperOptions): Scraper {
         : {}),
       ...(Object.keys(expected.metaPeers).length > 0 ? { meta_peers: expected.metaPeers } : {}),
       ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
+      scrape_interval_ns: config.intervalMs * 1_000_000,
       unsupported,
       errors,
     };

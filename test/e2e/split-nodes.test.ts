@@ -165,6 +165,16 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
     await allFolded("every committed epoch folded");
   });
 
+  test("ops.info on the catalog node reports the scraper's cadence, which its own configuration does not name", async () => {
+    // The catalog node's configuration has no scraper key (its default is 30 s); the scrape
+    // node scrapes every second, and says so in each commit marker.
+    await allFolded("an epoch folded on the catalog node");
+    const info = (await app.request(systemSubjects(SYSTEM).opsInfo, "{}", { timeout: 5000 })).json<{
+      scraper: { interval: number };
+    }>();
+    assert.equal(info.scraper.interval, 1_000_000_000);
+  });
+
   test("the streamed endpoints answer a served system once, whichever node takes the request, and an unknown one with a 503 trailer", async () => {
     // Each node also takes the streamed subjects of every system, one node per request (a
     // queue group): the scrape node, which serves no db endpoint, must find the catalog
