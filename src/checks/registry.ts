@@ -3,6 +3,7 @@
  * file per check, in code order. A check that is not listed does not exist.
  */
 import type { Check } from "./check.ts";
+import { CLUSTER_CHECKS } from "./cluster/index.ts";
 import { CONSUMER_CHECKS } from "./consumer/index.ts";
 import { JETSTREAM_CHECKS } from "./jetstream/index.ts";
 import { META_CHECKS } from "./meta/index.ts";
@@ -12,6 +13,7 @@ import { SERVER_CHECKS } from "./server/index.ts";
 export const CHECKS: readonly Check[] = [
   ...SCRAPE_CHECKS,
   ...SERVER_CHECKS,
+  ...CLUSTER_CHECKS,
   ...META_CHECKS,
   ...JETSTREAM_CHECKS,
   ...CONSUMER_CHECKS,
