@@ -5,6 +5,7 @@
 import type { Check } from "./check.ts";
 import { CLUSTER_CHECKS } from "./cluster/index.ts";
 import { CONN_CHECKS } from "./conn/index.ts";
+import { LEAF_CHECKS } from "./leaf/index.ts";
 import { CONSUMER_CHECKS } from "./consumer/index.ts";
 import { JETSTREAM_CHECKS } from "./jetstream/index.ts";
 import { META_CHECKS } from "./meta/index.ts";
@@ -16,6 +17,7 @@ export const CHECKS: readonly Check[] = [
   ...SERVER_CHECKS,
   ...CLUSTER_CHECKS,
   ...CONN_CHECKS,
+  ...LEAF_CHECKS,
   ...META_CHECKS,
   ...JETSTREAM_CHECKS,
   ...CONSUMER_CHECKS,
