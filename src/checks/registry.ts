@@ -3,6 +3,7 @@
  * file per check, in code order. A check that is not listed does not exist.
  */
 import type { Check } from "./check.ts";
+import { CHANGE_CHECKS } from "./change/index.ts";
 import { CLUSTER_CHECKS } from "./cluster/index.ts";
 import { CONN_CHECKS } from "./conn/index.ts";
 import { LEAF_CHECKS } from "./leaf/index.ts";
@@ -21,4 +22,5 @@ export const CHECKS: readonly Check[] = [
   ...META_CHECKS,
   ...JETSTREAM_CHECKS,
   ...CONSUMER_CHECKS,
+  ...CHANGE_CHECKS,
 ];

@@ -1,0 +1,57 @@
+import type { Check } from "../check.ts";
+
+/**
+ * An account is present in an epoch when a server's account STATZ lists it. Only servers
+ * that listed accounts in both epochs are compared, so a server that did not answer, or
+ * one that joined, makes no account come or go.
+ */
+export const change003: Check = {
+  code: "change-003",
+  name: "Account Added or Removed",
+  description:
+    "An account appeared or vanished since the previous epoch, as the servers' account statistics list them. In operator mode an account appears when its JWT is pushed and first used, and vanishes when it is deleted or revoked; with a configuration file it changes on a reload. A vanished account's users can no longer connect and its exports disappear for the accounts importing them.",
+  remediation:
+    "Nothing to do when the change was planned. Otherwise check the account resolver (`nats account info`, `nats server request accounts`, the resolver's JWT store or `nsc describe account`) or the `accounts` block of the configuration, and who changed it. For a removed account, check its importers: `nats server report accounts`.",
+  scope: "account",
+  entityType: "account",
+  severity: "info",
+  category: "change",
+  optimization: false,
+  params: [],
+  detailColumns: [
+    { name: "change", type: "VARCHAR", description: "added or removed." },
+    {
+      name: "servers_compared",
+      type: "INTEGER",
+      description: "Servers that listed accounts in both epochs.",
+    },
+  ],
+  sql: `
+WITH listed AS (SELECT DISTINCT epoch, server_pk FROM hx.account_stats),
+common AS (
+  SELECT e.epoch, e.prev_epoch, a.server_pk
+  FROM checks.epochs_in(ep_from, ep_to) e
+  JOIN listed a ON a.epoch = e.epoch
+  JOIN listed b ON b.epoch = e.prev_epoch AND b.server_pk = a.server_pk
+),
+compared AS (SELECT epoch, count(*) AS servers FROM common GROUP BY epoch),
+now_acc AS (
+  SELECT DISTINCT c.epoch, s.account_pk FROM common c
+  JOIN hx.account_stats s ON s.epoch = c.epoch AND s.server_pk = c.server_pk
+),
+prev_acc AS (
+  SELECT DISTINCT c.epoch, s.account_pk FROM common c
+  JOIN hx.account_stats s ON s.epoch = c.prev_epoch AND s.server_pk = c.server_pk
+),
+changes AS (
+  SELECT coalesce(n.epoch, p.epoch) AS epoch, coalesce(n.account_pk, p.account_pk) AS account_pk,
+         CASE WHEN p.account_pk IS NULL THEN 'added' ELSE 'removed' END AS change
+  FROM now_acc n FULL JOIN prev_acc p ON p.epoch = n.epoch AND p.account_pk = n.account_pk
+  WHERE n.account_pk IS NULL OR p.account_pk IS NULL
+)
+SELECT c.epoch, c.account_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,
+       'info' AS severity, c.change, CAST(k.servers AS INTEGER) AS servers_compared
+FROM changes c
+JOIN hx.account_ident i ON i.account_pk = c.account_pk
+JOIN compared k ON k.epoch = c.epoch`,
+};
