@@ -17,7 +17,7 @@ import { foldServers } from "./kinds/servers.ts";
 import { foldServices } from "./kinds/services.ts";
 import { appendSubscriptionStats, foldSubscriptionStats } from "./kinds/subscriptions.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
-import { groupReplies, type ScrapeReply } from "./replies.ts";
+import { groupReplies, repliesOf, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
 
 export type { ScrapeReply } from "./replies.ts";
@@ -122,6 +122,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       fold_ms: performance.now() - started,
       errors,
       unsupported: marker.unsupported.map((u) => `${u.source}: ${u.servers.join(", ")}`),
+      service_accounts: [...repliesOf(replies, "services").keys()].sort(),
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any
     // other problem rather than failing the epoch for ever; a missing required one fails

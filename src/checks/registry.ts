@@ -2,6 +2,7 @@
  * Every check natsmon runs, listed explicitly: each family's folder lists its checks, one
  * file per check, in code order. A check that is not listed does not exist.
  */
+import { ACCOUNTS_CHECKS } from "./accounts/index.ts";
 import type { Check } from "./check.ts";
 import { CHANGE_CHECKS } from "./change/index.ts";
 import { CLUSTER_CHECKS } from "./cluster/index.ts";
@@ -12,6 +13,8 @@ import { JETSTREAM_CHECKS } from "./jetstream/index.ts";
 import { META_CHECKS } from "./meta/index.ts";
 import { SCRAPE_CHECKS } from "./scrape/index.ts";
 import { SERVER_CHECKS } from "./server/index.ts";
+import { SERVICE_CHECKS } from "./service/index.ts";
+import { USER_CHECKS } from "./user/index.ts";
 
 export const CHECKS: readonly Check[] = [
   ...SCRAPE_CHECKS,
@@ -23,4 +26,7 @@ export const CHECKS: readonly Check[] = [
   ...JETSTREAM_CHECKS,
   ...CONSUMER_CHECKS,
   ...CHANGE_CHECKS,
+  ...ACCOUNTS_CHECKS,
+  ...USER_CHECKS,
+  ...SERVICE_CHECKS,
 ];

@@ -1,0 +1,72 @@
+import type { Check } from "../check.ts";
+
+/**
+ * New slow-consumer events of an account since the previous epoch, summed over servers.
+ * Account STATZ counts per server, since the account was registered on it: each server's
+ * figure is compared with that server's own last row before the previous epoch (a server
+ * that missed an epoch is compared with the one it last answered). When the server
+ * restarted in between, or the counter went down (an operator-mode account evicted and
+ * loaded again starts from zero), everything it counts now happened since, so all of it is
+ * new. A server with no earlier row, or without a known start time, is not compared.
+ */
+export const accounts002: Check = {
+  code: "accounts-002",
+  name: "Slow Consumers",
+  description:
+    "Connections of the account became slow consumers since the previous epoch, counted over all servers: a subscriber of the account did not read its messages fast enough, its pending buffer passed `max_pending` or a write passed `write_deadline`, and the server dropped messages for it or closed the connection. Core NATS subscribers of the account lose messages, and a publisher sharing the connection is held up.",
+  remediation:
+    "Find the connections: `nats server report connections --account <account> --sort pending`, and the servers' logs (`Slow Consumer Detected`) on the servers listed in the detail. Make the account's subscribers keep up: handle messages asynchronously, add queue-group members, move bulk delivery to JetStream consumers with flow control and `max_ack_pending`. Raise `max_pending` or `write_deadline` in the server configuration only when the client is known to be fast and the network is the limit.",
+  scope: "account",
+  entityType: "account",
+  severity: "critical",
+  category: "performance",
+  optimization: false,
+  params: [],
+  detailColumns: [
+    {
+      name: "new_slow_consumers",
+      type: "BIGINT",
+      description: "Slow-consumer events of the account since the previous epoch, all servers.",
+    },
+    {
+      name: "slow_consumers",
+      type: "BIGINT",
+      description: "Account STATZ slow_consumers now, summed over the servers compared (counters).",
+    },
+    {
+      name: "servers",
+      type: "VARCHAR[]",
+      description: "Servers where the account had new slow consumers, sorted.",
+    },
+  ],
+  sql: `
+WITH cur AS (
+  SELECT e.epoch, e.prev_epoch, a.account_pk, a.server_pk, a.slow_consumers, s.start
+  FROM checks.epochs_in(ep_from, ep_to) e
+  JOIN hx.account_stats a ON a.epoch = e.epoch
+  JOIN hx.server_stats s ON s.epoch = a.epoch AND s.server_pk = a.server_pk
+  WHERE e.prev_epoch IS NOT NULL AND a.slow_consumers IS NOT NULL AND s.start IS NOT NULL
+), earlier AS (
+  SELECT a.epoch, a.account_pk, a.server_pk, a.slow_consumers, s.start
+  FROM hx.account_stats a
+  JOIN hx.server_stats s ON s.epoch = a.epoch AND s.server_pk = a.server_pk
+  WHERE a.slow_consumers IS NOT NULL AND s.start IS NOT NULL
+), compared AS (
+  SELECT c.epoch, c.account_pk, c.server_pk, c.slow_consumers,
+         CASE WHEN c.start IS DISTINCT FROM p.start OR c.slow_consumers < p.slow_consumers THEN c.slow_consumers
+              ELSE c.slow_consumers - p.slow_consumers END AS new_events
+  FROM cur c
+  ASOF JOIN earlier p ON p.account_pk = c.account_pk AND p.server_pk = c.server_pk AND c.prev_epoch >= p.epoch
+), summed AS (
+  SELECT c.epoch, c.account_pk, sum(c.new_events) AS new_events, sum(c.slow_consumers) AS slow_consumers,
+         list_sort(list(i.name) FILTER (WHERE c.new_events > 0)) AS servers
+  FROM compared c JOIN hx.server_ident i ON i.server_pk = c.server_pk
+  GROUP BY c.epoch, c.account_pk
+)
+SELECT s.epoch, s.account_pk AS entity_pk, a.name AS entity_name, NULL::VARCHAR AS entity_key,
+       NULL::VARCHAR AS server, 'critical' AS severity,
+       CAST(s.new_events AS BIGINT) AS new_slow_consumers, CAST(s.slow_consumers AS BIGINT) AS slow_consumers,
+       CAST(s.servers AS VARCHAR[]) AS servers
+FROM summed s JOIN hx.account_ident a ON a.account_pk = s.account_pk
+WHERE s.new_events > 0`,
+};
