@@ -84,11 +84,11 @@ export interface TestServer extends AsyncDisposable {
 
 /**
  * A single real nats-server with JetStream and a system account, on OS-chosen ports;
- * `extraAccounts` adds accounts besides SYS and APP.
+ * `extraAccounts` adds accounts besides SYS and APP; `extraConfig` is appended to its configuration.
  */
 export async function startTestServer(
   name = "s1",
-  options: { extraAccounts?: readonly TestAccount[] } = {},
+  options: { extraAccounts?: readonly TestAccount[]; extraConfig?: string } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), `natsmon-nats-${name}-`));
   const spec: ServerSpec = { name, workDir: dir, port: -1, ...options };

@@ -8,6 +8,7 @@ import {
   startScraper,
   type EpochSummary,
   type ExpectedSeed,
+  type ServiceAccount,
   type Source,
 } from "../../../src/scrape/index.ts";
 
@@ -15,7 +16,7 @@ import {
 export async function scrapeOneEpoch(
   monitored: NatsConnection,
   sources: readonly Source[],
-  options: { expected?: ExpectedSeed; forgetAfterMs?: number } = {},
+  options: { expected?: ExpectedSeed; forgetAfterMs?: number; accounts?: readonly ServiceAccount[] } = {},
 ): Promise<{ marker: CommitMarker; replies: ScrapeReply[]; summary: EpochSummary }> {
   const replies: ScrapeReply[] = [];
   let committed: (marker: CommitMarker) => void = () => {};
@@ -60,6 +61,7 @@ export async function scrapeOneEpoch(
     log: silentLogger(),
     sources,
     ...(options.expected ? { expected: options.expected } : {}),
+    ...(options.accounts ? { accounts: options.accounts } : {}),
     onEpoch: summarized,
   });
   return { marker: await done, replies, summary: await summary };
