@@ -63,7 +63,7 @@ export function foldConnections(
   return { ips, fresh: freshIps, accounts };
 }
 
-/** hx.connection_opts values: what the connection is. Never its JWT (a credential). */
+/** hx.connection_opts values: what the connection is. Never its JWT (a credential), only whether it is a bearer token. */
 export function connectionOpts(c: Json): Record<string, unknown> {
   const { subjects, truncated } = subjectsOf(c);
   return {
@@ -76,6 +76,7 @@ export function connectionOpts(c: Json): Record<string, unknown> {
     authorized_user: c.authorized_user,
     name_tag: c.name_tag,
     issuer_key: c.issuer_key,
+    bearer_token: bearerToken(c.jwt),
     tags: c.tags === undefined ? undefined : strings(c.tags),
     tls_version: c.tls_version,
     tls_cipher_suite: c.tls_cipher_suite,
@@ -86,6 +87,28 @@ export function connectionOpts(c: Json): Record<string, unknown> {
     subjects_truncated: truncated,
   };
 }
+
+/**
+ * The user JWT's `nats.bearer_token` claim (false when absent); undefined without a JWT or
+ * when its claims cannot be read. The server has verified the JWT: its claims are only
+ * read. By JWT text, as each connection is read again every epoch.
+ */
+export function bearerToken(jwt: unknown): boolean | undefined {
+  if (typeof jwt !== "string" || jwt === "") return undefined;
+  if (bearerByJwt.has(jwt)) return bearerByJwt.get(jwt);
+  let bearer: boolean | undefined;
+  try {
+    const claims = obj(JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")));
+    bearer = obj(claims.nats).bearer_token === true;
+  } catch {
+    bearer = undefined;
+  }
+  if (bearerByJwt.size >= 50_000) bearerByJwt.clear();
+  bearerByJwt.set(jwt, bearer);
+  return bearer;
+}
+
+const bearerByJwt = new Map<string, boolean | undefined>();
 
 /** hx.connection_stats values. */
 export function connectionStats(c: Json): Record<string, unknown> {

@@ -23,6 +23,7 @@ import { migration as m0017 } from "./0017-marker-seq-comment.ts";
 import { migration as m0018 } from "./0018-servers-partial.ts";
 import { migration as m0019 } from "./0019-findings-in-force.ts";
 import { migration as m0020 } from "./0020-epochs-service-accounts.ts";
+import { migration as m0021 } from "./0021-connection-bearer.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0018,
   m0019,
   m0020,
+  m0021,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
