@@ -3,8 +3,8 @@ import type { Check } from "../check.ts";
 /**
  * New slow-consumer events of an account since the previous epoch, summed over servers.
  * Account STATZ counts per server, since the account was registered on it: each server's
- * figure is compared with that server's own last row before the previous epoch (a server
- * that missed an epoch is compared with the one it last answered). When the server
+ * figure is compared with that server's own row of its last epoch at or before the previous
+ * one (a server that missed an epoch is compared with the epoch it last answered). When the server
  * restarted in between, or the counter went down (an operator-mode account evicted and
  * loaded again starts from zero), everything it counts now happened since, so all of it is
  * new. A server with no earlier row, or without a known start time, is not compared.
@@ -39,24 +39,28 @@ export const accounts002: Check = {
       description: "Servers where the account had new slow consumers, sorted.",
     },
   ],
+  // The server's last epoch is found in hx.server_stats (one row per server and epoch), and
+  // the account's row of that epoch joined by equality: an ASOF over all of
+  // hx.account_stats (accounts × servers × epochs) would grow with the history kept.
   sql: `
 WITH cur AS (
-  SELECT e.epoch, e.prev_epoch, a.account_pk, a.server_pk, a.slow_consumers, s.start
+  SELECT e.epoch, e.prev_epoch, s.server_pk, s.start
   FROM checks.epochs_in(ep_from, ep_to) e
-  JOIN hx.account_stats a ON a.epoch = e.epoch
-  JOIN hx.server_stats s ON s.epoch = a.epoch AND s.server_pk = a.server_pk
-  WHERE e.prev_epoch IS NOT NULL AND a.slow_consumers IS NOT NULL AND s.start IS NOT NULL
-), earlier AS (
-  SELECT a.epoch, a.account_pk, a.server_pk, a.slow_consumers, s.start
-  FROM hx.account_stats a
-  JOIN hx.server_stats s ON s.epoch = a.epoch AND s.server_pk = a.server_pk
-  WHERE a.slow_consumers IS NOT NULL AND s.start IS NOT NULL
-), compared AS (
-  SELECT c.epoch, c.account_pk, c.server_pk, c.slow_consumers,
-         CASE WHEN c.start IS DISTINCT FROM p.start OR c.slow_consumers < p.slow_consumers THEN c.slow_consumers
-              ELSE c.slow_consumers - p.slow_consumers END AS new_events
+  JOIN hx.server_stats s ON s.epoch = e.epoch
+  WHERE e.prev_epoch IS NOT NULL AND s.start IS NOT NULL
+), servers_before AS (
+  SELECT c.epoch, c.server_pk, c.start, p.epoch AS before, p.start AS before_start
   FROM cur c
-  ASOF JOIN earlier p ON p.account_pk = c.account_pk AND p.server_pk = c.server_pk AND c.prev_epoch >= p.epoch
+  ASOF JOIN hx.server_stats p ON p.server_pk = c.server_pk AND c.prev_epoch >= p.epoch
+  WHERE p.start IS NOT NULL
+), compared AS (
+  SELECT b.epoch, a.account_pk, a.server_pk, a.slow_consumers,
+         CASE WHEN b.start IS DISTINCT FROM b.before_start OR a.slow_consumers < pa.slow_consumers
+              THEN a.slow_consumers ELSE a.slow_consumers - pa.slow_consumers END AS new_events
+  FROM servers_before b
+  JOIN hx.account_stats a ON a.epoch = b.epoch AND a.server_pk = b.server_pk
+  JOIN hx.account_stats pa ON pa.epoch = b.before AND pa.server_pk = b.server_pk AND pa.account_pk = a.account_pk
+  WHERE a.slow_consumers IS NOT NULL AND pa.slow_consumers IS NOT NULL
 ), summed AS (
   SELECT c.epoch, c.account_pk, sum(c.new_events) AS new_events, sum(c.slow_consumers) AS slow_consumers,
          list_sort(list(i.name) FILTER (WHERE c.new_events > 0)) AS servers
