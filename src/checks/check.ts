@@ -42,7 +42,11 @@ export interface Check {
   readonly remediation: string;
   /** What a finding is about, as the catalogue says it: server, stream, consumer replica, … */
   readonly scope: string;
-  /** The entity_type of its findings: server, stream, consumer, stream_replica, consumer_replica, meta_cluster, meta_peer, route, gateway. */
+  /**
+   * The entity_type of its findings: server, stream, consumer, stream_replica, consumer_replica,
+   * meta_cluster, meta_peer, route, gateway, account; user and service are named within their
+   * account (entity_pk the account's, entity_key the user or service name).
+   */
   readonly entityType: string;
   /** A fixed severity, or `dynamic` when the macro computes it per row. */
   readonly severity: Severity | "dynamic";

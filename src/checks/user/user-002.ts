@@ -37,7 +37,7 @@ export const user002: Check = {
   ],
   sql: `
 WITH per_user AS (
-  SELECT c.epoch, c.account, c.authorized_user, any_value(c.name_tag) AS name_tag,
+  SELECT c.epoch, c.account, c.authorized_user, max(nullif(c.name_tag, '')) AS name_tag,
          count(*) AS connections, list_sort(list(DISTINCT c.server)) AS servers
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN hx.connections c ON c.epoch = e.epoch
@@ -45,10 +45,12 @@ WITH per_user AS (
   GROUP BY c.epoch, c.account, c.authorized_user
 )
 SELECT u.epoch, coalesce(a.account_pk, 0) AS entity_pk,
-       coalesce(nullif(u.name_tag, ''), u.authorized_user) || ' (' || u.account || ')' AS entity_name,
+       coalesce(u.name_tag, u.authorized_user) || ' (' || coalesce(nullif(o.name_tag, ''), u.account) || ')' AS entity_name,
        u.authorized_user AS entity_key, NULL::VARCHAR AS server, 'warning' AS severity,
        u.account, u.authorized_user AS user, CAST(u.connections AS BIGINT) AS connections,
        CAST(u.servers AS VARCHAR[]) AS servers
-FROM per_user u LEFT JOIN hx.account_ident a ON a.name = u.account
+FROM per_user u
+LEFT JOIN hx.account_ident a ON a.name = u.account
+ASOF LEFT JOIN hx.account_opts o ON o.account_pk = a.account_pk AND u.epoch >= o.epoch
 WHERE u.connections > p_max_connections`,
 };
