@@ -44,7 +44,7 @@ export interface Check {
   readonly scope: string;
   /**
    * The entity_type of its findings: server, stream, consumer, stream_replica, consumer_replica,
-   * meta_cluster, meta_peer, route, gateway, account; user and service are named within their
+   * meta_cluster, meta_peer, route, gateway, connection, leafnode, account; user and service are named within their
    * account (entity_pk the account's, entity_key the user or service name).
    */
   readonly entityType: string;
