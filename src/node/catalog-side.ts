@@ -1,3 +1,4 @@
+import { startEpochWatch } from "./epoch-watch.ts";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { consumeCommits } from "../bus/index.ts";
 import {
@@ -193,9 +194,14 @@ export function createCatalogSide(options: {
         ).num_pending,
       },
     ]);
-    stopConsumer = () => consumer.stop();
+    const watch = startEpochWatch({
+      intervalMs: () => (scrapeIntervalNs ?? system.scraper.intervalMs * 1_000_000) / 1_000_000,
+      log,
+    });
+    stopConsumer = () => (watch.stop(), consumer.stop());
     loop = (async () => {
       for await (const delivery of consumer.commits) {
+        watch.seen();
         await handleCommit(open, delivery, {
           sink,
           tracker,
