@@ -36,7 +36,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
-import { ACK_WAIT_MS, handleCommit, recordFiring } from "./commit-handler.ts";
+import { ACK_WAIT_MS, handleCommit, recordFiring, syncNotifications } from "./commit-handler.ts";
 import type {
   OpsPort,
   BackupStreamPort,
@@ -251,6 +251,7 @@ export function createCatalogSide(options: {
     });
     // The catalog's copy of the firing set (grades) starts from the baseline as loaded.
     await recordFiring(open, tracker);
+    await syncNotifications(options.notifier, system.id, tracker, log);
     await startIndexing(open, tracker);
   };
   // Spec (Catalog database): retried once a minute; once open, queries answer and indexing

@@ -87,9 +87,13 @@ export async function handleCommit(
     // the same outbox entries again (deduplicated); a crash after it finds nothing new.
     if (checked && ctx.tracker) {
       const epoch = parseEpoch(marker.epoch);
+      const establishing = ctx.tracker.baselineEpoch() === undefined;
       const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
         ctx.notifier.enqueue(ctx.systemId, epoch, found),
       );
+      // The first baseline publishes nothing (baseline rule 2), yet endpoints are to know
+      // what is firing: its findings go to the outbox as the start-up sync would put them.
+      if (establishing) await syncNotifications(ctx.notifier, ctx.systemId, ctx.tracker, log);
       publishTransitions(ctx.sink, ctx.systemId, transitions);
       for (const status of ["firing", "resolved", "changed"] as const)
         ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
@@ -126,6 +130,28 @@ export async function handleCommit(
 export async function recordFiring(catalog: Catalog, tracker: FindingsTracker): Promise<void> {
   const at = tracker.baselineEpoch();
   if (at) await writeFiringFindings(catalog, at, tracker.firing().values());
+}
+
+/**
+ * Brings the notification outbox in line with the tracker's firing set (Notifier.syncFiring).
+ * A failure is logged, not thrown: the epoch goes on, and the next start syncs again.
+ */
+export async function syncNotifications(
+  notifier: Notifier,
+  systemId: string,
+  tracker: FindingsTracker,
+  log: Logger,
+): Promise<void> {
+  const at = tracker.baselineEpoch();
+  if (at === undefined) return;
+  try {
+    await notifier.syncFiring(systemId, at, tracker.firing());
+  } catch (err) {
+    log.error(
+      { err },
+      "the notification outbox could not be brought in line with the firing findings; endpoints learn of them at the next start or change",
+    );
+  }
 }
 
 /** Per-check times at debug, a summary with the slowest at info, each failing check at error. */

@@ -8,7 +8,7 @@ import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodi
 import { openDeliveredStore } from "./delivered-store.ts";
 import { endpointId } from "./delivery-log.ts";
 import { readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
-import { endpointSends, type DisabledChecks } from "./patterns.ts";
+import { endpointFilterDigest, endpointSends, type DisabledChecks } from "./patterns.ts";
 import { planDelivery } from "./plan-delivery.ts";
 import { deliver, type RecordAttempt } from "./send.ts";
 
@@ -74,9 +74,12 @@ export async function startEndpointSender(options: {
       "alerts the endpoint no longer subscribes to, or of disabled checks, are forgotten",
     );
   }
-  const reader = await readOutbox(options.nc, options.nodeId, id, (subject) =>
+  const filter = endpointFilterDigest(endpoint, options.disabledChecks);
+  const reader = await readOutbox(options.nc, options.nodeId, id, filter, (subject) =>
     log.warn({ subject }, "outbox entry is not readable; dropped"),
   );
+  if (reader.made)
+    log.info({ filter }, "the endpoint reads every finding's latest state: new, or its filter changed");
   const stop = new AbortController();
   const signal = stop.signal;
 

@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, notifyAssetConfigs } from "../bus/index.ts";
 import type { EndpointConfig } from "../config/index.ts";
-import type { Transition } from "../domain/index.ts";
+import type { FiringFinding, Transition } from "../domain/index.ts";
 import { noMetrics, type Logger, type NodeMetrics } from "../lib/index.ts";
 
 import { nodeAssets } from "../protocol/index.ts";
@@ -11,6 +11,7 @@ import type { BodyContext } from "./bodies.ts";
 import { deliveryLogWriter } from "./delivery-log.ts";
 import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
 import { writeOutbox } from "./outbox.ts";
+import { syncOutbox } from "./outbox-sync.ts";
 import type { DisabledChecks } from "./patterns.ts";
 import type { RecordAttempt } from "./send.ts";
 
@@ -21,6 +22,13 @@ export interface Notifier extends AsyncDisposable {
    * outbox, so the caller may then save its baseline and ack the epoch.
    */
   enqueue(systemId: string, epoch: Date, transitions: readonly Transition[]): Promise<void>;
+  /**
+   * Brings a system's outbox in line with its firing set at `epoch` (its baseline), so every
+   * endpoint learns of findings that are up though no transition of theirs reached the outbox
+   * (up before any endpoint was configured, or carried in by a seeded or first baseline).
+   * Called before the system's first diff, and after the epoch that establishes a baseline.
+   */
+  syncFiring(systemId: string, epoch: Date, firing: ReadonlyMap<string, FiringFinding>): Promise<void>;
 }
 
 /**
@@ -47,7 +55,7 @@ export async function startNotifier(options: {
   const { nc, nodeId } = options;
   const log = options.log.child({ component: "notify" });
   if (options.endpoints.length === 0) {
-    return { enqueue: async () => {}, [Symbol.asyncDispose]: async () => {} };
+    return { enqueue: async () => {}, syncFiring: async () => {}, [Symbol.asyncDispose]: async () => {} };
   }
   const jsm = await jetstreamManager(nc);
   const assets = await notifyAssetConfigs(nodeId, options.replicas);
@@ -110,6 +118,16 @@ export async function startNotifier(options: {
     enqueue: async (systemId, epoch, transitions) => {
       if (enabled.length === 0 || transitions.length === 0) return;
       await writeOutbox(nc, nodeId, systemId, epoch, transitions);
+    },
+    syncFiring: async (systemId, epoch, firing) => {
+      if (enabled.length === 0) return;
+      const disabled = options.disabledChecks.get(systemId) ?? [];
+      const written = await syncOutbox(nc, nodeId, systemId, epoch, firing, disabled);
+      if (written > 0)
+        log.info(
+          { system: systemId, written },
+          "outbox brought in line with the firing findings: endpoints learn of what is up",
+        );
     },
     async [Symbol.asyncDispose]() {
       for (const s of senders) await s[Symbol.asyncDispose]();

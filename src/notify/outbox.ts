@@ -8,7 +8,7 @@ import {
   jetstreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { findingKeyTokens, type Transition } from "../domain/index.ts";
+import { findingKeyTokens, type Finding, type Transition } from "../domain/index.ts";
 import { nodeAssets, nodeSubjects, transitionPayload, type OutboxEntry } from "../protocol/index.ts";
 import type { KeyedEntry } from "./plan-delivery.ts";
 
@@ -29,16 +29,44 @@ export async function writeOutbox(
   epoch: Date,
   transitions: readonly Transition[],
 ): Promise<void> {
+  const epochText = epoch.toISOString();
+  await publishOutbox(
+    nc,
+    nodeId,
+    transitions.map((t) => ({
+      key: outboxKey(systemId, t.finding),
+      entry: { system: systemId, epoch: epochText, transition: transitionPayload(t) },
+    })),
+  );
+}
+
+/** The key of a finding's outbox subject (and of what a receiver knows): `<system>.<finding key tokens>`. */
+export function outboxKey(
+  systemId: string,
+  finding: Pick<Finding, "code" | "entityType" | "entityPk" | "entityKey">,
+): string {
+  return [systemId, ...findingKeyTokens(finding)].join(".");
+}
+
+/**
+ * Stores entries under their keys' subjects. The message id is the key, the epoch and
+ * `source` (set for entries that are not an epoch's own transitions, so neither is taken for a
+ * duplicate of the other).
+ */
+export async function publishOutbox(
+  nc: NatsConnection,
+  nodeId: string,
+  entries: readonly KeyedEntry[],
+  source?: "sync",
+): Promise<void> {
   const js = jetstream(nc);
   const subjects = nodeSubjects(nodeId);
-  const epochText = epoch.toISOString();
-  for (let i = 0; i < transitions.length; i += IN_FLIGHT) {
+  for (let i = 0; i < entries.length; i += IN_FLIGHT) {
     await Promise.all(
-      transitions.slice(i, i + IN_FLIGHT).map((t) => {
-        const tokens = findingKeyTokens(t.finding);
-        const entry: OutboxEntry = { system: systemId, epoch: epochText, transition: transitionPayload(t) };
-        return js.publish(subjects.outbox(systemId, tokens), JSON.stringify(entry), {
-          msgID: `${systemId}|${epochText}|${tokens.join(".")}`,
+      entries.slice(i, i + IN_FLIGHT).map(({ key, entry }) => {
+        const [system, ...tokens] = key.split(".");
+        return js.publish(subjects.outbox(system!, tokens), JSON.stringify(entry), {
+          msgID: `${entry.system}|${entry.epoch}|${source === undefined ? "" : `${source}|`}${tokens.join(".")}`,
         });
       }),
     );
@@ -61,28 +89,66 @@ export interface OutboxReader {
 }
 
 /**
+ * The latest entry of every finding in the node's outbox (of one system, or all), read with
+ * one ordered consumer that stops at the last one. Unreadable entries are left out.
+ */
+export async function* latestOutboxEntries(
+  nc: NatsConnection,
+  nodeId: string,
+  systemId?: string,
+): AsyncGenerator<KeyedEntry> {
+  const subjects = nodeSubjects(nodeId);
+  const consumer = await jetstream(nc).consumers.get(nodeAssets(nodeId).outboxStream, {
+    filter_subjects: systemId === undefined ? subjects.outboxAll : subjects.outboxOfSystem(systemId),
+    deliver_policy: DeliverPolicy.LastPerSubject,
+  });
+  if ((await consumer.info(true)).num_pending === 0) return;
+  const messages = await consumer.consume({ max_messages: 1000 });
+  try {
+    for await (const m of messages) {
+      const entry = parse(m);
+      if (entry !== undefined) yield { key: m.subject.slice(subjects.outboxPrefix.length), entry };
+      if (m.info.pending === 0) break;
+    }
+  } finally {
+    messages.stop();
+  }
+}
+
+/**
  * Opens (creating when missing) the endpoint's durable consumer on the node's outbox. A new
  * consumer starts from the latest state of every finding, so an endpoint added later learns
- * of what is firing and never of what already resolved.
+ * of what is firing and never of what already resolved. The consumer's description carries
+ * `filter`, a digest of what the endpoint wants: one made under another filter (the endpoint's
+ * subscriptions, ignore list, systems or the disabled checks changed since) acked for good
+ * entries the endpoint now wants, so it is made again and reads every finding's latest state
+ * anew; what the receiver already knows is not sent again (the delivered state decides).
  */
 export async function readOutbox(
   nc: NatsConnection,
   nodeId: string,
   endpointId: string,
+  filter: string,
   onBadEntry: (subject: string) => void,
-): Promise<OutboxReader> {
+): Promise<OutboxReader & { readonly made: boolean }> {
   const assets = nodeAssets(nodeId);
   const subjects = nodeSubjects(nodeId);
   const stream = assets.outboxStream;
   const durable = assets.endpointConsumer(endpointId);
+  const description = `natsmon notification endpoint ${endpointId} (filter ${filter})`;
   const jsm = await jetstreamManager(nc);
+  let made = true;
   try {
-    await jsm.consumers.info(stream, durable);
+    const info = await jsm.consumers.info(stream, durable);
+    if (info.config.description === description) made = false;
+    else await jsm.consumers.delete(stream, durable);
   } catch (err) {
     if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound)) throw err;
+  }
+  if (made) {
     await jsm.consumers.add(stream, {
       durable_name: durable,
-      description: `natsmon notification endpoint ${endpointId}`,
+      description,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.LastPerSubject,
       filter_subject: subjects.outboxAll,
@@ -114,6 +180,7 @@ export async function readOutbox(
     }
   }
   return {
+    made,
     entries: entries(),
     stop: async () => {
       messages.stop();

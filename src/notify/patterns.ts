@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { EndpointConfig } from "../config/index.ts";
 
 /**
@@ -40,4 +41,27 @@ export function endpointSends(
   code: string,
 ): boolean {
   return endpointWants(endpoint, system, code) && !(disabled.get(system)?.includes(code) ?? false);
+}
+
+/**
+ * A short digest of everything that decides which findings an endpoint's sender handles
+ * (its subscriptions, ignore list and systems, and the checks disabled per system): when it
+ * changes, entries the sender once passed over may now be wanted.
+ */
+export function endpointFilterDigest(
+  endpoint: Pick<EndpointConfig, "subscriptions" | "ignore" | "systems">,
+  disabled: DisabledChecks,
+): string {
+  const sorted = (list: readonly string[]) => [...list].sort();
+  const filter = {
+    subscriptions: sorted(endpoint.subscriptions),
+    ignore: sorted(endpoint.ignore),
+    systems: sorted(endpoint.systems),
+    disabled: sorted(
+      [...disabled]
+        .filter(([, codes]) => codes.length > 0)
+        .map(([system, codes]) => `${system}:${sorted(codes).join(",")}`),
+    ),
+  };
+  return createHash("sha256").update(JSON.stringify(filter), "utf8").digest("hex").slice(0, 16);
 }

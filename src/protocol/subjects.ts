@@ -126,6 +126,8 @@ export function nodeSubjects(nodeId: string) {
      */
     outbox: (systemId: string, findingTokens: readonly string[]) =>
       n(`outbox.${assertToken(systemId, "system id")}.${findingTokens.map(assertSubjectToken).join(".")}`),
+    /** Every outbox subject of one system. */
+    outboxOfSystem: (systemId: string) => n(`outbox.${assertToken(systemId, "system id")}.>`),
     /** The outbox prefix of one system, for reading the system back out of a subject. */
     outboxPrefix: n("outbox."),
     /** `webhook.delivery.<endpoint_id>`: the delivery log of one endpoint (spec: Delivery log). */
