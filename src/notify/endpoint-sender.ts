@@ -3,13 +3,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EndpointConfig } from "../config/index.ts";
 import type { DeliveredAlertEntry } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
-import type { PlannedAlert } from "./alert-parts.ts";
 import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodies.ts";
 import { openDeliveredStore } from "./delivered-store.ts";
 import { endpointId } from "./delivery-log.ts";
-import { readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
+import { latestOutboxEntries, readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
 import { endpointFilterDigest, endpointSends, type DisabledChecks } from "./patterns.ts";
-import { planDelivery } from "./plan-delivery.ts";
+import { planDelivery, resendAlerts, type KeyedEntry } from "./plan-delivery.ts";
 import { deliver, type RecordAttempt } from "./send.ts";
 
 /** At most this many outbox entries go into one delivery. */
@@ -75,6 +74,13 @@ export async function startEndpointSender(options: {
     );
   }
   const filter = endpointFilterDigest(endpoint, options.disabledChecks);
+  // Known alerts whose latest outbox state says otherwise have a change on its way (unacked,
+  // or held by a sender that died until the server hands it out again): resends leave them
+  // out until the change itself is taken up (spec: newer changes wait behind a failed one).
+  const stale =
+    endpoint.type === "alertmanager"
+      ? await changingKnown(options.nc, options.nodeId, known, endpoint.type, sends)
+      : new Set<string>();
   const reader = await readOutbox(options.nc, options.nodeId, id, filter, (subject) =>
     log.warn({ subject }, "outbox entry is not readable; dropped"),
   );
@@ -107,7 +113,25 @@ export async function startEndpointSender(options: {
       signal.addEventListener("abort", done, { once: true });
     });
 
-  // One request at a time per endpoint: a minute's resend never overtakes a change.
+  // A failed change waits out its backoff here; a resend that gets through cuts it short.
+  let retryNow: () => void = () => {};
+  /** Resolves after `ms`, on stop, or early (with true) when a resend cuts the wait short. */
+  const backoff = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const done = (cut: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", stopped);
+        retryNow = () => {};
+        resolve(cut);
+      };
+      const stopped = () => done(false);
+      const timer = setTimeout(stopped, ms);
+      retryNow = () => done(true);
+      signal.addEventListener("abort", stopped, { once: true });
+    });
+
+  // One request at a time per endpoint; a resend sent while a change waits leaves out every
+  // alert the change would alter, so it never overtakes a change.
   let lock: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
     const run = lock.then(work);
@@ -145,6 +169,8 @@ export async function startEndpointSender(options: {
     const byKey = new Map(batch.map((e) => [e.key, e]));
     while (queue.length > 0 && byKey.size < MAX_BATCH) {
       const next = queue.shift()!;
+      // From here the batch (or the ack of an entry the endpoint does not want) speaks for it.
+      stale.delete(next.key);
       if (!sends(next.entry.system, next.entry.transition.code)) {
         next.ack();
         continue;
@@ -160,18 +186,20 @@ export async function startEndpointSender(options: {
   };
 
   /** Sends what the batch changes for the receiver; on success records it and acks the batch. */
-  const deliverBatch = async (): Promise<string | undefined> => {
-    const plan = planDelivery(batch, known, endpoint.type);
-    const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
-    const failure = requests.length === 0 ? undefined : await exclusive(() => send(requests, "change"));
-    if (failure !== undefined) return failure;
-    for (const [key, value] of plan.put) known.set(key, value);
-    for (const key of plan.remove) known.delete(key);
-    if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
-    persist(plan, batch);
-    batch = [];
-    return undefined;
-  };
+  const deliverBatch = (): Promise<string | undefined> =>
+    // The known state changes inside the lock, so a resend never sees a delivered change as pending.
+    exclusive(async () => {
+      const plan = planDelivery(batch, known, endpoint.type);
+      const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
+      const failure = requests.length === 0 ? undefined : await send(requests, "change");
+      if (failure !== undefined) return failure;
+      for (const [key, value] of plan.put) known.set(key, value);
+      for (const key of plan.remove) known.delete(key);
+      if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
+      persist(plan, batch);
+      batch = [];
+      return undefined;
+    });
 
   /**
    * Saves what the receiver now knows, then acks the batch, in delivery order, while the next
@@ -218,23 +246,26 @@ export async function startEndpointSender(options: {
         const failure = await deliverBatch().catch((err: unknown) => describe(err));
         if (failure === undefined) break;
         log.warn({ error: failure, retry_in_ms: retryMs }, "notification delivery failed; retrying");
-        await sleep(retryMs, undefined, { signal }).catch(() => undefined);
-        retryMs = Math.min(retryMs * 2, timing.retryMaxMs);
+        // Cut short by a resend that got through: the endpoint is up, so the waits start over.
+        const cut = await backoff(retryMs);
+        retryMs = cut ? timing.retryFirstMs : Math.min(retryMs * 2, timing.retryMaxMs);
         merge();
       }
     }
   })().catch((err: unknown) => log.error({ err }, "notification sender stopped"));
 
-  // Alertmanager endpoints: every active alert at start and each minute, ending 4 minutes ahead.
+  // Alertmanager endpoints: every active alert at start and each minute, ending 4 minutes
+  // ahead; an alert with a change waiting (a resolve, a new severity) is left to that change,
+  // which goes at once once the resend shows the endpoint is up.
   const resend = () =>
     exclusive(async () => {
-      const active: PlannedAlert[] = [...known.values()]
-        .filter((a: DeliveredAlertEntry) => sends(a.system, a.code))
-        .map((alert) => ({ status: "firing", alert }));
+      const pending = [...batch, ...queue].filter((e) => sends(e.entry.system, e.entry.transition.code));
+      const active = resendAlerts(known, planDelivery(pending, known, endpoint.type), stale, sends);
       const requests = deliveryRequests(endpoint.type, endpoint.name, active, body, new Date());
       const failure = await send(requests, "resend");
       if (failure)
         log.warn({ error: failure }, "active alerts could not be sent again; next try in a minute");
+      else if (requests.length > 0) retryNow();
     }).catch((err: unknown) => log.error({ err }, "resend failed"));
   let resendTimer: NodeJS.Timeout | undefined;
   let resending: Promise<unknown> = Promise.resolve();
@@ -265,4 +296,21 @@ export async function startEndpointSender(options: {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Keys of known alerts whose latest outbox entry would change what the receiver knows. */
+async function changingKnown(
+  nc: NatsConnection,
+  nodeId: string,
+  known: ReadonlyMap<string, DeliveredAlertEntry>,
+  type: EndpointConfig["type"],
+  sends: (system: string, code: string) => boolean,
+): Promise<Set<string>> {
+  if (known.size === 0) return new Set();
+  const entries: KeyedEntry[] = [];
+  for await (const e of latestOutboxEntries(nc, nodeId)) {
+    if (known.has(e.key) && sends(e.entry.system, e.entry.transition.code)) entries.push(e);
+  }
+  const plan = planDelivery(entries, known, type);
+  return new Set([...plan.put.keys(), ...plan.remove]);
 }

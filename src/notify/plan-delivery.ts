@@ -73,3 +73,22 @@ export function planDelivery(
   }
   return { alerts, put, remove };
 }
+
+/**
+ * The alerts an Alertmanager's resend carries (spec: Notification deliveries 3): every alert
+ * its receiver knows as firing that the endpoint still sends, except those a pending change
+ * (`pending`, planned against the same known state) or a change known to be on its way
+ * (`changing`) alters: a resend must not show a resolved finding firing again, or an old
+ * severity, ahead of the change that says otherwise.
+ */
+export function resendAlerts(
+  known: ReadonlyMap<string, DeliveredAlertEntry>,
+  pending: DeliveryPlan,
+  changing: ReadonlySet<string>,
+  sends: (system: string, code: string) => boolean,
+): PlannedAlert[] {
+  const altered = (key: string) => pending.put.has(key) || pending.remove.has(key) || changing.has(key);
+  return [...known]
+    .filter(([key, a]) => sends(a.system, a.code) && !altered(key))
+    .map(([, alert]) => ({ status: "firing", alert }));
+}
