@@ -51,7 +51,8 @@ WITH cur AS (
 ), servers_before AS (
   SELECT c.epoch, c.server_pk, c.start, p.epoch AS before, p.start AS before_start
   FROM cur c
-  ASOF JOIN hx.server_stats p ON p.server_pk = c.server_pk AND c.prev_epoch >= p.epoch
+  ASOF JOIN (SELECT * FROM hx.server_stats WHERE epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to) p
+    ON p.server_pk = c.server_pk AND c.prev_epoch >= p.epoch
   WHERE p.start IS NOT NULL
 ), compared AS (
   SELECT b.epoch, a.account_pk, a.server_pk, a.slow_consumers,

@@ -36,7 +36,10 @@ WITH cur AS (
   JOIN hx.server_stats s ON s.epoch = e.epoch
   WHERE s.config_load_time IS NOT NULL AND e.prev_epoch IS NOT NULL
 ),
-before AS (SELECT epoch, server_pk, config_load_time, start FROM hx.server_stats WHERE config_load_time IS NOT NULL)
+before AS (
+  SELECT epoch, server_pk, config_load_time, start FROM hx.server_stats
+  WHERE config_load_time IS NOT NULL AND epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to
+)
 SELECT c.epoch, c.server_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key, i.name AS server,
        'info' AS severity, c.config_load_time, p.config_load_time AS previous_config_load_time
 FROM cur c

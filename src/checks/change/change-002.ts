@@ -29,7 +29,10 @@ WITH cur AS (
   JOIN hx.servers s ON s.epoch = e.epoch
   WHERE e.prev_epoch IS NOT NULL AND list_contains(s.sources, 'varz') AND s.jetstream
 ),
-before AS (SELECT epoch, server_pk, jetstream, js_domain FROM hx.servers WHERE list_contains(sources, 'varz'))
+before AS (
+  SELECT epoch, server_pk, jetstream, js_domain FROM hx.servers
+  WHERE list_contains(sources, 'varz') AND epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to
+)
 SELECT c.epoch, c.server_pk AS entity_pk, c.server AS entity_name, NULL::VARCHAR AS entity_key, c.server,
        'warning' AS severity, coalesce(c.js_domain, '') AS js_domain, coalesce(p.js_domain, '') AS previous_js_domain
 FROM cur c

@@ -50,7 +50,8 @@ diffs AS (
          ].join(", ")}], x -> x IS NOT NULL) AS changes,
          c.created IS DISTINCT FROM p.created AS recreated
   FROM cur c
-  ASOF JOIN hx.streams p ON p.stream_pk = c.stream_pk AND c.prev_epoch >= p.epoch
+  ASOF JOIN (SELECT * FROM hx.streams WHERE epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to) p
+    ON p.stream_pk = c.stream_pk AND c.prev_epoch >= p.epoch
 )
 SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'info' AS severity, CAST(changes AS VARCHAR[]) AS changes, recreated

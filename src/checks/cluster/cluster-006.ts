@@ -32,7 +32,11 @@ export const cluster006: Check = {
       description: "Client connections in the previous epoch.",
     },
     { name: "delta", type: "BIGINT", description: "Change since then: positive when it rose." },
-    { name: "previous_epoch", type: "TIMESTAMP WITH TIME ZONE", description: "Epoch compared with." },
+    {
+      name: "previous_epoch",
+      type: "TIMESTAMP WITH TIME ZONE",
+      description: "Epoch compared with: the server's last within an hour, up to the epoch checked before.",
+    },
   ],
   sql: `
 WITH cur AS (
@@ -41,7 +45,10 @@ WITH cur AS (
   JOIN hx.server_stats s ON s.epoch = e.epoch
   WHERE s.connections IS NOT NULL AND e.prev_epoch IS NOT NULL
 ),
-before AS (SELECT epoch, server_pk, connections, start FROM hx.server_stats WHERE connections IS NOT NULL)
+before AS (
+  SELECT epoch, server_pk, connections, start FROM hx.server_stats
+  WHERE connections IS NOT NULL AND epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to
+)
 SELECT c.epoch, c.server_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key, i.name AS server,
        'warning' AS severity, CAST(c.connections AS BIGINT) AS connections,
        CAST(p.connections AS BIGINT) AS previous_connections, CAST(c.connections - p.connections AS BIGINT) AS delta,

@@ -37,7 +37,8 @@ export const service002: Check = {
   ],
   sql: `
 WITH gathered AS (
-  SELECT g.epoch, unnest(g.service_accounts) AS account FROM hx.epochs g WHERE g.service_accounts IS NOT NULL
+  SELECT g.epoch, unnest(g.service_accounts) AS account FROM hx.epochs g
+  WHERE g.service_accounts IS NOT NULL AND g.epoch >= ep_from - INTERVAL 1 HOUR AND g.epoch <= ep_to
 ), now_gathered AS (
   SELECT e.epoch, e.prev_epoch, g.account
   FROM checks.epochs_in(ep_from, ep_to) e JOIN gathered g ON g.epoch = e.epoch
