@@ -34,8 +34,9 @@ export interface DiffResult {
  * - one whose severity moved is `changed`, keeping its startsAt, with the severity left behind;
  * - a baseline finding absent now is `resolved` at this epoch, with the name and severity it
  *   held (the entity may be gone), unless its absence says nothing: its server did not answer
- *   (and is still expected), its check failed to run, or no server answered at all (nothing
- *   was observed);
+ *   (and is still expected), its check failed to run, no server answered at all (nothing
+ *   was observed), or, for a finding of no server (a sum over servers), some expected server
+ *   did not answer in full;
  * - findings of disabled checks never fire, and baseline entries of a disabled check are
  *   dropped without a resolve (rule 3).
  * A still-firing finding takes the newer name and server.
@@ -94,9 +95,14 @@ function firingSince(f: Finding, startsAt: Date): FiringFinding {
 /** True when this epoch could not have seen the finding, so its absence is no resolve. */
 function unobserved(held: FiringFinding, ctx: DiffContext): boolean {
   if (ctx.failed.has(held.code)) return true;
-  // A finding read from one server's reply can only clear when that server answers; one
-  // that belongs to no server needs at least some server to have answered.
-  if (held.server === undefined) return ctx.answered.size === 0;
+  // A finding read from one server's reply can only clear when that server answers. One that
+  // belongs to no server is a figure over all of them (a user's connections, an account's
+  // slow consumers): it clears only once every expected server answered in full, or a server
+  // that did not would flap it (resolved, then firing again with a new start).
+  if (held.server === undefined) {
+    if (ctx.answered.size === 0) return true;
+    return [...(ctx.expected ?? [])].some((server) => !ctx.answered.has(server));
+  }
   return !ctx.answered.has(held.server) && (ctx.expected?.has(held.server) ?? true);
 }
 

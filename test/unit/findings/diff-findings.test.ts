@@ -165,9 +165,18 @@ const cases: Case[] = [
     },
   },
   {
-    name: "a finding that belongs to no server resolves when any server answered",
+    name: "a finding that belongs to no server (a sum over servers) is kept while an expected server did not answer",
+    given: [firing(T0, { code: "user-002", entityType: "account", entityPk: 1, server: undefined })],
+    when: { findings: [], ctx: { answered: new Set(["n1", "n2"]), expected: new Set(["n1", "n2", "n3"]) } },
+    then: {
+      transitions: [],
+      baseline: [firing(T0, { code: "user-002", entityType: "account", entityPk: 1, server: undefined })],
+    },
+  },
+  {
+    name: "a finding that belongs to no server resolves once every expected server answered",
     given: [firing(T0, { code: "meta-001", entityType: "meta_cluster", entityPk: 1, server: undefined })],
-    when: { findings: [], ctx: { answered: new Set(["n3"]) } },
+    when: { findings: [], ctx: { answered: new Set(["n3"]), expected: new Set(["n3"]) } },
     then: {
       transitions: [
         {
