@@ -23,25 +23,33 @@ export const change003: Check = {
     {
       name: "servers_compared",
       type: "INTEGER",
-      description: "Servers that listed accounts in both epochs.",
+      description:
+        "Servers that listed accounts now and in their last listing up to the epoch checked before (within the hour).",
     },
   ],
   sql: `
-WITH listed AS (SELECT DISTINCT epoch, server_pk FROM hx.account_stats),
+WITH recent AS (
+  SELECT epoch, server_pk, account_pk FROM hx.account_stats
+  WHERE epoch >= ep_from - INTERVAL 1 HOUR AND epoch <= ep_to
+),
+listed AS (SELECT DISTINCT epoch, server_pk FROM recent),
 common AS (
-  SELECT e.epoch, e.prev_epoch, a.server_pk
+  -- Each server that lists accounts now, with its last listing up to the epoch checked
+  -- before (within the hour): a server that missed an epoch is compared across the gap.
+  SELECT e.epoch, b.epoch AS before, a.server_pk
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN listed a ON a.epoch = e.epoch
-  JOIN listed b ON b.epoch = e.prev_epoch AND b.server_pk = a.server_pk
+  ASOF JOIN listed b ON b.server_pk = a.server_pk AND e.prev_epoch >= b.epoch
+  WHERE e.prev_epoch IS NOT NULL
 ),
 compared AS (SELECT epoch, count(*) AS servers FROM common GROUP BY epoch),
 now_acc AS (
   SELECT DISTINCT c.epoch, s.account_pk FROM common c
-  JOIN hx.account_stats s ON s.epoch = c.epoch AND s.server_pk = c.server_pk
+  JOIN recent s ON s.epoch = c.epoch AND s.server_pk = c.server_pk
 ),
 prev_acc AS (
   SELECT DISTINCT c.epoch, s.account_pk FROM common c
-  JOIN hx.account_stats s ON s.epoch = c.prev_epoch AND s.server_pk = c.server_pk
+  JOIN recent s ON s.epoch = c.before AND s.server_pk = c.server_pk
 ),
 changes AS (
   SELECT coalesce(n.epoch, p.epoch) AS epoch, coalesce(n.account_pk, p.account_pk) AS account_pk,

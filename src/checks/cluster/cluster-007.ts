@@ -46,21 +46,20 @@ WITH e AS (
   SELECT w.epoch, w.prev_epoch, w.servers_answered, coalesce(x.servers_partial, []) AS partial
   FROM checks.epochs_in(ep_from, ep_to) w JOIN hx.epochs x ON x.epoch = w.epoch
 ),
-outbound AS (
-  SELECT s.epoch, s.gateway_pk, i.server_pk, i.gateway, s.connected, s.remote_server
+stats AS (
+  SELECT s.epoch, s.gateway_pk, i.server_pk, i.gateway, i.direction, s.connected
   FROM hx.gateway_stats s JOIN hx.gateway_ident i ON i.gateway_pk = s.gateway_pk
-  WHERE i.direction = 'outbound'
+  WHERE s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch <= ep_to
 ),
-reported AS (
-  SELECT DISTINCT s.epoch, i.server_pk FROM hx.gateway_stats s JOIN hx.gateway_ident i ON i.gateway_pk = s.gateway_pk
-),
+outbound AS (SELECT * EXCLUDE (direction) FROM stats WHERE direction = 'outbound'),
+reported AS (SELECT DISTINCT epoch, server_pk FROM stats),
 judged AS (
   SELECT e.epoch, e.prev_epoch, sv.server_pk
   FROM e JOIN hx.server_ident sv ON list_contains(e.servers_answered, sv.name) AND NOT list_contains(e.partial, sv.name)
   UNION
   SELECT e.epoch, e.prev_epoch, r.server_pk FROM e JOIN reported r ON r.epoch = e.epoch
 ),
-lost AS (
+candidates AS (
   SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway
   FROM judged j
   ASOF JOIN reported p ON p.server_pk = j.server_pk AND j.prev_epoch >= p.epoch
@@ -68,14 +67,22 @@ lost AS (
   UNION
   SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway
   FROM judged j JOIN outbound o ON o.epoch = j.epoch AND o.server_pk = j.server_pk AND NOT o.connected
-  WHERE EXISTS (SELECT 1 FROM outbound b WHERE b.gateway_pk = o.gateway_pk AND b.connected AND b.epoch < j.epoch)
+),
+-- When each candidate link was last up, from all history, so a link down for days still
+-- fires and names it; only the candidates' rows are read. A link never up is no loss.
+history AS (
+  SELECT s.epoch, s.gateway_pk, s.remote_server FROM hx.gateway_stats s
+  WHERE s.connected AND s.epoch < ep_to AND s.gateway_pk IN (SELECT gateway_pk FROM candidates)
+),
+lost AS (
+  SELECT c.*, h.epoch AS last_connected_epoch, h.remote_server AS last_remote_server
+  FROM candidates c ASOF JOIN history h ON h.gateway_pk = c.gateway_pk AND c.epoch > h.epoch
 )
 SELECT l.epoch, l.gateway_pk AS entity_pk, sv.name || ' -> ' || l.gateway AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'critical' AS severity, l.gateway,
        EXISTS (SELECT 1 FROM outbound c WHERE c.gateway_pk = l.gateway_pk AND c.epoch = l.epoch) AS configured,
-       last.epoch AS last_connected_epoch, last.remote_server AS last_remote_server
+       l.last_connected_epoch, l.last_remote_server
 FROM lost l
 JOIN hx.server_ident sv ON sv.server_pk = l.server_pk
-ASOF JOIN (SELECT * FROM outbound WHERE connected) last ON last.gateway_pk = l.gateway_pk AND l.epoch > last.epoch
 WHERE NOT EXISTS (SELECT 1 FROM outbound c WHERE c.gateway_pk = l.gateway_pk AND c.epoch = l.epoch AND c.connected)`,
 };
