@@ -10,7 +10,7 @@ export const service001: Check = {
   code: "service-001",
   name: "Service Version Mismatch",
   description:
-    "Instances of one NATS micro service report different versions in `$SRV.INFO`. Requests to the service go to any instance of its queue group, so callers get answers from different code: behaviour and response formats differ from one request to the next. Expected for the length of a rolling deployment; a mismatch that stays means a deployment stopped halfway or an old instance was left running.",
+    "Instances of one NATS micro service report different versions in `$SRV.INFO`. Requests to the service go to any instance of its queue group, so callers get answers from different code: behaviour and response formats differ from one request to the next. Expected for the length of a rolling deployment; a mismatch that stays means a deployment stopped halfway or an old instance was left running. Only versions are compared: `$SRV.INFO` does not say which client language an instance is written in.",
   remediation:
     "List the instances and their versions: `nats micro info <service>` (or `nats micro ls`) in the service's account. Finish or roll back the deployment, and stop the instances left on the old version (the instance id in `nats micro info` and its connection in `nats server report connections` tell you where it runs).",
   scope: "service (NATS micro)",
