@@ -35,7 +35,16 @@ describe("consumer-001 on a real 3-node 2.9.10 cluster with an R3 consumer", () 
     await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
     const js = jetstream(app);
     for (let i = 0; i < 10; i++) await js.publish(`orders.${i}`, `order ${i}`);
-    const leader = (await jsm.consumers.info("ORDERS", "proc")).cluster?.leader;
+    // Every replica current and online before anything is judged: just made, a replica can
+    // still be catching up, and a busy machine made the first test see it offline.
+    const leader = await waitFor(
+      async () => {
+        const c = (await jsm.consumers.info("ORDERS", "proc")).cluster;
+        const ready = c?.replicas?.length === 2 && c.replicas.every((r) => r.current && !r.offline);
+        return ready && c.leader;
+      },
+      { message: "proc with a leader and every replica current" },
+    );
     follower = cluster.nodes.find((n) => n.name !== leader)!;
     // The monitor connects to the other two, so it keeps its connection while the follower is down.
     const others = cluster.nodes.filter((n) => n !== follower).map((n) => n.url);
