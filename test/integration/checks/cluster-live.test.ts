@@ -45,21 +45,31 @@ describe("cluster-005 on a real 3-node 2.9.10 cluster", () => {
    * cluster-005's rows for a freshly scraped epoch that expects n1..n3, folded after the
    * all-up one (a server the catalog never saw has no cluster to be a member of).
    */
-  async function cluster005Now(): Promise<Record<string, unknown>[]> {
+  async function cluster005Now(): Promise<{ rows: Record<string, unknown>[]; answered: Set<string> }> {
     const { replies } = await scrapeOneEpoch(sys, SCRAPED);
     if (allUp.length === 0) allUp = replies;
     await using fixture = await catalogWith([
       { replies: allUp, marker: { servers_expected: SERVERS } },
       { replies, marker: { servers_expected: SERVERS } },
     ]);
-    return await runCheck(fixture.catalog, cluster005, fixture.epochs.at(-1)!);
+    const rows = await runCheck(fixture.catalog, cluster005, fixture.epochs.at(-1)!);
+    return { rows, answered: new Set(replies.filter((r) => r.source === "varz").map((r) => r.server)) };
   }
+
+  /**
+   * An epoch in which a server's VARZ came too late for the scrape shows no finding without
+   * showing the mesh: only the servers that answered are placed in the cluster.
+   */
+  const allAnswered = (answered: Set<string>) => SERVERS.every((s) => answered.has(s));
 
   test("a full mesh of routes fires nothing", async () => {
     await waitFor(
       async () => {
         allUp = []; // the all-up epoch is the one that shows the full mesh
-        return (await cluster005Now()).length === 0;
+        // The catalog must also learn here that n3 belongs to the cluster, or nothing fires
+        // once it stops (the fresh-clone CI once saw that).
+        const { rows, answered } = await cluster005Now();
+        return rows.length === 0 && allAnswered(answered);
       },
       {
         timeoutMs: 30_000,
@@ -72,8 +82,8 @@ describe("cluster-005 on a real 3-node 2.9.10 cluster", () => {
     await n3.stop();
     const rows = await waitFor(
       async () => {
-        const found = await cluster005Now();
-        return found.length === 2 && found;
+        const { rows } = await cluster005Now();
+        return rows.length === 2 && rows;
       },
       { timeoutMs: 60_000, message: "cluster-005 for n1 and n2" },
     );
@@ -90,9 +100,15 @@ describe("cluster-005 on a real 3-node 2.9.10 cluster", () => {
 
   test("with n3 back, the mesh is full again and the check no longer fires", async () => {
     await n3.start();
-    await waitFor(async () => (await cluster005Now()).length === 0, {
-      timeoutMs: 60_000,
-      message: "cluster-005 to clear once n3 is back",
-    });
+    await waitFor(
+      async () => {
+        const { rows, answered } = await cluster005Now();
+        return rows.length === 0 && allAnswered(answered);
+      },
+      {
+        timeoutMs: 60_000,
+        message: "cluster-005 to clear once n3 is back",
+      },
+    );
   });
 });
