@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { discoverNodes } from "../bus/index.ts";
-import { VERSION } from "../node/index.ts";
 import { deliver, deliveryLogWriter, readDeliveryLog } from "../notify/index.ts";
 import type { DeliveryLogEntry } from "../protocol/index.ts";
-import { createLogger } from "../lib/index.ts";
+import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
 import { findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";

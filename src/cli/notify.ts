@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { checkDescription } from "../checks/index.ts";
 import type { Config, EndpointConfig } from "../config/index.ts";
-import { VERSION } from "../node/index.ts";
+import { VERSION } from "../lib/index.ts";
 import type { NatsConnection } from "@nats-io/nats-core";
 import {
   deliver,

@@ -12,3 +12,4 @@ export { uniqueNames } from "./unique-names.ts";
 export { createMetrics, noMetrics } from "./metrics.ts";
 export type { NodeMetrics, LagReader } from "./metrics.ts";
 export { isoDate, isoTimestamp } from "./iso-time.ts";
+export { VERSION } from "./version.ts";

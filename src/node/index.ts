@@ -5,4 +5,3 @@
  */
 export { startNode } from "./start-node.ts";
 export type { RunningNode } from "./start-node.ts";
-export { VERSION } from "./version.ts";

@@ -4,10 +4,9 @@ import { gzipSync } from "node:zlib";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { NodeOpsPort } from "../api/index.ts";
 import { MonError, NotFoundError } from "../domain/index.ts";
-import type { NodeMetrics } from "../lib/index.ts";
+import { VERSION, type NodeMetrics } from "../lib/index.ts";
 import type { PprofReply, VersionCheckReply } from "../protocol/index.ts";
 import type { Sink } from "./sink.ts";
-import { VERSION } from "./version.ts";
 
 /** Where `ops.version.check` asks for the newest release (npm's registry). */
 export const DEFAULT_REGISTRY = "https://registry.npmjs.org";

@@ -12,7 +12,7 @@ import { checkDescription } from "../checks/index.ts";
 import { startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
 import { Role } from "../domain/index.ts";
 import type { DiscoveryReply } from "../protocol/index.ts";
-import { createMetrics, type Logger } from "../lib/index.ts";
+import { createMetrics, VERSION, type Logger } from "../lib/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogEndpoints } from "./catalog-endpoints.ts";
 import { createCatalogSide, type CatalogSide } from "./catalog-side.ts";
@@ -20,7 +20,6 @@ import { scrapeEndpoints } from "./scrape-endpoints.ts";
 import { createScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
-import { VERSION } from "./version.ts";
 
 export interface RunningNode extends AsyncDisposable {
   readonly nodeId: string;
