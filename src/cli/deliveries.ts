@@ -100,9 +100,11 @@ export function deliveriesCommand(program: Command): void {
           "status" in result.last && result.last.status !== undefined
             ? `HTTP ${result.last.status}`
             : "no answer";
+        // A failed answer's error already starts with its "HTTP <status>".
+        const error = "error" in result.last ? result.last.error : "failed";
+        const outcome = result.ok ? status : error.startsWith(status) ? error : `${status} (${error})`;
         process.stdout.write(
-          `${e.time} ${e.kind} ${e.alert_count} alert(s) ${e.body_digest.slice(0, 19)}: ${status}` +
-            `${result.ok ? "" : ` (${"error" in result.last ? result.last.error : "failed"})`}\n`,
+          `${e.time} ${e.kind} ${e.alert_count} alert(s) ${e.body_digest.slice(0, 19)}: ${outcome}\n`,
         );
         if (result.ok) sent += 1;
         else failed += 1;

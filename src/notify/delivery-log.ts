@@ -46,11 +46,25 @@ export async function writeDeliveryLogEntry(
   entry: DeliveryLogEntry,
   timeoutMs = 5_000,
 ): Promise<void> {
-  await jetstream(nc).publish(
-    nodeSubjects(nodeId).webhookDelivery(endpointId(entry.endpoint)),
-    JSON.stringify(entry),
-    { timeout: timeoutMs, expect: { streamName: nodeAssets(nodeId).deliveryLogStream } },
-  );
+  const subject = nodeSubjects(nodeId).webhookDelivery(endpointId(entry.endpoint));
+  const stream = nodeAssets(nodeId).deliveryLogStream;
+  try {
+    await jetstream(nc).publish(subject, JSON.stringify(entry), {
+      timeout: timeoutMs,
+      expect: { streamName: stream },
+    });
+  } catch (err) {
+    // nats.js reports a publish no stream answers as "jetstream is not enabled", which
+    // points at the server's configuration rather than at the missing stream.
+    if (err instanceof Error && ["JetStreamNotEnabled", "NoRespondersError"].includes(err.name)) {
+      throw new Error(
+        `no stream on this bus takes ${subject}: node ${nodeId}'s delivery log stream ${stream} ` +
+          "is missing (a node creates it when it starts) or is electing a leader",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
 }
 
 /**

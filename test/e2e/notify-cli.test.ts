@@ -223,7 +223,10 @@ describe("natsmon notify and deliveries commands", () => {
     ]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /test alert delivered/);
-    assert.match(result.stderr, /the test is not written to the delivery log of node mon: /);
+    assert.match(
+      result.stderr,
+      /the test is not written to the delivery log of node mon: no stream on this bus takes \$MON\.node\.mon\.[^ ]+: node mon's delivery log stream webhook-deliveries_mon is missing/,
+    );
   });
 
   test("notify test says why an endpoint failed, and exits 1", async () => {
@@ -231,6 +234,24 @@ describe("natsmon notify and deliveries commands", () => {
     assert.equal(result.code, 1);
     assert.match(result.stdout, /endpoint broken is disabled; testing it anyway/);
     assert.match(result.stderr, /HTTP 500: nope/);
+  });
+
+  test("deliveries replay to a failing endpoint names its answer once per line, and exits 1", async () => {
+    // The failed test above is on the log: replaying it fails the same way.
+    const replay = await runNatsmon([
+      "deliveries",
+      "replay",
+      "--endpoint",
+      "broken",
+      "--config",
+      config,
+      "--server",
+      url,
+    ]);
+    assert.equal(replay.code, 1);
+    assert.match(replay.stdout, /alert\(s\) sha256:[0-9a-f]+: HTTP 500: nope\n/);
+    assert.doesNotMatch(replay.stdout, /HTTP 500 \(HTTP 500/);
+    assert.match(replay.stderr, /replayed 0 of \d+ logged deliveries to broken, \d+ failed/);
   });
 
   test("notify test of a name that is not configured lists the names", async () => {
