@@ -5,7 +5,9 @@
  * what each endpoint's receiver already knows (a KV bucket), so only differences are sent.
  */
 export { startNotifier } from "./notifier.ts";
-export type { Notifier } from "./notifier.ts";
+export { DEFAULT_OUTBOX_PRUNING } from "./notifier.ts";
+export type { Notifier, OutboxPruning } from "./notifier.ts";
+export { pruneOutbox } from "./outbox-prune.ts";
 export { DEFAULT_SENDER_TIMING } from "./endpoint-sender.ts";
 export type { SenderTiming } from "./endpoint-sender.ts";
 export { matchesPattern, endpointWants, endpointSends, endpointFilterDigest } from "./patterns.ts";

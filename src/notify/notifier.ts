@@ -12,8 +12,20 @@ import { deliveryLogWriter } from "./delivery-log.ts";
 import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
 import { writeOutbox } from "./outbox.ts";
 import { syncOutbox } from "./outbox-sync.ts";
+import { pruneOutbox, removeStaleConsumers } from "./outbox-prune.ts";
 import type { DisabledChecks } from "./patterns.ts";
 import type { RecordAttempt } from "./send.ts";
+
+/**
+ * How often resolved outbox entries are pruned (0: never), and how long they are kept first
+ * (they show what was last sent about a finding, in `nats stream view`, for a day).
+ */
+export interface OutboxPruning {
+  readonly everyMs: number;
+  readonly keepResolvedMs: number;
+}
+
+export const DEFAULT_OUTBOX_PRUNING: OutboxPruning = { everyMs: 3_600_000, keepResolvedMs: 86_400_000 };
 
 /** The node's notification pipeline, as the catalog sides see it. */
 export interface Notifier extends AsyncDisposable {
@@ -50,6 +62,7 @@ export async function startNotifier(options: {
   log: Logger;
   metrics?: NodeMetrics;
   timing?: SenderTiming;
+  pruning?: OutboxPruning;
 }): Promise<Notifier> {
   const metrics = options.metrics ?? noMetrics();
   const { nc, nodeId } = options;
@@ -78,6 +91,21 @@ export async function startNotifier(options: {
   };
 
   const enabled = options.endpoints.filter((e) => e.enabled);
+  await removeStaleConsumers(
+    nc,
+    nodeId,
+    options.endpoints.map((e) => endpointId(e.name)),
+  ).then(
+    (removed) => {
+      if (removed.length > 0)
+        log.info({ consumers: removed }, "outbox consumers of endpoints no longer configured deleted");
+    },
+    (err: unknown) =>
+      log.warn(
+        { err },
+        "the outbox consumers of endpoints no longer configured were not looked for; they hold back outbox pruning (grant $JS.API.CONSUMER.LIST and DELETE on the outbox)",
+      ),
+  );
   // Notification lag: what each sender has yet to read from the outbox.
   metrics.addOutboxLag(async () => {
     const names = nodeAssets(nodeId);
@@ -114,6 +142,7 @@ export async function startNotifier(options: {
     { endpoints: enabled.map((e) => e.name), disabled: options.endpoints.length - enabled.length },
     "notification endpoints started",
   );
+  const pruning = startPruning(nc, nodeId, options.pruning ?? DEFAULT_OUTBOX_PRUNING, log);
   return {
     enqueue: async (systemId, epoch, transitions) => {
       if (enabled.length === 0 || transitions.length === 0) return;
@@ -130,7 +159,48 @@ export async function startNotifier(options: {
         );
     },
     async [Symbol.asyncDispose]() {
+      await pruning[Symbol.asyncDispose]();
       for (const s of senders) await s[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/**
+ * Prunes the outbox (see pruneOutbox) a minute after start, or sooner when `everyMs` is
+ * shorter, then every `everyMs`. A failed round is logged and tried again at the next.
+ */
+function startPruning(
+  nc: NatsConnection,
+  nodeId: string,
+  timing: OutboxPruning,
+  log: Logger,
+): AsyncDisposable {
+  let round: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => {
+      round = pruneOutbox(nc, nodeId, { keepResolvedMs: timing.keepResolvedMs })
+        .then(({ deleted, held }) => {
+          if (deleted > 0)
+            log.info({ deleted, held }, "resolved outbox entries every endpoint has read pruned");
+        })
+        .catch((err: unknown) =>
+          log.warn(
+            { err, stream: nodeAssets(nodeId).outboxStream },
+            "the outbox was not pruned: resolved entries are kept until the next round (with restricted permissions, grant $JS.API.CONSUMER.LIST and $JS.API.STREAM.MSG.DELETE on the outbox)",
+          ),
+        )
+        .finally(() => {
+          if (timer !== undefined) schedule(timing.everyMs);
+        });
+    }, ms);
+  };
+  if (timing.everyMs > 0) schedule(Math.min(timing.everyMs, 60_000));
+  return {
+    async [Symbol.asyncDispose]() {
+      clearTimeout(timer);
+      timer = undefined;
+      await round;
     },
   };
 }

@@ -89,14 +89,15 @@ export interface OutboxReader {
 }
 
 /**
- * The latest entry of every finding in the node's outbox (of one system, or all), read with
- * one ordered consumer that stops at the last one. Unreadable entries are left out.
+ * The latest entry of every finding in the node's outbox (of one system, or all), with its
+ * stream sequence, read with one ordered consumer that stops at the last one. Unreadable
+ * entries are left out.
  */
 export async function* latestOutboxEntries(
   nc: NatsConnection,
   nodeId: string,
   systemId?: string,
-): AsyncGenerator<KeyedEntry> {
+): AsyncGenerator<KeyedEntry & { readonly seq: number }> {
   const subjects = nodeSubjects(nodeId);
   const consumer = await jetstream(nc).consumers.get(nodeAssets(nodeId).outboxStream, {
     filter_subjects: systemId === undefined ? subjects.outboxAll : subjects.outboxOfSystem(systemId),
@@ -107,7 +108,8 @@ export async function* latestOutboxEntries(
   try {
     for await (const m of messages) {
       const entry = parse(m);
-      if (entry !== undefined) yield { key: m.subject.slice(subjects.outboxPrefix.length), entry };
+      if (entry !== undefined)
+        yield { key: m.subject.slice(subjects.outboxPrefix.length), entry, seq: m.seq };
       if (m.info.pending === 0) break;
     }
   } finally {

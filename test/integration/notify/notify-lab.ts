@@ -14,6 +14,7 @@ import {
   startNotifier,
   type DisabledChecks,
   type Notifier,
+  type OutboxPruning,
   type SenderTiming,
 } from "../../../src/notify/index.ts";
 import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
@@ -25,6 +26,9 @@ export const FAST: SenderTiming = {
   resendEveryMs: 3_600_000,
   attemptWaitsMs: [50, 100],
 };
+
+/** Pruning rounds off: a test that prunes calls pruneOutbox itself, or passes its own timing. */
+const NO_PRUNING: OutboxPruning = { everyMs: 0, keepResolvedMs: 0 };
 
 export function endpoint(
   over: Partial<EndpointConfig> & Pick<EndpointConfig, "name" | "url">,
@@ -73,11 +77,15 @@ export interface NotifyLab extends AsyncDisposable {
   readonly sink: TestServer;
   readonly nc: NatsConnection;
   readonly nodeId: string;
-  /** Starts (or restarts) the node's notifier with these endpoints (and checks disabled per system). */
+  /**
+   * Starts (or restarts) the node's notifier with these endpoints (and checks disabled per
+   * system); the outbox is not pruned unless `pruning` says when.
+   */
   start(
     endpoints: readonly EndpointConfig[],
     timing?: SenderTiming,
     disabledChecks?: DisabledChecks,
+    pruning?: OutboxPruning,
   ): Promise<Notifier>;
   /** Hands one epoch's transitions to the running notifier, as the catalog side does. */
   epoch(transitions: readonly Transition[], system?: string): Promise<Date>;
@@ -97,7 +105,7 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
     sink,
     nc,
     nodeId,
-    async start(endpoints, timing = FAST, disabledChecks = new Map()) {
+    async start(endpoints, timing = FAST, disabledChecks = new Map(), pruning = NO_PRUNING) {
       await stop();
       notifier = await startNotifier({
         nc,
@@ -109,6 +117,7 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
         userAgent: "natsmon-test",
         log: silentLogger(),
         timing,
+        pruning,
       });
       return notifier;
     },
