@@ -21,6 +21,7 @@ export {
 } from "./assets.ts";
 export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
-export { latestPerKey } from "./kv-read.ts";
+export { latestPerKey, latestPerSubject } from "./kv-read.ts";
+export type { StoredMessage } from "./kv-read.ts";
 export { discoverNodes } from "./discover.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";

@@ -6,8 +6,8 @@ import {
   JetStreamApiError,
   jetstream,
   jetstreamManager,
-  type JsMsg,
 } from "@nats-io/jetstream";
+import { latestPerSubject } from "../bus/index.ts";
 import { findingKeyTokens, type Finding, type Transition } from "../domain/index.ts";
 import { nodeAssets, nodeSubjects, transitionPayload, type OutboxEntry } from "../protocol/index.ts";
 import type { KeyedEntry } from "./plan-delivery.ts";
@@ -99,21 +99,10 @@ export async function* latestOutboxEntries(
   systemId?: string,
 ): AsyncGenerator<KeyedEntry & { readonly seq: number }> {
   const subjects = nodeSubjects(nodeId);
-  const consumer = await jetstream(nc).consumers.get(nodeAssets(nodeId).outboxStream, {
-    filter_subjects: systemId === undefined ? subjects.outboxAll : subjects.outboxOfSystem(systemId),
-    deliver_policy: DeliverPolicy.LastPerSubject,
-  });
-  if ((await consumer.info(true)).num_pending === 0) return;
-  const messages = await consumer.consume({ max_messages: 1000 });
-  try {
-    for await (const m of messages) {
-      const entry = parse(m);
-      if (entry !== undefined)
-        yield { key: m.subject.slice(subjects.outboxPrefix.length), entry, seq: m.seq };
-      if (m.info.pending === 0) break;
-    }
-  } finally {
-    messages.stop();
+  const filter = systemId === undefined ? subjects.outboxAll : subjects.outboxOfSystem(systemId);
+  for await (const m of latestPerSubject(nc, nodeAssets(nodeId).outboxStream, filter)) {
+    const entry = parseEntry(m.string());
+    if (entry !== undefined) yield { key: m.subject.slice(subjects.outboxPrefix.length), entry, seq: m.seq };
   }
 }
 
@@ -164,7 +153,7 @@ export async function readOutbox(
   const prefix = subjects.outboxPrefix;
   async function* entries() {
     for await (const m of messages) {
-      const entry = parse(m);
+      const entry = parseEntry(m.string());
       if (entry === undefined) {
         onBadEntry(m.subject);
         m.term();
@@ -191,9 +180,9 @@ export async function readOutbox(
   };
 }
 
-function parse(m: JsMsg): OutboxEntry | undefined {
+function parseEntry(text: string): OutboxEntry | undefined {
   try {
-    const value = m.json<OutboxEntry>();
+    const value = JSON.parse(text) as OutboxEntry;
     const t = value.transition as Partial<OutboxEntry["transition"]> | undefined;
     if (typeof value.system !== "string" || typeof value.epoch !== "string" || !t) return undefined;
     if (typeof t.code !== "string" || typeof t.status !== "string" || typeof t.severity !== "string")
