@@ -94,16 +94,16 @@ export async function startNotifier(options: {
   await removeStaleConsumers(
     nc,
     nodeId,
-    options.endpoints.map((e) => endpointId(e.name)),
+    enabled.map((e) => endpointId(e.name)),
   ).then(
     (removed) => {
       if (removed.length > 0)
-        log.info({ consumers: removed }, "outbox consumers of endpoints no longer configured deleted");
+        log.info({ consumers: removed }, "outbox consumers of endpoints removed or disabled deleted");
     },
     (err: unknown) =>
       log.warn(
         { err },
-        "the outbox consumers of endpoints no longer configured were not looked for; they hold back outbox pruning (grant $JS.API.CONSUMER.LIST and DELETE on the outbox)",
+        "the outbox consumers of endpoints removed or disabled were not looked for; they hold back outbox pruning (grant $JS.API.CONSUMER.LIST and DELETE on the outbox)",
       ),
   );
   // Notification lag: what each sender has yet to read from the outbox.

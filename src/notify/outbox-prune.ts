@@ -6,6 +6,8 @@ import { latestOutboxEntries } from "./outbox.ts";
 
 /** Deletes in flight at once (each is one JetStream API request). */
 const IN_FLIGHT = 64;
+/** API error codes of a message that is not there (any more). */
+const GONE: readonly number[] = [JetStreamApiCodes.NoMessageFound, 10043, 10057];
 /** Prefix of the endpoints' durable consumers on the outbox (`notify_<endpoint id>`). */
 const CONSUMER_PREFIX = nodeAssets("x").endpointConsumer("x").slice(0, -1);
 
@@ -59,8 +61,10 @@ export async function pruneOutbox(
     const done = await Promise.all(
       prunable.slice(i, i + IN_FLIGHT).map((seq) =>
         jsm.streams.deleteMessage(assets.outboxStream, seq, false).catch((err: unknown) => {
-          // A newer entry of the finding replaced it meanwhile (one message per subject).
-          if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return false;
+          // Gone meanwhile: a newer entry of the finding replaced it (one message per
+          // subject), or another round deleted it. nats-server 2.9 answers "no message found"
+          // (10057) or "sequence <n> not found" (10043); 10037 is the same in other versions.
+          if (err instanceof JetStreamApiError && GONE.includes(err.code)) return false;
           throw err;
         }),
       ),
@@ -71,9 +75,12 @@ export async function pruneOutbox(
 }
 
 /**
- * Deletes the outbox consumers of endpoints no longer configured (`keep` holds the endpoint
- * ids of every configured endpoint, disabled ones included): a removed endpoint's consumer
- * would otherwise hold its messages and its ack floor for ever. Returns the names deleted.
+ * Deletes the outbox consumers of endpoints that are not configured or are disabled (`keep`
+ * holds the endpoint ids of the enabled ones): such a consumer reads nothing, and would hold
+ * its ack floor, and so pruning, for ever. Nothing is lost with it: what the endpoint's
+ * receiver was told stays in the delivered state, which keeps those findings' resolves from
+ * being pruned, and a consumer made again reads every finding's latest state. Returns the
+ * names deleted.
  */
 export async function removeStaleConsumers(
   nc: NatsConnection,
