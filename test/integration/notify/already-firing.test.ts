@@ -8,25 +8,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { FiringFinding } from "../../../src/domain/index.ts";
-import type { WebhookMessage } from "../../../src/protocol/index.ts";
-import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../../harness/http-receiver.ts";
-import { waitFor } from "../../harness/wait-for.ts";
-import { endpoint, finding, fire, startNotifyLab, type NotifyLab } from "./notify-lab.ts";
-
-/** The alerts of a webhook body as `<status> <alertname> <entity_pk>`. */
-const alertsOf = (req: ReceivedRequest): string[] =>
-  (req.json() as WebhookMessage).alerts.map((a) => `${a.status} ${a.labels.alertname} ${a.labels.entity_pk}`);
+import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
+import { endpoint, webhookTrail, finding, fire, startNotifyLab, type NotifyLab } from "./notify-lab.ts";
 
 describe("findings already firing reach the endpoints that do not know them", () => {
   let lab: NotifyLab;
   let receiver: HttpReceiver;
-  const sent = (path: string, from = 0) =>
-    receiver.requests
-      .slice(from)
-      .filter((r) => r.path === path)
-      .flatMap(alertsOf);
-  const until = (path: string, alert: string, from = 0) =>
-    waitFor(() => sent(path, from).includes(alert), { message: `${alert} at ${path}` });
+  const { sent, until } = webhookTrail(() => receiver);
 
   before(async () => {
     lab = await startNotifyLab("already");

@@ -17,7 +17,9 @@ import {
   type OutboxPruning,
   type SenderTiming,
 } from "../../../src/notify/index.ts";
-import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
+import type { DeliveryLogEntry, WebhookMessage } from "../../../src/protocol/index.ts";
+import type { HttpReceiver, ReceivedRequest } from "../../harness/http-receiver.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
 
 export const FAST: SenderTiming = {
@@ -26,6 +28,25 @@ export const FAST: SenderTiming = {
   resendEveryMs: 3_600_000,
   attemptWaitsMs: [50, 100],
 };
+
+/** The alerts of a webhook body as `<status> <alertname> <entity_pk>`. */
+export const webhookAlerts = (req: ReceivedRequest): string[] =>
+  (req.json() as WebhookMessage).alerts.map((a) => `${a.status} ${a.labels.alertname} ${a.labels.entity_pk}`);
+
+/**
+ * The webhook alerts a receiver got at a path (from its request `from` on), and a wait for
+ * one of them; `receiver` is read at each call (tests make it in `before`).
+ */
+export function webhookTrail(receiver: () => HttpReceiver) {
+  const sent = (path: string, from = 0) =>
+    receiver()
+      .requests.slice(from)
+      .filter((r) => r.path === path)
+      .flatMap(webhookAlerts);
+  const until = (path: string, alert: string, from = 0) =>
+    waitFor(() => sent(path, from).includes(alert), { message: `${alert} at ${path}` });
+  return { sent, until };
+}
 
 /** Pruning rounds off: a test that prunes calls pruneOutbox itself, or passes its own timing. */
 const NO_PRUNING: OutboxPruning = { everyMs: 0, keepResolvedMs: 0 };

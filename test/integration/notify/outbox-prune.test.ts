@@ -8,25 +8,24 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { nodeAssets, type WebhookMessage } from "../../../src/protocol/index.ts";
+import { nodeAssets } from "../../../src/protocol/index.ts";
 import { pruneOutbox } from "../../../src/notify/index.ts";
-import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../../harness/http-receiver.ts";
+import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { endpoint, finding, fire, resolve, startNotifyLab, type NotifyLab } from "./notify-lab.ts";
-
-const alertsOf = (req: ReceivedRequest): string[] =>
-  (req.json() as WebhookMessage).alerts.map((a) => `${a.status} ${a.labels.alertname} ${a.labels.entity_pk}`);
+import {
+  endpoint,
+  webhookTrail,
+  finding,
+  fire,
+  resolve,
+  startNotifyLab,
+  type NotifyLab,
+} from "./notify-lab.ts";
 
 describe("pruning the outbox", () => {
   let lab: NotifyLab;
   let receiver: HttpReceiver;
-  const sent = (path: string, from = 0) =>
-    receiver.requests
-      .slice(from)
-      .filter((r) => r.path === path)
-      .flatMap(alertsOf);
-  const until = (path: string, alert: string, from = 0) =>
-    waitFor(() => sent(path, from).includes(alert), { message: `${alert} at ${path}` });
+  const { sent, until } = webhookTrail(() => receiver);
   /** The outbox's subjects (one per finding) and what each says, as `<status> <entity_pk>`. */
   const outbox = async () => {
     const jsm = await jetstreamManager(lab.nc);
