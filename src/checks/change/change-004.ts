@@ -6,9 +6,11 @@ function changed(field: string, column: string): string {
 }
 
 /**
- * Compared with the stream's configuration at its latest state at or before the previous
- * epoch (its leader's JSZ). A stream deleted and created again with other settings is a
- * change too; `recreated` says so.
+ * Compared with the stream's configuration before (its leader's JSZ). hx.stream_opts holds a
+ * row only when a stream's configuration differs from its previous row, so a change shows as
+ * a row at the epoch checked, and the configuration before is the stream's row before it: no
+ * stream whose configuration did not change is read, nor any epoch's figures. A stream
+ * deleted and created again with other settings is a change too; `recreated` says so.
  */
 export const change004: Check = {
   code: "change-004",
@@ -33,13 +35,13 @@ export const change004: Check = {
   ],
   sql: `
 WITH cur AS (
-  SELECT e.epoch, e.prev_epoch, s.* EXCLUDE (epoch)
+  SELECT e.epoch, o.* EXCLUDE (epoch)
   FROM checks.epochs_in(ep_from, ep_to) e
-  JOIN hx.streams s ON s.epoch = e.epoch
+  JOIN hx.stream_opts o ON o.epoch = e.epoch
   WHERE e.prev_epoch IS NOT NULL
 ),
 diffs AS (
-  SELECT c.epoch, c.stream_pk, c.account, c.stream, c.leader,
+  SELECT c.epoch, c.stream_pk,
          list_filter([${[
            changed("num_replicas", "replicas"),
            changed("retention", "retention"),
@@ -50,11 +52,13 @@ diffs AS (
          ].join(", ")}], x -> x IS NOT NULL) AS changes,
          c.created IS DISTINCT FROM p.created AS recreated
   FROM cur c
-  ASOF JOIN (SELECT * FROM hx.streams WHERE epoch >= ep_from - INTERVAL 1 HOUR AND epoch < ep_to) p
-    ON p.stream_pk = c.stream_pk AND c.prev_epoch >= p.epoch
+  ASOF JOIN hx.stream_opts p ON p.stream_pk = c.stream_pk AND c.epoch > p.epoch
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
-       leader AS server, 'info' AS severity, CAST(changes AS VARCHAR[]) AS changes, recreated
-FROM diffs
-WHERE len(changes) > 0`,
+SELECT d.epoch, d.stream_pk AS entity_pk, i.account || '/' || i.name AS entity_name, NULL::VARCHAR AS entity_key,
+       l.name AS server, 'info' AS severity, CAST(d.changes AS VARCHAR[]) AS changes, d.recreated
+FROM diffs d
+JOIN hx.stream_ident i ON i.stream_pk = d.stream_pk
+JOIN hx.stream_stats s ON s.stream_pk = d.stream_pk AND s.epoch = d.epoch
+LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
+WHERE len(d.changes) > 0`,
 };
