@@ -48,16 +48,19 @@ export function checksInfoHandler(port: ChecksPort): ApiHandler {
 
 /**
  * `checks.findings` `{code, time?: {duration}, page?}`: runs the check over the window that
- * ends at the latest epoch (the latest epoch alone when `time` is omitted), 100 rows a page,
- * newest epoch first. JSON reply, or with `Accept: text/csv` the rows alone as CSV.
+ * ends at the latest epoch, 100 rows a page, newest epoch first. Without `time` the window
+ * is an optimization check's lookback, and the latest epoch alone for any other check. JSON
+ * reply, or with `Accept: text/csv` the rows alone as CSV.
  */
 export function checksFindingsHandler(port: ChecksPort): ApiHandler {
   return async (request) => {
     const body = parseJsonRequest(request.data);
     const code = requiredCode(body);
-    const duration = parseDuration(body.time);
     const page = parsePage(body.page);
     const info = port.info(code);
+    const duration =
+      parseDuration(body.time) ??
+      (info.lookback_seconds !== undefined ? `${info.lookback_seconds} seconds` : undefined);
     const format: QueryFormat = acceptsCsv(request.header(ACCEPT)) ? "csv" : "json";
     const result = await port.findingsPage({ code, duration, page, pageSize: FINDINGS_PAGE_SIZE, format });
     if (format === "csv") return { body: result.rows, headers: { "Content-Type": CSV_MEDIA_TYPE } };

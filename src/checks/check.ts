@@ -34,6 +34,13 @@ export interface DetailColumn {
  * per entity the check fires for, with the columns of {@link FIXED_COLUMNS} first and then
  * exactly `detailColumns`, in order. The engine runs it with ep_from = ep_to = the new epoch;
  * checks.findings runs it over a window.
+ *
+ * An optimization check (`optimization: true`) never runs after an epoch: checks.findings runs
+ * it on demand over a window, by default the `lookbackSeconds` before the latest epoch. Its
+ * macro returns at most one row per entity (and entity_key), about the latest epoch in
+ * [ep_from, ep_to] that holds the entity: a condition on the entity's state is read at that
+ * epoch, and a condition over time (no progress, growth, a share of the traffic) over every
+ * epoch of the window.
  */
 export interface Check {
   readonly code: string;
@@ -56,7 +63,7 @@ export interface Check {
   readonly detailColumns: readonly DetailColumn[];
   /** Set when the check reads a field older monitored servers do not report (e.g. "2.10.0"). */
   readonly minServerVersion?: string;
-  /** Optimization checks only: how far back they look. */
+  /** Optimization checks only (and required there): the default window of checks.findings, in seconds. */
   readonly lookbackSeconds?: number;
   /** The SELECT the macro returns (it may use ep_from, ep_to and the params by name). */
   readonly sql: string;

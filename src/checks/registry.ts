@@ -11,6 +11,12 @@ import { LEAF_CHECKS } from "./leaf/index.ts";
 import { CONSUMER_CHECKS } from "./consumer/index.ts";
 import { JETSTREAM_CHECKS } from "./jetstream/index.ts";
 import { META_CHECKS } from "./meta/index.ts";
+import { OPT_ACCT_CHECKS } from "./opt-acct/index.ts";
+import { OPT_BALANCE_CHECKS } from "./opt-balance/index.ts";
+import { OPT_COST_CHECKS } from "./opt-cost/index.ts";
+import { OPT_IDLE_CHECKS } from "./opt-idle/index.ts";
+import { OPT_PLACE_CHECKS } from "./opt-place/index.ts";
+import { OPT_SYS_CHECKS } from "./opt-sys/index.ts";
 import { SCRAPE_CHECKS } from "./scrape/index.ts";
 import { SERVER_CHECKS } from "./server/index.ts";
 import { SERVICE_CHECKS } from "./service/index.ts";
@@ -29,4 +35,10 @@ export const CHECKS: readonly Check[] = [
   ...ACCOUNTS_CHECKS,
   ...USER_CHECKS,
   ...SERVICE_CHECKS,
+  ...OPT_ACCT_CHECKS,
+  ...OPT_BALANCE_CHECKS,
+  ...OPT_COST_CHECKS,
+  ...OPT_IDLE_CHECKS,
+  ...OPT_PLACE_CHECKS,
+  ...OPT_SYS_CHECKS,
 ];

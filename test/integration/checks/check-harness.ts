@@ -96,32 +96,40 @@ export async function catalogWith(
   };
 }
 
-/** The rows of a check's macro over one epoch (all columns, plain JS values). */
+/**
+ * The rows of a check's macro over one epoch, or over [`from`, `epoch`] when `from` is given
+ * (all columns, plain JS values).
+ */
 export async function runCheck(
   catalog: Catalog,
   check: Check,
   epoch: string,
   params: Readonly<Record<string, number>> = {},
+  from: string = epoch,
 ): Promise<Record<string, unknown>[]> {
   const named = Object.entries(params).map(([k, v]) => `, ${k} := ${v}`);
   return catalog.withReader(async (con) =>
     (
       await con.runAndReadAll(
-        `SELECT * FROM ${macroName(check.code)}($1::TIMESTAMPTZ, $1::TIMESTAMPTZ${named.join("")})`,
-        [epoch],
+        `SELECT * FROM ${macroName(check.code)}($1::TIMESTAMPTZ, $2::TIMESTAMPTZ${named.join("")})`,
+        [from, epoch],
       )
     ).getRowObjectsJS(),
   );
 }
 
-/** Folds a fixture's epochs and runs the check over the last one. */
+/**
+ * Folds a fixture's epochs and runs the check as natsmon does: an operational check over the
+ * last epoch, an optimization check over the window from the first epoch to the last.
+ */
 export async function runFixture(
   check: Check,
   epochs: readonly FixtureEpoch[],
   params: Readonly<Record<string, number>> = {},
 ): Promise<Record<string, unknown>[]> {
   await using fixture = await catalogWith(epochs);
-  return await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params);
+  const last = fixture.epochs.at(-1)!;
+  return await runCheck(fixture.catalog, check, last, params, check.optimization ? fixture.epochs[0]! : last);
 }
 
 /** The names and types of a macro's result columns, as DESCRIBE prints them. */

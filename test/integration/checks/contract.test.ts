@@ -26,6 +26,11 @@ test("every check's metadata is complete", () => {
     assert.ok(check.name && check.description && check.remediation && check.scope, check.code);
     assert.ok(check.category in CATEGORIES, `${check.code}: category ${check.category}`);
     for (const p of check.params) assert.match(p.name, /^p_[a-z0-9_]+$/, `${check.code}: param ${p.name}`);
+    assert.equal(
+      check.lookbackSeconds !== undefined && check.lookbackSeconds > 0,
+      check.optimization,
+      `${check.code}: an optimization check, and only one, names its lookback`,
+    );
     const names = [...FIXED_COLUMNS, ...check.detailColumns].map((c) => c.name);
     assert.deepEqual(
       names.filter((n, i) => names.indexOf(n) !== i),
@@ -79,6 +84,15 @@ describe("every check has a fixture where it fires and one where it does not", (
           `${check.code}: severity ${String(row.severity)}`,
         );
         if (check.severity !== "dynamic") assert.equal(row.severity, check.severity, check.code);
+      }
+      if (check.optimization) {
+        // At most one row per entity over the window (checks/check.ts).
+        const keys = fired.map((r) => `${String(r.entity_pk)}|${String(r.entity_key)}`);
+        assert.deepEqual(
+          keys.filter((k, i) => keys.indexOf(k) !== i),
+          [],
+          `${check.code}: more than one row for an entity over the window`,
+        );
       }
       const passed = await runFixture(check, fixture.passes(), fixture.params);
       assert.deepEqual(passed, [], `${check.code} fired on its passes fixture`);
