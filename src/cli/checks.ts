@@ -66,7 +66,8 @@ export function checksCommand(program: Command): void {
     .argument("<code>", "check code, e.g. server-011")
     .option(
       "--duration <interval>",
-      'a window ending at the latest epoch, as an SQL interval: "1 hour", "30 minutes"',
+      'a window ending at the latest epoch, as an SQL interval: "1 hour", "30 minutes" ' +
+        "(default: the latest epoch alone; an optimization check's lookback)",
     )
     .option("--page <n>", "page of the result (1-based)", parsePage)
     .action((code: string, options: ChecksOptions & { duration?: string; page?: number }) => {
