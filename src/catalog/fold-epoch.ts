@@ -16,6 +16,7 @@ import { foldReplication } from "./kinds/replicas.ts";
 import { foldServers } from "./kinds/servers.ts";
 import { foldServices } from "./kinds/services.ts";
 import { appendSubscriptionStats, foldSubscriptionStats } from "./kinds/subscriptions.ts";
+import { appendConnectionCloses, foldConnectionCloses, recordedCloses } from "./kinds/connection-closes.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, repliesOf, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
@@ -72,6 +73,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       await con.run("ROLLBACK");
       return { status: "skipped", reason: "already-folded" };
     }
+    const closesRecorded = await recordedCloses(con, epoch);
     const building = performance.now();
     const ctx = new FoldContext(writer.tables, writer.keys, epoch);
     const replies = groupReplies(input.replies);
@@ -81,6 +83,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldNetwork(ctx, replies, serverPks);
     foldReplication(ctx, replies, assets, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
+    foldConnectionCloses(ctx, replies, serverPks, closesRecorded);
     foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
@@ -97,7 +100,10 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     // Settled before anything else runs on the connection, whatever happened here.
     await ips.done;
     if (failed) throw failed;
-    const rows = (await ctx.appendAll(con)) + (await appendSubscriptionStats(ctx, con));
+    const rows =
+      (await ctx.appendAll(con)) +
+      (await appendSubscriptionStats(ctx, con)) +
+      (await appendConnectionCloses(ctx, con));
 
     // The epoch row goes last: its presence is what marks the epoch as folded.
     const { marker } = input;

@@ -51,6 +51,9 @@ export interface Paging {
   };
 }
 
+/** Closed connections asked of each server per scrape, the newest (see the connz_closed source). */
+export const CLOSED_PER_SCRAPE = 256;
+
 /** JetStream accounts per JSZ page (see the jsz source). */
 export const JSZ_PAGE_ACCOUNTS = 64;
 /** An offset past any account list: with `account` set, JSZ then returns that account or nothing. */
@@ -99,6 +102,15 @@ export const SOURCES: readonly Source[] = [
     subject: ping("CONNZ"),
     body: { subscriptions: true, auth: true, limit: 1024 },
     paged: { directSuffix: "CONNZ", limit: 1024, list: "connections", total: "total" },
+    accountScoped: true,
+  },
+  // Each server's ring of closed connections, newest first (`sort: "stop"` is descending),
+  // for conn-003. One page: the fold records each close once, and more than a page of closes
+  // on one server between two scrapes is a storm whose newest closes are the ones to see.
+  {
+    name: "connz_closed",
+    subject: ping("CONNZ"),
+    body: { state: 1, sort: "stop", auth: true, limit: CLOSED_PER_SCRAPE },
     accountScoped: true,
   },
   { name: "routez", subject: ping("ROUTEZ"), body: {} },

@@ -103,7 +103,12 @@ export async function startSimulator(
       },
     }),
   );
-  ping("CONNZ", (s, r) => connz(system, s, Number(r.offset ?? 0), Number(r.limit ?? 1024)));
+  // The simulated servers close no connections: their closed-connection lists are empty.
+  ping("CONNZ", (s, r) =>
+    Number(r.state ?? 0) === 1
+      ? { num_connections: 0, total: 0, offset: 0, limit: Number(r.limit ?? 1024), connections: [] }
+      : connz(system, s, Number(r.offset ?? 0), Number(r.limit ?? 1024)),
+  );
   // Later pages of CONNZ are asked of one server, by id.
   subs.push(
     nc.subscribe("$SYS.REQ.SERVER.*.CONNZ", {

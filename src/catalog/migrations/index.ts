@@ -24,6 +24,7 @@ import { migration as m0018 } from "./0018-servers-partial.ts";
 import { migration as m0019 } from "./0019-findings-in-force.ts";
 import { migration as m0020 } from "./0020-epochs-service-accounts.ts";
 import { migration as m0021 } from "./0021-connection-bearer.ts";
+import { migration as m0022 } from "./0022-connection-closes.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -55,6 +56,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0019,
   m0020,
   m0021,
+  m0022,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
@@ -125,15 +127,30 @@ async function inTransaction(
 }
 
 /**
+ * Views whose tables are not their kind's (hx.<kind>s ← hx.<kind>_stats, _opts, _ident):
+ * the tables their columns take comments from, in order of preference.
+ */
+const VIEW_SOURCES: Readonly<Record<string, readonly string[]>> = {
+  closed_connections: ["connection_closes", "connection_opts", "connection_ident"],
+};
+
+/**
  * Gives each uncommented column of an hx view the comment of the same-named column of
- * its kind's tables (view hx.servers ← hx.server_stats, then _opts, then _ident), so the
- * views document themselves without repeating every comment. Columns a view derives or
- * renames carry their own comment, set in the view's migration.
+ * its kind's tables (view hx.servers ← hx.server_stats, then _opts, then _ident; or the
+ * tables VIEW_SOURCES names), so the views document themselves without repeating every
+ * comment. Columns a view derives or renames carry their own comment, set in the view's
+ * migration.
  */
 async function inheritViewComments(con: DuckDBConnection): Promise<void> {
+  const special = Object.entries(VIEW_SOURCES)
+    .map(([view, tables]) => `WHEN ${quote(view)} THEN [${tables.map(quote).join(", ")}]`)
+    .join(" ");
   const missing = await con.runAndReadAll(`
     WITH view_columns AS (
-      SELECT c.table_name AS view_name, c.column_name, regexp_replace(c.table_name, 's$', '') AS kind
+      SELECT c.table_name AS view_name, c.column_name,
+             CASE c.table_name ${special}
+               ELSE list_transform(['_stats', '_opts', '_ident'], x -> regexp_replace(c.table_name, 's$', '') || x)
+             END AS sources
       FROM duckdb_columns() c
       JOIN duckdb_views() v ON v.schema_name = c.schema_name AND v.view_name = c.table_name
       WHERE c.schema_name = 'hx' AND c.comment IS NULL
@@ -141,10 +158,9 @@ async function inheritViewComments(con: DuckDBConnection): Promise<void> {
     SELECT vc.view_name, vc.column_name, t.comment
     FROM view_columns vc
     JOIN duckdb_columns() t ON t.schema_name = 'hx' AND t.column_name = vc.column_name AND t.comment IS NOT NULL
-      AND t.table_name IN (vc.kind || '_stats', vc.kind || '_opts', vc.kind || '_ident')
+      AND list_contains(vc.sources, t.table_name)
     QUALIFY row_number() OVER (
-      PARTITION BY vc.view_name, vc.column_name
-      ORDER BY list_position([vc.kind || '_stats', vc.kind || '_opts', vc.kind || '_ident'], t.table_name)) = 1`);
+      PARTITION BY vc.view_name, vc.column_name ORDER BY list_position(vc.sources, t.table_name)) = 1`);
   for (const [view, column, comment] of missing.getRowsJS()) {
     if (typeof view !== "string" || typeof column !== "string" || typeof comment !== "string") continue;
     await con.run(`COMMENT ON COLUMN hx."${view}"."${column}" IS ${quote(comment)}`);
