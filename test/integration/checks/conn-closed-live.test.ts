@@ -1,0 +1,121 @@
+/**
+ * conn-003 on a real nats-server 2.9.10, from what the fold stores of real scrapes: a client
+ * refused for a wrong password and a client that sends a payload over max_payload are closed
+ * by the server, and the check reports each once, in the epoch that first sees the close,
+ * naming the reason; a client that closes its own connection is not reported, and the next
+ * epoch, which lists the same closes again, reports nothing.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createConnection } from "node:net";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { CONN_CHECKS } from "../../../src/checks/conn/index.ts";
+import { SOURCES } from "../../../src/scrape/index.ts";
+import type { ScrapeReply } from "../../../src/catalog/index.ts";
+import {
+  APP_USER,
+  SYS_USER,
+  portOf,
+  startTestServer,
+  type TestServer,
+} from "../../harness/start-nats-server.ts";
+import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
+import { catalogWith, runCheck } from "./check-harness.ts";
+
+const SCRAPED = SOURCES.filter((s) => ["varz", "connz", "connz_closed"].includes(s.name));
+const conn003 = CONN_CHECKS.find((c) => c.code === "conn-003")!;
+
+/** A raw client that connects as APP and publishes more than the server's max_payload (1 KiB here). */
+async function oversizedPublisher(port: number): Promise<void> {
+  const socket = createConnection({ host: "127.0.0.1", port });
+  await new Promise<void>((resolve) => {
+    // The server drops the connection: a reset is the expected end, not a failure.
+    socket.on("error", () => undefined);
+    socket.once("close", () => resolve());
+    let sent = false;
+    socket.on("data", (chunk: Buffer) => {
+      if (sent || !chunk.toString().startsWith("INFO")) return;
+      sent = true;
+      const opts = {
+        verbose: false,
+        pedantic: false,
+        name: "oversized",
+        user: APP_USER.user,
+        pass: APP_USER.password,
+      };
+      socket.write(`CONNECT ${JSON.stringify(opts)}\r\nPUB big 4096\r\n${"x".repeat(4096)}\r\n`);
+    });
+  });
+}
+
+describe("conn-003 on a real 2.9.10 server closing clients", () => {
+  let server: TestServer;
+  let sys: NatsConnection;
+  const epochs: ScrapeReply[][] = [];
+
+  before(async () => {
+    server = await startTestServer("s1", { extraConfig: "max_payload: 1024\n" });
+    sys = await connect({ servers: server.url, user: SYS_USER.user, pass: SYS_USER.password });
+    epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
+
+    await assert.rejects(
+      connect({
+        servers: server.url,
+        user: APP_USER.user,
+        pass: "wrong",
+        name: "bad-password",
+        reconnect: false,
+      }),
+    );
+    await oversizedPublisher(portOf(server.url));
+    const polite = await connect({
+      servers: server.url,
+      user: APP_USER.user,
+      pass: APP_USER.password,
+      name: "polite",
+    });
+    await polite.close();
+    epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
+    epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
+  });
+
+  after(async () => {
+    await sys?.close();
+    await server?.[Symbol.asyncDispose]();
+  });
+
+  test("the epoch that first sees the closes reports each server-side close once, with its reason", async () => {
+    await using fixture = await catalogWith(
+      epochs.map((replies) => ({ replies, marker: { servers_expected: ["s1"] } })),
+    );
+    const rows = await runCheck(fixture.catalog, conn003, fixture.epochs[1]!);
+    const byReason = new Map(rows.map((r) => [String(r.reason), r]));
+    assert.equal(rows.length, byReason.size, "one row per close");
+    const auth = byReason.get("Authentication Failure");
+    assert.ok(auth, `no authentication failure among ${[...byReason.keys()].join(", ")}`);
+    assert.equal(auth.server, "s1");
+    const payload = rows.find((r) => r.client_name === "oversized");
+    assert.ok(payload, `no close of the oversized publisher among ${[...byReason.keys()].join(", ")}`);
+    assert.match(String(payload.reason), /Payload/);
+    assert.equal(payload.account, "APP");
+    assert.equal(payload.user, "app");
+    assert.equal(payload.entity_name, `s1 cid ${String(payload.entity_name).split(" ")[2]} (oversized)`);
+    assert.ok(!rows.some((r) => r.client_name === "polite"), "a client that closed itself is not reported");
+    for (const r of rows) assert.equal(r.severity, "info");
+
+    assert.deepEqual(
+      await runCheck(fixture.catalog, conn003, fixture.epochs[2]!),
+      [],
+      "the next epoch lists the same closes again: nothing new",
+    );
+    const recorded = await fixture.catalog.withReader(async (con) =>
+      (
+        await con.runAndReadAll(
+          "SELECT count(*) AS closes, count(DISTINCT connection_pk) AS connections FROM hx.connection_closes",
+        )
+      ).getRowObjectsJS(),
+    );
+    assert.equal(recorded[0]!.closes, recorded[0]!.connections, "each close recorded once");
+  });
+});
