@@ -1,4 +1,29 @@
 /** The opt-sys family of optimization checks, in code order. */
 import type { Check } from "../check.ts";
+import { optSys001 } from "./opt-sys-001.ts";
+import { optSys002 } from "./opt-sys-002.ts";
+import { optSys003 } from "./opt-sys-003.ts";
+import { optSys004 } from "./opt-sys-004.ts";
+import { optSys005 } from "./opt-sys-005.ts";
+import { optSys006 } from "./opt-sys-006.ts";
+import { optSys007 } from "./opt-sys-007.ts";
+import { optSys008 } from "./opt-sys-008.ts";
+import { optSys009 } from "./opt-sys-009.ts";
+import { optSys011 } from "./opt-sys-011.ts";
+import { optSys012 } from "./opt-sys-012.ts";
+import { optSys013 } from "./opt-sys-013.ts";
 
-export const OPT_SYS_CHECKS: readonly Check[] = [];
+export const OPT_SYS_CHECKS: readonly Check[] = [
+  optSys001,
+  optSys002,
+  optSys003,
+  optSys004,
+  optSys005,
+  optSys006,
+  optSys007,
+  optSys008,
+  optSys009,
+  optSys011,
+  optSys012,
+  optSys013,
+];
