@@ -12,6 +12,18 @@ import { optSys009 } from "./opt-sys-009.ts";
 import { optSys011 } from "./opt-sys-011.ts";
 import { optSys012 } from "./opt-sys-012.ts";
 import { optSys013 } from "./opt-sys-013.ts";
+import { optSys014 } from "./opt-sys-014.ts";
+import { optSys015 } from "./opt-sys-015.ts";
+import { optSys016 } from "./opt-sys-016.ts";
+import { optSys017 } from "./opt-sys-017.ts";
+import { optSys018 } from "./opt-sys-018.ts";
+import { optSys019 } from "./opt-sys-019.ts";
+import { optSys020 } from "./opt-sys-020.ts";
+import { optSys021 } from "./opt-sys-021.ts";
+import { optSys022 } from "./opt-sys-022.ts";
+import { optSys024 } from "./opt-sys-024.ts";
+import { optSys025 } from "./opt-sys-025.ts";
+import { optSys026 } from "./opt-sys-026.ts";
 
 export const OPT_SYS_CHECKS: readonly Check[] = [
   optSys001,
@@ -26,4 +38,16 @@ export const OPT_SYS_CHECKS: readonly Check[] = [
   optSys011,
   optSys012,
   optSys013,
+  optSys014,
+  optSys015,
+  optSys016,
+  optSys017,
+  optSys018,
+  optSys019,
+  optSys020,
+  optSys021,
+  optSys022,
+  optSys024,
+  optSys025,
+  optSys026,
 ];
