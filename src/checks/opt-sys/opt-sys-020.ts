@@ -10,7 +10,7 @@ export const optSys020: Check = {
   description:
     "A KV bucket has no TTL (max_age 0) and has accumulated many interior deletes: revisions pushed out by the history limit, and keys deleted or purged, leave gaps and delete markers that nothing ever expires. The bucket's stream keeps growing in sequence range, the server tracks every gap in memory, and watchers and `keys` listings replay the markers of keys long gone.",
   remediation:
-    "Give the bucket a TTL when its values are not meant to live forever: `nats kv edit <bucket> --ttl=24h` (or `max_age` on the KV_<bucket> stream), so old revisions and delete markers expire and the stream's first sequence moves past the gaps. For buckets that must keep values, purge deleted keys periodically with the client's purge-deletes operation, and keep the history (`--history`) as small as the application allows.",
+    "Give the bucket a TTL when its values are not meant to live forever: `nats kv edit <bucket> --ttl=24h` (or `max_age` on the KV_<bucket> stream), so old revisions and delete markers expire and the stream's first sequence moves past the gaps. For buckets that must keep values, remove the markers of deleted keys now and then (`nats kv compact <bucket>`, the clients' purge-deletes), and keep the history (`--history`) as small as the application allows.",
   scope: "kv bucket",
   entityType: "stream",
   severity: "info",
