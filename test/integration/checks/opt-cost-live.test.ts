@@ -1,0 +1,170 @@
+/**
+ * The opt-cost optimization checks against a real 3-node nats-server 2.9.10 cluster, each
+ * condition made for real, scraped with natsmon's own requests, folded, and the check run
+ * over the window of the epochs, as checks.findings runs it:
+ * - opt-cost-001: an R3 stream and an R1 stream that take nothing, then the R3 one a message;
+ * - opt-cost-002: a memory stream above a (lowered) size, then purged;
+ * - opt-cost-003 / 005: a memory and a file stream whose byte limit reserves far more than
+ *   they hold, then filled past a fifth of it.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { OPT_COST_CHECKS } from "../../../src/checks/opt-cost/index.ts";
+import { SOURCES } from "../../../src/scrape/index.ts";
+import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
+import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
+import { waitFor } from "../../harness/wait-for.ts";
+import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
+import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
+
+const SERVERS = ["n1", "n2", "n3"];
+const SCRAPED = SOURCES.filter((s) => ["varz", "jsz"].includes(s.name));
+
+/** The check's rows over `epochs`, folded in order (10 s apart), from the first to the last. */
+async function rows(
+  code: string,
+  epochs: readonly FixtureEpoch[],
+  params: Record<string, number> = {},
+): Promise<Record<string, unknown>[]> {
+  const check = OPT_COST_CHECKS.find((c) => c.code === code)!;
+  await using fixture = await catalogWith(epochs);
+  return await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
+}
+
+/** The entity names of the check's rows over `epochs`, sorted. */
+async function names(code: string, epochs: readonly FixtureEpoch[], params: Record<string, number> = {}) {
+  return (await rows(code, epochs, params)).map((r) => String(r.entity_name)).sort();
+}
+
+describe("opt-cost checks on a real 3-node 2.9.10 cluster", () => {
+  let cluster: TestCluster;
+  let sys: NatsConnection;
+  let app: NatsConnection;
+  let jsm: JetStreamManager;
+
+  async function scrape(): Promise<FixtureEpoch> {
+    const { replies } = await scrapeOneEpoch(sys, SCRAPED);
+    return { replies, marker: { servers_expected: SERVERS } };
+  }
+
+  /** Publishes `count` messages of `size` bytes to `subject`, each acknowledged by the stream. */
+  async function publish(subject: string, count: number, size = 16): Promise<void> {
+    const js = jetstream(app);
+    for (let i = 0; i < count; i++) await js.publish(subject, new Uint8Array(size));
+  }
+
+  /** The server leading stream `name`. */
+  async function leaderOf(name: string): Promise<string> {
+    return waitFor(async () => (await jsm.streams.info(name)).cluster?.leader, {
+      message: `a leader for ${name}`,
+    });
+  }
+
+  before(async () => {
+    cluster = await startTestCluster({ size: 3 });
+    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
+    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
+    jsm = await jetstreamManager(app);
+  });
+
+  after(async () => {
+    await app?.close();
+    await sys?.close();
+    await cluster?.[Symbol.asyncDispose]();
+  });
+
+  test("opt-cost-001 reports an idle R3 stream, not an idle R1 one, and not once the R3 one takes a message", async () => {
+    await jsm.streams.add({ name: "ARCHIVE", subjects: ["archive.>"], num_replicas: 3 });
+    await jsm.streams.add({ name: "SMALL", subjects: ["small.>"], num_replicas: 1 });
+    await publish("archive.a", 3);
+    await publish("small.a", 3);
+    // Every replica current first: a new leader elected in the range would tell nothing new.
+    await waitFor(
+      async () => {
+        const c = (await jsm.streams.info("ARCHIVE")).cluster;
+        return c?.replicas?.length === 2 && c.replicas.every((r) => r.current && !r.offline);
+      },
+      { message: "ARCHIVE with every replica current" },
+    );
+
+    const idle = [await scrape(), await scrape()];
+    const found = await rows("opt-cost-001", idle);
+    assert.deepEqual(
+      found.map((r) => [r.entity_name, r.replicas, r.last_seq]),
+      [["APP/ARCHIVE", 3, 3n]],
+    );
+
+    await publish("archive.b", 1);
+    assert.deepEqual(await names("opt-cost-001", [idle[1]!, await scrape()]), []);
+  });
+
+  test("opt-cost-002 reports a memory stream above the size, and not once it is purged", async () => {
+    await jsm.streams.add({ name: "CACHE", subjects: ["cache.>"], storage: StorageType.Memory });
+    await publish("cache.a", 4, 1024);
+    // 0.002 MiB (2 KiB) stands for the default 100 MiB.
+    const params = { p_max_memory_mib: 0.002 };
+    const found = await rows("opt-cost-002", [await scrape()], params);
+    assert.deepEqual(
+      found.map((r) => [r.entity_name, r.replicas, r.max_bytes]),
+      [["APP/CACHE", 1, -1n]],
+    );
+    assert.ok(Number(found[0]!.bytes) > 4096, `bytes ${String(found[0]!.bytes)}`);
+
+    await jsm.streams.purge("CACHE");
+    assert.deepEqual(await names("opt-cost-002", [await scrape()], params), []);
+    await jsm.streams.delete("CACHE");
+  });
+
+  test("opt-cost-003 reports the server of a memory stream that reserves 64 KiB and holds a little, not once it holds 20 KiB", async () => {
+    await jsm.streams.add({
+      name: "RESERVED",
+      subjects: ["reserved.>"],
+      storage: StorageType.Memory,
+      max_bytes: 65_536,
+    });
+    await publish("reserved.a", 1);
+    const leader = await leaderOf("RESERVED");
+    const found = await waitFor(
+      async () => {
+        const r = await rows("opt-cost-003", [await scrape()]);
+        return r.length > 0 && r;
+      },
+      { message: "the reservation to show in JSZ" },
+    );
+    assert.deepEqual(
+      found.map((r) => [r.entity_name, r.reserved_bytes]),
+      [[leader, 65_536n]],
+    );
+    assert.ok(Number(found[0]!.utilization_percent) < 20);
+
+    await publish("reserved.b", 20, 1024);
+    await waitFor(async () => (await rows("opt-cost-003", [await scrape()])).length === 0, {
+      message: "the server to use a fifth of its reservation",
+    });
+  });
+
+  test("opt-cost-005 reports the server of a file stream that reserves 1 MiB and holds a little, not once it holds 250 KiB", async () => {
+    await jsm.streams.add({ name: "DISK", subjects: ["disk.>"], max_bytes: 1_048_576 });
+    await publish("disk.a", 1);
+    const leader = await leaderOf("DISK");
+    const found = await waitFor(
+      async () => {
+        const r = await rows("opt-cost-005", [await scrape()]);
+        return r.length > 0 && r;
+      },
+      { message: "the reservation to show in JSZ" },
+    );
+    assert.deepEqual(
+      found.map((r) => [r.entity_name, r.reserved_bytes]),
+      [[leader, 1_048_576n]],
+    );
+
+    await publish("disk.b", 25, 10_240);
+    await waitFor(async () => (await rows("opt-cost-005", [await scrape()])).length === 0, {
+      message: "the server to use a fifth of its reservation",
+    });
+  });
+});
