@@ -37,12 +37,12 @@ export const optIdle002: Check = {
   sql: `
 WITH ${IDLE_STREAMS_CTE}
 SELECT d.epoch, d.stream_pk AS entity_pk, ${STREAM_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
-       l.name AS server, 'info' AS severity, CAST(d.last.last_seq AS BIGINT) AS last_seq,
-       CAST(d.last.last_ts AS TIMESTAMPTZ) AS last_ts, CAST(d.last.messages AS BIGINT) AS messages,
-       CAST(d.last.bytes AS BIGINT) AS bytes
+       l.name AS server, 'info' AS severity, CAST(d.last_seq AS BIGINT) AS last_seq,
+       CAST(d.last_ts AS TIMESTAMPTZ) AS last_ts, CAST(d.messages AS BIGINT) AS messages,
+       CAST(d.bytes AS BIGINT) AS bytes
 FROM idle_streams d
 JOIN hx.stream_ident si ON si.stream_pk = d.stream_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = d.last.leader_server_pk
+LEFT JOIN hx.server_ident l ON l.server_pk = d.leader_server_pk
 ASOF LEFT JOIN hx.stream_opts o ON o.stream_pk = d.stream_pk AND d.epoch >= o.epoch
 WHERE NOT coalesce(o.sealed, false)`,
 };

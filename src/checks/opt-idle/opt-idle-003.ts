@@ -42,20 +42,23 @@ export const optIdle003: Check = {
   ],
   sql: `
 WITH idle AS (
-  SELECT * FROM (
-    SELECT c.consumer_pk, max(c.epoch) AS epoch, count(*) AS samples, arg_max(c, c.epoch) AS last,
-           min(c.delivered_stream_seq) = max(c.delivered_stream_seq) AS unchanged
-    FROM hx.consumer_stats c
-    WHERE c.epoch BETWEEN ep_from AND ep_to
-    GROUP BY c.consumer_pk)
-  WHERE samples >= p_min_samples AND unchanged
+  SELECT s.*
+  FROM (
+    SELECT consumer_pk, max(epoch) AS epoch, count(*) AS samples,
+           min(delivered_stream_seq) = max(delivered_stream_seq) AS unchanged
+    FROM hx.consumer_stats
+    WHERE epoch BETWEEN ep_from AND ep_to
+    GROUP BY consumer_pk
+  ) w
+  JOIN hx.consumer_stats s ON s.consumer_pk = w.consumer_pk AND s.epoch = w.epoch AND s.epoch BETWEEN ep_from AND ep_to
+  WHERE w.samples >= p_min_samples AND w.unchanged
 )
 SELECT d.epoch, d.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'info' AS severity,
-       CAST(d.last.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
-       CAST(d.last.num_pending AS BIGINT) AS num_pending, CAST(d.last.last_active AS TIMESTAMPTZ) AS last_active
+       CAST(d.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
+       CAST(d.num_pending AS BIGINT) AS num_pending, CAST(d.last_active AS TIMESTAMPTZ) AS last_active
 FROM idle d
 JOIN hx.consumer_ident ci ON ci.consumer_pk = d.consumer_pk
 JOIN hx.stream_ident si ON si.stream_pk = ci.stream_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = d.last.leader_server_pk`,
+LEFT JOIN hx.server_ident l ON l.server_pk = d.leader_server_pk`,
 };

@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { IDLE_STREAMS_CTE } from "./idle-streams-sql.ts";
+import { IDLE_STREAMS_CTE, latestRowsCte } from "./idle-streams-sql.ts";
 
 /**
  * A consumer with nothing left to do, on a stream that received nothing over the window
@@ -36,21 +36,15 @@ export const optIdle004: Check = {
   ],
   sql: `
 WITH ${IDLE_STREAMS_CTE},
-drained AS (
-  SELECT * FROM (
-    SELECT c.consumer_pk, max(c.epoch) AS epoch, arg_max(c, c.epoch) AS last
-    FROM hx.consumer_stats c
-    WHERE c.epoch BETWEEN ep_from AND ep_to
-    GROUP BY c.consumer_pk)
-  WHERE last.num_pending = 0 AND last.num_ack_pending = 0
-)
+${latestRowsCte("latest", "hx.consumer_stats", "consumer_pk")}
 SELECT d.epoch, d.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'info' AS severity,
-       CAST(d.last.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
-       CAST(s.last.last_ts AS TIMESTAMPTZ) AS stream_last_ts, CAST(d.last.last_active AS TIMESTAMPTZ) AS last_active
-FROM drained d
+       CAST(d.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
+       CAST(s.last_ts AS TIMESTAMPTZ) AS stream_last_ts, CAST(d.last_active AS TIMESTAMPTZ) AS last_active
+FROM latest d
 JOIN hx.consumer_ident ci ON ci.consumer_pk = d.consumer_pk
 JOIN idle_streams s ON s.stream_pk = ci.stream_pk
 JOIN hx.stream_ident si ON si.stream_pk = ci.stream_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = d.last.leader_server_pk`,
+LEFT JOIN hx.server_ident l ON l.server_pk = d.leader_server_pk
+WHERE d.num_pending = 0 AND d.num_ack_pending = 0`,
 };

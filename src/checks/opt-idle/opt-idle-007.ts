@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { latestRowsCte } from "./idle-streams-sql.ts";
 
 /**
  * A client connection that, at its latest epoch of the window, has been idle (CONNZ `idle`:
@@ -39,21 +40,15 @@ export const optIdle007: Check = {
     { name: "subscriptions", type: "BIGINT", description: "Subscriptions the connection holds." },
   ],
   sql: `
-WITH idle AS (
-  SELECT * FROM (
-    SELECT s.connection_pk, max(s.epoch) AS epoch, arg_max(s, s.epoch) AS last
-    FROM hx.connection_stats s
-    WHERE s.epoch BETWEEN ep_from AND ep_to
-    GROUP BY s.connection_pk)
-  WHERE last.in_msgs = 0 AND last.out_msgs = 0 AND last.idle_ns >= p_idle_minutes * 60e9
-)
+WITH ${latestRowsCte("latest", "hx.connection_stats", "connection_pk")}
 SELECT d.epoch, d.connection_pk AS entity_pk,
        sv.name || ' cid ' || i.cid || coalesce(' (' || nullif(o.name, '') || ')', '') AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'info' AS severity,
-       o.account, o.name AS client_name, o.ip, CAST(d.last.idle_ns AS BIGINT) AS idle_ns,
-       CAST(d.last.subscriptions AS BIGINT) AS subscriptions
-FROM idle d
+       o.account, o.name AS client_name, o.ip, CAST(d.idle_ns AS BIGINT) AS idle_ns,
+       CAST(d.subscriptions AS BIGINT) AS subscriptions
+FROM latest d
 JOIN hx.connection_ident i ON i.connection_pk = d.connection_pk
 JOIN hx.server_ident sv ON sv.server_pk = i.server_pk
-ASOF LEFT JOIN hx.connection_opts o ON o.connection_pk = d.connection_pk AND d.epoch >= o.epoch`,
+ASOF LEFT JOIN hx.connection_opts o ON o.connection_pk = d.connection_pk AND d.epoch >= o.epoch
+WHERE d.in_msgs = 0 AND d.out_msgs = 0 AND d.idle_ns >= p_idle_minutes * 60e9`,
 };
