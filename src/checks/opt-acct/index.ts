@@ -1,4 +1,5 @@
 /** The opt-acct family of optimization checks, in code order. */
 import type { Check } from "../check.ts";
+import { optAcct001 } from "./opt-acct-001.ts";
 
-export const OPT_ACCT_CHECKS: readonly Check[] = [];
+export const OPT_ACCT_CHECKS: readonly Check[] = [optAcct001];
