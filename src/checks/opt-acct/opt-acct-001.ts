@@ -61,7 +61,8 @@ WITH latest AS (
          sum(CAST(s.max_bytes AS HUGEINT) * greatest(s.replicas, 1)) AS reserved, count(*) AS streams
   FROM quota q
   JOIN hx.streams s ON s.account = q.account AND s.epoch = q.epoch AND coalesce(s.domain, '') = q.domain
-  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.storage = 'file' AND s.max_bytes > 0
+  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.epoch IN (SELECT epoch FROM latest)
+    AND s.storage = 'file' AND s.max_bytes > 0
   GROUP BY ALL
 )
 SELECT epoch, account_pk AS entity_pk, account AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,

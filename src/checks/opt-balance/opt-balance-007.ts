@@ -55,13 +55,14 @@ WITH latest AS (
   SELECT s.epoch, s.stream_pk, s.account, s.stream, s.leader, s.leader_server_pk, s.replicas
   FROM hx.streams s
   JOIN latest l ON l.stream_pk = s.stream_pk AND l.epoch = s.epoch
-  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.replicas > 1
+  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.epoch IN (SELECT epoch FROM latest) AND s.replicas > 1
 ), counted AS (
   SELECT st.epoch, st.stream_pk, count(*) AS replicated,
          count(*) FILTER (WHERE c.leader_server_pk = st.leader_server_pk) AS colocated
   FROM streams st
   JOIN hx.consumers c ON c.stream_pk = st.stream_pk AND c.epoch = st.epoch
-  WHERE c.epoch BETWEEN ep_from AND ep_to AND CASE WHEN c.replicas > 0 THEN c.replicas ELSE st.replicas END > 1
+  WHERE c.epoch BETWEEN ep_from AND ep_to AND c.epoch IN (SELECT epoch FROM latest)
+    AND CASE WHEN c.replicas > 0 THEN c.replicas ELSE st.replicas END > 1
   GROUP BY ALL
 )
 SELECT st.epoch, st.stream_pk AS entity_pk, st.account || '/' || st.stream AS entity_name, NULL::VARCHAR AS entity_key,

@@ -86,7 +86,7 @@ WITH gw AS (
   JOIN hx.account_ident ai ON ai.name = si.account
   JOIN latest l ON l.account_pk = ai.account_pk AND l.epoch = st.epoch
   JOIN gw ON gw.epoch = st.epoch AND gw.server_pk = st.leader_server_pk
-  WHERE st.epoch BETWEEN ep_from AND ep_to
+  WHERE st.epoch BETWEEN ep_from AND ep_to AND st.epoch IN (SELECT epoch FROM latest)
   GROUP BY ALL
 )
 SELECT sh.epoch, sh.account_pk AS entity_pk, ai.name AS entity_name, sh.cluster AS entity_key, NULL::VARCHAR AS server,

@@ -81,6 +81,6 @@ JOIN hx.consumers c ON c.consumer_pk = l.consumer_pk AND c.epoch = l.epoch
 JOIN hx.account_ident ai ON ai.name = c.account
 JOIN dominant d ON d.epoch = c.epoch AND d.account_pk = ai.account_pk
 JOIN gw ls ON ls.epoch = c.epoch AND ls.server_pk = c.leader_server_pk
-WHERE c.epoch BETWEEN ep_from AND ep_to AND d.total >= p_min_conns
+WHERE c.epoch BETWEEN ep_from AND ep_to AND c.epoch IN (SELECT epoch FROM latest) AND d.total >= p_min_conns
   AND 100.0 * d.conns >= p_min_dominance_pct * d.total AND ls.cluster <> d.cluster`,
 };
