@@ -16,6 +16,7 @@ import {
   type MacrosReply,
 } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
+import { waitFor } from "../harness/wait-for.ts";
 import { startChecksNode, type ChecksNode } from "./checks-fixture.ts";
 
 const subjects = systemSubjects("local");
@@ -158,6 +159,34 @@ describe("checks.* on a node monitoring its embedded server", () => {
       ].join(","),
     );
     assert.equal(lines.length, 1);
+  });
+
+  test("checks.findings runs an optimization check over its lookback by default, not over the latest epoch alone", async () => {
+    // opt-idle-002 needs two epochs at least to call a stream inactive: over the latest epoch
+    // alone it can find nothing, over its hour it finds the node's own streams nobody writes.
+    const check = CHECKS.find((c) => c.code === "opt-idle-002")!;
+    assert.equal(check.lookbackSeconds, 3600);
+    const entities = (reply: { body?: FindingsReply }) =>
+      (reply.body?.rows ?? []).map((r) => String(r.entity)).sort();
+    let byDefault: string[] = [];
+    await waitFor(
+      async () => {
+        byDefault = entities(await ask<FindingsReply>(nc, subjects.checksFindings, { code: check.code }));
+        return byDefault.length > 0;
+      },
+      { timeoutMs: 30_000, message: "opt-idle-002 to find an inactive stream over its lookback" },
+    );
+    const overLookback = await ask<FindingsReply>(nc, subjects.checksFindings, {
+      code: check.code,
+      time: { duration: "3600 seconds" },
+    });
+    assert.deepEqual(entities(overLookback), byDefault);
+    const latest = await ask<FindingsReply>(nc, subjects.checksFindings, {
+      code: check.code,
+      time: { duration: "0 seconds" },
+    });
+    assert.ok(latest.body, latest.error);
+    assert.deepEqual(latest.body.rows, [], "one epoch shows no inactivity");
   });
 
   test("checks.findings refuses a missing code or a bad duration with 400, an unknown code with 404", async () => {
