@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { clusterShareSql } from "./cluster-share-sql.ts";
 
 /**
  * VARZ `connections` (client connections, not routes, gateways or leafnodes) at the latest
@@ -44,18 +45,12 @@ export const optBalance002: Check = {
   ],
   // The averages are computed over every epoch of the window before QUALIFY keeps each
   // server's latest: a server-level scan, small.
-  sql: `
-WITH shares AS (
-  SELECT epoch, server_pk, server, cluster, connections,
-         avg(connections) OVER (PARTITION BY epoch, cluster) AS cluster_avg,
-         count(*) OVER (PARTITION BY epoch, cluster) AS members
-  FROM hx.servers
-  WHERE epoch BETWEEN ep_from AND ep_to AND cluster IS NOT NULL AND connections IS NOT NULL
-  QUALIFY epoch = max(epoch) OVER (PARTITION BY server_pk)
-)
-SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key, server,
-       'info' AS severity, cluster, connections, CAST(cluster_avg AS DOUBLE) AS cluster_avg_connections,
-       CAST(connections / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers
-FROM shares
-WHERE members >= 2 AND connections >= p_min_connections AND connections > p_multiplier * cluster_avg`,
+  sql: clusterShareSql({
+    figure: "connections",
+    as: "connections",
+    avgAs: "cluster_avg_connections",
+    jetstream: false,
+    minServers: "2",
+    minFigure: "p_min_connections",
+  }),
 };

@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { clusterShareSql } from "./cluster-share-sql.ts";
 
 /**
  * JSZ `streams` of each server: the streams it holds a replica of, leader or follower, R1
@@ -59,18 +60,12 @@ export const optBalance004: Check = {
       description: "JetStream servers of the cluster the average is over.",
     },
   ],
-  sql: `
-WITH shares AS (
-  SELECT epoch, server_pk, server, cluster, js_streams,
-         avg(js_streams) OVER (PARTITION BY epoch, cluster) AS cluster_avg,
-         count(*) OVER (PARTITION BY epoch, cluster) AS members
-  FROM hx.servers
-  WHERE epoch BETWEEN ep_from AND ep_to AND cluster IS NOT NULL AND jetstream AND js_streams IS NOT NULL
-  QUALIFY epoch = max(epoch) OVER (PARTITION BY server_pk)
-)
-SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key, server,
-       'info' AS severity, cluster, js_streams AS stream_replicas, CAST(cluster_avg AS DOUBLE) AS cluster_avg_replicas,
-       CAST(js_streams / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers
-FROM shares
-WHERE members >= p_min_servers AND js_streams >= p_min_replicas AND js_streams > p_multiplier * cluster_avg`,
+  sql: clusterShareSql({
+    figure: "js_streams",
+    as: "stream_replicas",
+    avgAs: "cluster_avg_replicas",
+    jetstream: true,
+    minServers: "p_min_servers",
+    minFigure: "p_min_replicas",
+  }),
 };

@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { clusterShareSql } from "./cluster-share-sql.ts";
 
 /**
  * JSZ `storage` of each server (file storage used by every stream replica it holds). The
@@ -45,18 +46,12 @@ export const optBalance005: Check = {
       description: "JetStream servers of the cluster the average is over.",
     },
   ],
-  sql: `
-WITH shares AS (
-  SELECT epoch, server_pk, server, cluster, js_storage,
-         avg(js_storage) OVER (PARTITION BY epoch, cluster) AS cluster_avg,
-         count(*) OVER (PARTITION BY epoch, cluster) AS members
-  FROM hx.servers
-  WHERE epoch BETWEEN ep_from AND ep_to AND cluster IS NOT NULL AND jetstream AND js_storage IS NOT NULL
-  QUALIFY epoch = max(epoch) OVER (PARTITION BY server_pk)
-)
-SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key, server,
-       'info' AS severity, cluster, js_storage AS storage_bytes, CAST(cluster_avg AS DOUBLE) AS cluster_avg_bytes,
-       CAST(js_storage / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers
-FROM shares
-WHERE members >= 2 AND js_storage >= p_min_bytes AND js_storage > p_multiplier * cluster_avg`,
+  sql: clusterShareSql({
+    figure: "js_storage",
+    as: "storage_bytes",
+    avgAs: "cluster_avg_bytes",
+    jetstream: true,
+    minServers: "2",
+    minFigure: "p_min_bytes",
+  }),
 };
