@@ -1,7 +1,9 @@
 /**
  * RAFTZ (nats-server 2.10.26+, nats-monitoring.md §3.12): `{<account>: {<group>: RaftzGroup}}`
  * per server. Its figures are per (group, server) and land on the row of that server's
- * replica, or on its hx.meta_stats row for the meta group (`_meta_`). Pure.
+ * replica, or on its hx.meta_stats row for the meta group (`_meta_`): state, term and log
+ * indexes, the lengths of the node's internal queues (`ipq_*_len`) and the size of its
+ * write-ahead log (`wal`). Pure.
  */
 import { obj, repliesOf, type EpochReplies, type Json } from "../replies.ts";
 
@@ -40,4 +42,13 @@ export function raftzColumns(
   row.raft_pindex = g.pindex;
   // omitempty: absent means false.
   row.raft_catching_up = g.catching_up ?? false;
+  row.raft_ipq_proposal_len = g.ipq_proposal_len;
+  row.raft_ipq_entry_len = g.ipq_entry_len;
+  row.raft_ipq_resp_len = g.ipq_resp_len;
+  row.raft_ipq_apply_len = g.ipq_apply_len;
+  // `wal` is the log's StreamState (messages, bytes, first_seq…); absent when the server
+  // could not read its state (wal_error says why).
+  const wal = obj(g.wal);
+  row.raft_wal_messages = wal.messages;
+  row.raft_wal_bytes = wal.bytes;
 }

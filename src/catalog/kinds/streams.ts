@@ -37,6 +37,8 @@ export function streamOpts(detail: Json): Record<string, unknown> | undefined {
     mirror: str(obj(config.mirror).name),
     sources: arr(config.sources).map((s) => str(obj(s).name) ?? ""),
     metadata: jsonText(config.metadata),
+    // 2.10.0+, always sent there ("none" or "s2"); absent before.
+    compression: config.compression,
   };
 }
 
