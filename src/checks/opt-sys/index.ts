@@ -9,6 +9,7 @@ import { optSys006 } from "./opt-sys-006.ts";
 import { optSys007 } from "./opt-sys-007.ts";
 import { optSys008 } from "./opt-sys-008.ts";
 import { optSys009 } from "./opt-sys-009.ts";
+import { optSys010 } from "./opt-sys-010.ts";
 import { optSys011 } from "./opt-sys-011.ts";
 import { optSys012 } from "./opt-sys-012.ts";
 import { optSys013 } from "./opt-sys-013.ts";
@@ -21,6 +22,7 @@ import { optSys019 } from "./opt-sys-019.ts";
 import { optSys020 } from "./opt-sys-020.ts";
 import { optSys021 } from "./opt-sys-021.ts";
 import { optSys022 } from "./opt-sys-022.ts";
+import { optSys023 } from "./opt-sys-023.ts";
 import { optSys024 } from "./opt-sys-024.ts";
 import { optSys025 } from "./opt-sys-025.ts";
 import { optSys026 } from "./opt-sys-026.ts";
@@ -35,6 +37,7 @@ export const OPT_SYS_CHECKS: readonly Check[] = [
   optSys007,
   optSys008,
   optSys009,
+  optSys010,
   optSys011,
   optSys012,
   optSys013,
@@ -47,6 +50,7 @@ export const OPT_SYS_CHECKS: readonly Check[] = [
   optSys020,
   optSys021,
   optSys022,
+  optSys023,
   optSys024,
   optSys025,
   optSys026,
