@@ -5,7 +5,9 @@
  * - opt-cost-001: an R3 stream and an R1 stream that take nothing, then the R3 one a message;
  * - opt-cost-002: a memory stream above a (lowered) size, then purged;
  * - opt-cost-003 / 005: a memory and a file stream whose byte limit reserves far more than
- *   they hold, then filled past a fifth of it.
+ *   they hold, then filled past a fifth of it;
+ * - opt-cost-004: 2.9.10 sends no stream `compression` (2.10.0+), so a large file stream is
+ *   not judged there (its fixture covers 2.10 replies): the check stays silent.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -18,6 +20,7 @@ import { startTestCluster, type TestCluster } from "../../harness/start-nats-clu
 import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
+import { q } from "../catalog/lab-epoch.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 
 const SERVERS = ["n1", "n2", "n3"];
@@ -166,5 +169,23 @@ describe("opt-cost checks on a real 3-node 2.9.10 cluster", () => {
     await waitFor(async () => (await rows("opt-cost-005", [await scrape()])).length === 0, {
       message: "the server to use a fifth of its reservation",
     });
+  });
+
+  test("opt-cost-004 does not judge a large file stream of 2.9.10, which reports no compression", async () => {
+    await jsm.streams.add({ name: "BULK", subjects: ["bulk.>"] });
+    await publish("bulk.a", 4, 1024);
+    await using fixture = await catalogWith([await scrape()]);
+    assert.deepEqual(
+      await q(
+        fixture.catalog,
+        "SELECT storage, compression, bytes > 4096 AS big FROM hx.streams WHERE stream = 'BULK'",
+      ),
+      [{ storage: "file", compression: null, big: true }],
+    );
+    // 0.000001 GiB (1 KiB) stands for the default 1 GiB.
+    const check = OPT_COST_CHECKS.find((c) => c.code === "opt-cost-004")!;
+    const last = fixture.epochs.at(-1)!;
+    assert.deepEqual(await runCheck(fixture.catalog, check, last, { p_max_uncompressed_gib: 0.000001 }), []);
+    await jsm.streams.delete("BULK");
   });
 });

@@ -3,7 +3,7 @@
  * fold stores of real scrapes, each run over the window of the epochs it is given: the
  * condition is made real, the check fires for its entity; the condition goes away, it does
  * not. 2.9.10 has no RAFTZ, no named stream raft groups and no leafnode compression, so
- * opt-sys-006, -007 and -013 are covered by their fixtures only, and opt-sys-009 here by
+ * opt-sys-006, -007, -010, -013 and -023 are covered by their fixtures only, and opt-sys-009 here by
  * the meta group; route pending bytes (opt-sys-005) cannot be produced on demand.
  */
 import { after, before, describe, test } from "node:test";
