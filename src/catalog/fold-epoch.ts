@@ -16,7 +16,7 @@ import { foldReplication } from "./kinds/replicas.ts";
 import { foldServers } from "./kinds/servers.ts";
 import { foldServices } from "./kinds/services.ts";
 import { appendSubscriptionStats, foldSubscriptionStats } from "./kinds/subscriptions.ts";
-import { appendConnectionCloses, foldConnectionCloses, recordedCloses } from "./kinds/connection-closes.ts";
+import { appendConnectionCloses, closeHistory, foldConnectionCloses } from "./kinds/connection-closes.ts";
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, repliesOf, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
@@ -73,7 +73,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       await con.run("ROLLBACK");
       return { status: "skipped", reason: "already-folded" };
     }
-    const closesRecorded = await recordedCloses(con, epoch);
+    const closes = await closeHistory(con, epoch);
     const building = performance.now();
     const ctx = new FoldContext(writer.tables, writer.keys, epoch);
     const replies = groupReplies(input.replies);
@@ -83,7 +83,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldNetwork(ctx, replies, serverPks);
     foldReplication(ctx, replies, assets, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
-    foldConnectionCloses(ctx, replies, serverPks, closesRecorded);
+    foldConnectionCloses(ctx, replies, serverPks, closes);
     foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);

@@ -66,6 +66,8 @@ interface PagedList {
 }
 const PAGED_LISTS: Readonly<Record<string, PagedList>> = {
   connz: { list: "connections", count: "num_connections" },
+  // Newest first: a close that moved down a page while the pages were read comes twice.
+  connz_closed: { list: "connections", count: "num_connections", key: "cid" },
   // `accounts` counts the server's JetStream accounts, not the page's: it stays as sent.
   jsz: { list: "account_details", key: "id" },
 };

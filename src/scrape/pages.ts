@@ -19,15 +19,27 @@ function count(value: unknown): number {
 }
 
 /**
+ * For a newest-first list: whether `page` reaches back past the cutoff (its last item is
+ * older), so that no later page is needed. A page without readable times ends the paging.
+ */
+function reachesBack(page: GatheredReply, paged: Paging, cutoffMs: number): boolean {
+  const last = itemsOf(page, paged).at(-1) as Record<string, unknown> | undefined;
+  const time = last?.[paged.newestFirst!.field];
+  const ms = typeof time === "string" ? Date.parse(time) : NaN;
+  return !(ms >= cutoffMs);
+}
+
+/**
  * The rest of a paged reply (CONNZ, JSZ): asks the one server directly, by its id, for the
- * following pages until it has sent its total. A page that does not come is reported, and
- * what was gathered is kept.
+ * following pages until it has sent its total (or, for a newest-first list, until a page
+ * reaches back far enough). A page that does not come is reported, and what was gathered
+ * is kept.
  */
 export async function fetchRemainingPages(
   nc: NatsConnection,
   source: Source,
   first: GatheredReply,
-  window: { quietMs: number; timeoutMs: number },
+  window: { quietMs: number; timeoutMs: number; intervalMs?: number },
 ): Promise<{ pages: GatheredReply[]; error?: string }> {
   const paged = source.paged;
   const id = first.envelope.server?.id;
@@ -36,6 +48,13 @@ export async function fetchRemainingPages(
   const total = count(data[paged.total]);
   const firstItems = itemsOf(first, paged);
   if (firstItems.length >= total) return { pages: [] };
+  const recent = paged.newestFirst;
+  // Measured on the server's clock: natsmon's may differ.
+  const cutoffMs = recent
+    ? (typeof data.now === "string" ? Date.parse(data.now) : Date.now()) -
+      recent.recentMs(window.intervalMs ?? 0)
+    : 0;
+  if (recent && reachesBack(first, paged, cutoffMs)) return { pages: [] };
   const ask = async (body: object): Promise<GatheredReply | undefined> => {
     const result = await gather(
       nc,
@@ -53,6 +72,14 @@ export async function fetchRemainingPages(
   let offset = shuffled ? 1 : count(data.offset) + firstItems.length;
   const pages: GatheredReply[] = [];
   while (offset < total) {
+    if (recent && pages.length + 1 >= recent.maxPages) {
+      return {
+        pages,
+        error:
+          `${first.server}: ${source.name} has more recent items than ${recent.maxPages} pages of ` +
+          `${paged.limit}; the older ones were not read`,
+      };
+    }
     const page = await ask({ ...source.body, offset, limit: paged.limit });
     if (!page) {
       return { pages, error: `${first.server}: ${source.name} page at offset ${offset} did not arrive` };
@@ -62,6 +89,7 @@ export async function fetchRemainingPages(
     if (n === 0) break;
     pages.push(page);
     offset += n;
+    if (recent && reachesBack(page, paged, cutoffMs)) break;
   }
   if (!shuffled) return { pages };
   // The first item in sort order is only on an offset-0 page; unless the shuffled first

@@ -40,6 +40,17 @@ export interface Paging {
    * that neither they nor the first page hold (the first in sort order) is found in an
    * index of keys and asked for by key.
    */
+  /**
+   * The list is newest first by the RFC 3339 time `field` of its items (CONNZ's closed
+   * connections by `stop`): paging ends at the first page whose last item is older than the
+   * reply's `now` less `recentMs` of the scrape interval, or after `maxPages` pages (reported
+   * as an error: the older items were not read), rather than at the list's total.
+   */
+  readonly newestFirst?: {
+    readonly field: string;
+    readonly recentMs: (intervalMs: number) => number;
+    readonly maxPages: number;
+  };
   readonly unorderedFirstPage?: {
     readonly before: string;
     /** Field of an item naming it. */
@@ -51,8 +62,12 @@ export interface Paging {
   };
 }
 
-/** Closed connections asked of each server per scrape, the newest (see the connz_closed source). */
-export const CLOSED_PER_SCRAPE = 256;
+/** Closed connections per page of the connz_closed source. */
+export const CLOSED_PAGE = 256;
+/** Pages of closed connections read per server and scrape at most: 4,096 closes. */
+export const CLOSED_MAX_PAGES = 16;
+/** How far back closed connections are read at least, before the server's `now`. */
+export const CLOSES_RECENT_MS = 10 * 60_000;
 
 /** JetStream accounts per JSZ page (see the jsz source). */
 export const JSZ_PAGE_ACCOUNTS = 64;
@@ -104,13 +119,25 @@ export const SOURCES: readonly Source[] = [
     paged: { directSuffix: "CONNZ", limit: 1024, list: "connections", total: "total" },
     accountScoped: true,
   },
-  // Each server's ring of closed connections, newest first (`sort: "stop"` is descending),
-  // for conn-003. One page: the fold records each close once, and more than a page of closes
-  // on one server between two scrapes is a storm whose newest closes are the ones to see.
+  // Each server's ring of closed connections (up to 10,000), newest first (`sort: "stop"` is
+  // descending), for conn-003: paged back to two scrape intervals (at least ten minutes)
+  // before the server's own clock, so a busy server's older closes are read too, and never
+  // the whole ring. The fold records each close once.
   {
     name: "connz_closed",
     subject: ping("CONNZ"),
-    body: { state: 1, sort: "stop", auth: true, limit: CLOSED_PER_SCRAPE },
+    body: { state: 1, sort: "stop", auth: true, limit: CLOSED_PAGE },
+    paged: {
+      directSuffix: "CONNZ",
+      limit: CLOSED_PAGE,
+      list: "connections",
+      total: "total",
+      newestFirst: {
+        field: "stop",
+        recentMs: (intervalMs) => Math.max(2 * intervalMs, CLOSES_RECENT_MS),
+        maxPages: CLOSED_MAX_PAGES,
+      },
+    },
     accountScoped: true,
   },
   { name: "routez", subject: ping("ROUTEZ"), body: {} },

@@ -2,9 +2,8 @@
  * Closed client connections into hx.connection_closes. Each server keeps a ring of its
  * recently closed connections (10,000 by default) and lists it again at every scrape, so a
  * close is recorded only in the first epoch that sees it: not when an earlier epoch
- * recorded it, and not when it closed more than CLOSE_HORIZON_MS before this epoch (a close
- * from before natsmon watched, or one only seen after a long gap, would otherwise read as
- * news). The table belongs to no entity kind (the close is an event of a connection), so
+ * recorded it, and not when it closed before the horizon (a close from before natsmon
+ * watched would otherwise read as news). The table belongs to no entity kind (the close is an event of a connection), so
  * FoldContext does not append it: appendConnectionCloses does, after the kinds' rows, in the
  * same transaction.
  */
@@ -17,36 +16,53 @@ import { connectionOpts } from "./connections.ts";
 const TABLE = "connection_closes";
 
 /**
- * A close first seen more than this long after it happened is not recorded. Five minutes
- * cover several missed scrapes and a server clock somewhat ahead of or behind natsmon's.
+ * A close first seen more than this long after it happened is not recorded, unless the
+ * epochs are further apart (a long scrape interval, a gap): then the time since the
+ * previous epoch and a minute more, up to MAX_CLOSE_HORIZON_MS. Five minutes cover a few
+ * missed scrapes. Measured on each server's own clock (CONNZ `now`), so a server clock ahead
+ * of or behind natsmon's neither hides its closes nor reports them twice.
  */
 export const CLOSE_HORIZON_MS = 5 * 60_000;
+/** The longest horizon: closes from a longer gap than a day are not news. */
+export const MAX_CLOSE_HORIZON_MS = 24 * 3_600_000;
+
+/** What the close fold needs to know of earlier epochs. */
+export interface CloseHistory {
+  /** How far back, before each server's `now`, a close is still news in this epoch. */
+  readonly horizonMs: number;
+  /** The connections whose close an earlier epoch recorded and that could be news again. */
+  readonly recorded: ReadonlySet<number>;
+}
 
 /**
- * The connections whose close an earlier epoch recorded and that a server can still list
- * as new enough to record: those recorded within the horizon and an hour's margin for
- * server clocks (a small, recent slice of the table).
+ * The horizon of this epoch (from the time since the previous epoch folded) and the closes
+ * recorded within it and an hour's margin for scrape timing: a small, recent slice of the table.
  */
-export async function recordedCloses(
+export async function closeHistory(
   con: DuckDBConnection,
   epoch: DuckDBTimestampTZValue,
-): Promise<ReadonlySet<number>> {
-  const reader = await con.runAndReadAll(
-    `SELECT DISTINCT connection_pk FROM hx.${TABLE}
-     WHERE epoch >= $1::TIMESTAMPTZ - to_milliseconds(${CLOSE_HORIZON_MS + 3_600_000})`,
+): Promise<CloseHistory> {
+  const previous = await con.runAndReadAll(
+    "SELECT epoch_ms($1::TIMESTAMPTZ) - epoch_ms(max(epoch)) FROM hx.epochs WHERE epoch < $1::TIMESTAMPTZ",
     [epoch],
   );
-  return new Set(reader.getRowsJS().map(([pk]) => Number(pk)));
+  const gapMs = Number(previous.getRowsJS()[0]?.[0] ?? 0);
+  const horizonMs = Math.min(MAX_CLOSE_HORIZON_MS, Math.max(CLOSE_HORIZON_MS, gapMs + 60_000));
+  const reader = await con.runAndReadAll(
+    `SELECT DISTINCT connection_pk FROM hx.${TABLE}
+     WHERE epoch >= $1::TIMESTAMPTZ - to_milliseconds(${horizonMs + 3_600_000})`,
+    [epoch],
+  );
+  return { horizonMs, recorded: new Set(reader.getRowsJS().map(([pk]) => Number(pk))) };
 }
 
 export function foldConnectionCloses(
   ctx: FoldContext,
   replies: EpochReplies,
   serverPks: ReadonlyMap<string, number>,
-  recorded: ReadonlySet<number>,
+  history: CloseHistory,
 ): void {
   const buffer = ctx.buffer(TABLE);
-  const horizon = ctx.epoch.micros - BigInt(CLOSE_HORIZON_MS) * 1000n;
   const seen = new Set<number>();
   const closed = repliesOf(replies, "connz_closed");
   for (const server of [...closed.keys()].sort()) {
@@ -54,6 +70,8 @@ export function foldConnectionCloses(
     const serverPk =
       serverPks.get(server) ??
       ctx.pk("server", { name: server, cluster: str(reply.info.cluster) }, `server ${server}`);
+    const now = typeof reply.data.now === "string" ? parseRfc3339Micros(reply.data.now) : undefined;
+    const horizon = (now ?? ctx.epoch.micros) - BigInt(history.horizonMs) * 1000n;
     for (const c of arr(reply.data.connections).map(obj)) {
       const what = `closed connection ${String(c.cid)} on ${server}`;
       const stop = typeof c.stop === "string" ? parseRfc3339Micros(c.stop) : undefined;
@@ -65,7 +83,7 @@ export function foldConnectionCloses(
       const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
       // Closed before any scrape saw it open: what it was comes from its closed entry.
       if (ctx.created) ctx.opts("connection", pk, connectionOpts(c), what);
-      if (recorded.has(pk) || seen.has(pk)) continue;
+      if (history.recorded.has(pk) || seen.has(pk)) continue;
       seen.add(pk);
       const row = {
         epoch: ctx.epoch,

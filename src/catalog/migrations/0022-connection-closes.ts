@@ -11,7 +11,7 @@ export const migration = {
   sql: [
     table(
       "hx.connection_closes",
-      "Client connections closed, each recorded once in the epoch that first saw it in its server's closed-connection list (CONNZ state 1). Closes older than a few minutes when first seen (before natsmon watched, or during a long gap) are not recorded. Keyed by connection_pk (hx.connection_ident, the same identity as while it was open).",
+      "Client connections closed, each recorded once in the epoch that first saw it in its server's closed-connection list (CONNZ state 1). A close is not recorded when, first seen, it is older than five minutes (or the time since the previous epoch, up to a day) on its server's clock: before natsmon watched, it is not news. Keyed by connection_pk (hx.connection_ident, the same identity as while it was open).",
       [
         ["epoch", "TIMESTAMPTZ NOT NULL", "Epoch that first saw the connection closed (hx.epochs)."],
         ["connection_pk", "INTEGER NOT NULL", "Connection (hx.connection_ident)."],

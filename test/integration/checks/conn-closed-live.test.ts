@@ -3,7 +3,9 @@
  * refused for a wrong password and a client that sends a payload over max_payload are closed
  * by the server, and the check reports each once, in the epoch that first sees the close,
  * naming the reason; a client that closes its own connection is not reported, and the next
- * epoch, which lists the same closes again, reports nothing.
+ * epoch, which lists the same closes again, reports nothing. A refused client followed by
+ * 300 normal closes before the next scrape is still found: the scraper pages back through
+ * the closed list (256 a page) to before the previous scrape.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -78,6 +80,15 @@ describe("conn-003 on a real 2.9.10 server closing clients", () => {
     await polite.close();
     epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
     epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
+
+    await assert.rejects(
+      connect({ servers: server.url, user: APP_USER.user, pass: "wrong", name: "buried", reconnect: false }),
+    );
+    for (let i = 0; i < 300; i++) {
+      const nc = await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password });
+      await nc.close();
+    }
+    epochs.push((await scrapeOneEpoch(sys, SCRAPED)).replies);
   });
 
   after(async () => {
@@ -117,5 +128,19 @@ describe("conn-003 on a real 2.9.10 server closing clients", () => {
       ).getRowObjectsJS(),
     );
     assert.equal(recorded[0]!.closes, recorded[0]!.connections, "each close recorded once");
+  });
+
+  test("a close buried under 300 later ones is read from a further page and reported", async () => {
+    const pages = epochs[3]!.filter((r) => r.source === "connz_closed").length;
+    assert.ok(pages >= 2, `the closed list came in ${pages} page(s)`);
+    await using fixture = await catalogWith(
+      epochs.map((replies) => ({ replies, marker: { servers_expected: ["s1"] } })),
+    );
+    const rows = await runCheck(fixture.catalog, conn003, fixture.epochs[3]!);
+    assert.deepEqual(
+      rows.map((r) => r.reason),
+      ["Authentication Failure"],
+      "the refused client, and none of the 300 that closed themselves",
+    );
   });
 });
