@@ -73,7 +73,10 @@ WITH samples AS (
               ELSE (SELECT min(epoch) FROM hx.epochs WHERE epoch BETWEEN ep_from AND ep_to) END AS since
 ), judged AS (
   SELECT q.account_pk, q.epoch,
+         -- A server vouches from its own start only for an account natsmon has known since it
+         -- began watching: one that appeared later may be new, not idle since the start.
          max(CASE WHEN s.sent_msgs = 0 AND s.received_msgs = 0 AND st.start IS NOT NULL
+                       AND ai.first_epoch <= (SELECT min(epoch) FROM hx.epochs)
                   THEN least(st.start, greatest(o.since, ai.first_epoch))
                   ELSE greatest(o.since, ai.first_epoch) END) AS idle_since,
          bool_and(coalesce(s.sent_msgs = 0 AND s.received_msgs = 0, false)) AS never_used,
