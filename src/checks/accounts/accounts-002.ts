@@ -15,7 +15,7 @@ export const accounts002: Check = {
   description:
     "Connections of the account became slow consumers since the previous epoch, counted over all servers: a subscriber of the account did not read its messages fast enough, its pending buffer passed `max_pending` or a write passed `write_deadline`, and the server dropped messages for it or closed the connection. Core NATS subscribers of the account lose messages, and a publisher sharing the connection is held up.",
   remediation:
-    "Find the connections: `nats server report connections --account <account> --sort pending`, and the servers' logs (`Slow Consumer Detected`) on the servers listed in the detail. Make the account's subscribers keep up: handle messages asynchronously, add queue-group members, move bulk delivery to JetStream consumers with flow control and `max_ack_pending`. Raise `max_pending` or `write_deadline` in the server configuration only when the client is known to be fast and the network is the limit.",
+    "Find the connections: `nats server report connections --account <account>`, and the servers' logs (`Slow Consumer Detected`) on the servers listed in the detail. Make the account's subscribers keep up: handle messages asynchronously, add queue-group members, move bulk delivery to JetStream consumers with flow control and `max_ack_pending`. Raise `max_pending` or `write_deadline` in the server configuration only when the client is known to be fast and the network is the limit.",
   scope: "account",
   entityType: "account",
   severity: "critical",

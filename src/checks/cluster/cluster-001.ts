@@ -11,7 +11,7 @@ export const cluster001: Check = {
   description:
     "The server's resident memory (VARZ `mem`) is well above the average of the servers of its cluster. Servers of one cluster usually carry a similar load; one using much more memory holds more than its share: many more client connections or subscriptions, the leadership of many JetStream streams and consumers, large memory-storage streams, or slow consumers whose pending buffers grow. It is the server that runs out of memory first.",
   remediation:
-    "Compare the servers: `nats server list` (memory, connections, subscriptions) and `nats server report jetstream` (streams, consumers and memory storage per server). Spread clients across the cluster (give clients every server's URL, not one), move stream and consumer leaders away with `nats stream cluster step-down` / `nats consumer cluster step-down`, look for slow consumers (`nats server report connections --sort pending`), and take a memory profile (`nats server request profilez`) if none of these explains it.",
+    "Compare the servers: `nats server list` (memory, connections, subscriptions) and `nats server report jetstream` (streams, consumers and memory storage per server). Spread clients across the cluster (give clients every server's URL, not one), move stream and consumer leaders away with `nats stream cluster step-down` / `nats consumer cluster step-down`, look for slow consumers (natsmon's conn-002 and accounts-002 findings), and take a memory profile (`nats server request profilez`) if none of these explains it.",
   scope: "server (in cluster)",
   entityType: "server",
   severity: "warning",

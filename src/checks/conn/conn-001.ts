@@ -7,7 +7,7 @@ export const conn001: Check = {
   description:
     "The round-trip time the server last measured to a client connection (its PING/PONG, CONNZ `rtt`) is high. Every request-reply and every flush of that client waits at least this long, and a client far from its server or on a congested link is the first to fall behind and become a slow consumer.",
   remediation:
-    "Find the client: `nats server report connections --sort rtt` (its name, account and address are in the finding). Connect it to a server close to it (another cluster of the super-cluster or a leafnode near the client), look for network congestion or an overloaded client host (a client that is busy answers PINGs late too), and check that the client is not blocked in its own callbacks.",
+    "Find the client: its name, account and address are in the finding; `nats server report connections --account <account>` lists the account's connections. Connect it to a server close to it (another cluster of the super-cluster or a leafnode near the client), look for network congestion or an overloaded client host (a client that is busy answers PINGs late too), and check that the client is not blocked in its own callbacks.",
   scope: "connection",
   entityType: "connection",
   severity: "warning",

@@ -7,7 +7,7 @@ export const conn002: Check = {
   description:
     "The server holds more than the threshold of bytes it could not yet write to a client connection (CONNZ `pending_bytes`): the client, or the network to it, does not keep up with the messages its subscriptions receive. When the pending buffer reaches `max_pending` (64 MiB by default) or a write takes longer than `write_deadline`, the server drops the client as a slow consumer and its messages are lost.",
   remediation:
-    "Find the client: `nats server report connections --sort pending`. Make it read faster (handle messages asynchronously, do not block in callbacks), spread the load over a queue group, narrow its subscriptions, or for bulk delivery use a JetStream consumer with flow control. Check the client's network and host. Raise `max_pending` only for a client known to catch up.",
+    "Find the client: its name, account and address are in the finding; `nats server report connections --account <account>` lists the account's connections. Make it read faster (handle messages asynchronously, do not block in callbacks), spread the load over a queue group, narrow its subscriptions, or for bulk delivery use a JetStream consumer with flow control. Check the client's network and host. Raise `max_pending` only for a client known to catch up.",
   scope: "connection",
   entityType: "connection",
   severity: "warning",

@@ -12,7 +12,7 @@ export const optBalance002: Check = {
   description:
     "The server carries more than twice the average number of client connections of its cluster's servers. Clients usually reach one server because they were given only its URL, or because a load balancer or DNS entry prefers it: that server spends more memory and CPU on them than its peers, is the first to reach max_connections, and when it restarts all of them reconnect at once.",
   remediation:
-    "See the connections per server with `nats server list` and who they are with `nats server report connections --sort server`. Give clients the URLs of every server of the cluster (they pick one at random; nats.go, nats.js and the other official clients also learn the others from the cluster), check the load balancer or DNS entry in front of the cluster, and let long-lived clients spread again by restarting them a few at a time (connections do not move by themselves once made).",
+    "See the connections per server with `nats server list` and who they are with `nats server report connections`. Give clients the URLs of every server of the cluster (they pick one at random; nats.go, nats.js and the other official clients also learn the others from the cluster), check the load balancer or DNS entry in front of the cluster, and let long-lived clients spread again by restarting them a few at a time (connections do not move by themselves once made).",
   scope: "server",
   entityType: "server",
   severity: "info",

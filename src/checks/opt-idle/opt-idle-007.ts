@@ -14,7 +14,7 @@ export const optIdle007: Check = {
   description:
     "A client connection has been idle for longer than the threshold and has not sent or received a single message since it connected. It holds a socket, a file descriptor and server memory, and counts against the server's and the account's connection limits, for nothing: typically a connection an application opened and forgot (one per request or per thread, never closed), a health probe that only connects, or a subscriber whose subject nobody publishes to.",
   remediation:
-    "Find the client from the detail (name, address, account): `nats server request connections --sort idle` (CONNZ sorted by idle time). Fix the application to reuse one connection per process and close those it does not need; name connections (the client's `name` option) so that they can be told apart. If it is a subscriber waiting on purpose for rare messages, check that its subjects are right (`nats server request subscriptions`).",
+    "Find the client from the detail (name, address, account): `nats server report connections --account <account>`. Fix the application to reuse one connection per process and close those it does not need; name connections (the client's `name` option) so that they can be told apart. If it is a subscriber waiting on purpose for rare messages, check that its subjects are right (`nats server request subscriptions`).",
   scope: "connection",
   entityType: "connection",
   severity: "info",

@@ -12,7 +12,7 @@ export const server004: Check = {
   description:
     "The server recorded new slow-consumer events since the previous epoch: a connection (client, route, gateway or leafnode) did not read its messages fast enough, its pending buffer passed `max_pending` or a write passed `write_deadline`, and the server dropped messages for it or closed it. Core NATS subscribers lose messages; a route or gateway being slow disturbs the whole cluster.",
   remediation:
-    "Find the connections: `nats server report connections --sort pending` and the server log (`Slow Consumer Detected`), and since 2.10 VARZ `slow_consumer_stats` says whether clients, routes, gateways or leafnodes were slow. Make the subscribers keep up: process messages asynchronously, add queue-group members, use JetStream consumers with flow control for bulk delivery. Raise `max_pending` or `write_deadline` only when the consumer is known to be fast and the network is the limit.",
+    "Find the connections: natsmon's conn-002 and accounts-002 findings name them, and so does the server log (`Slow Consumer Detected`), and since 2.10 VARZ `slow_consumer_stats` says whether clients, routes, gateways or leafnodes were slow. Make the subscribers keep up: process messages asynchronously, add queue-group members, use JetStream consumers with flow control for bulk delivery. Raise `max_pending` or `write_deadline` only when the consumer is known to be fast and the network is the limit.",
   scope: "server",
   entityType: "server",
   severity: "critical",
