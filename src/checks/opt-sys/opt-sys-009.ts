@@ -32,8 +32,10 @@ export const optSys009: Check = {
   ],
   // hx.raft_group_opts gets a row only from a leader's reply: a group with one has had a
   // leader. A group whose leader merely did not answer is not leaderless: the servers that
-  // did answer still name it; a leader named by them that answered without leading is stale. Stream and consumer groups are named from 2.9.15 (JSZ raft);
-  // before that only the meta group is seen.
+  // did answer still name it. A leader named by them is stale only when its own JSZ listed
+  // the group this epoch (its copy of the asset, or its meta_cluster view) without leading
+  // it; one that answered other requests but not JSZ may still lead. Stream and consumer
+  // groups are named from 2.9.15 (JSZ raft); before that only the meta group is seen.
   sql: `
 WITH latest AS (
   SELECT s.raft_group_pk, max(s.epoch) AS epoch,
@@ -51,19 +53,26 @@ WITH latest AS (
   SELECT x.raft_group_pk
   FROM leaderless x
   JOIN hx.raft_group_ident g ON g.raft_group_pk = x.raft_group_pk
-  JOIN hx.epochs e ON e.epoch = x.epoch
   WHERE (g.kind = 'stream' AND EXISTS (
           SELECT 1 FROM hx.stream_replica_stats r JOIN hx.stream_replica_ident i USING (stream_replica_pk)
-          WHERE r.epoch = x.epoch AND i.stream_pk = g.stream_pk
-            AND r.leader_seen IS NOT NULL AND NOT list_contains(e.servers_answered, r.leader_seen)))
+          WHERE r.epoch = x.epoch AND i.stream_pk = g.stream_pk AND r.leader_seen IS NOT NULL
+            AND NOT EXISTS (
+              SELECT 1 FROM hx.stream_replica_stats r2 JOIN hx.stream_replica_ident i2 USING (stream_replica_pk)
+              JOIN hx.server_ident s2 ON s2.server_pk = i2.server_pk
+              WHERE r2.epoch = x.epoch AND i2.stream_pk = g.stream_pk AND s2.name = r.leader_seen AND r2.answered)))
      OR (g.kind = 'consumer' AND EXISTS (
           SELECT 1 FROM hx.consumer_replica_stats r JOIN hx.consumer_replica_ident i USING (consumer_replica_pk)
-          WHERE r.epoch = x.epoch AND i.consumer_pk = g.consumer_pk
-            AND r.leader_seen IS NOT NULL AND NOT list_contains(e.servers_answered, r.leader_seen)))
+          WHERE r.epoch = x.epoch AND i.consumer_pk = g.consumer_pk AND r.leader_seen IS NOT NULL
+            AND NOT EXISTS (
+              SELECT 1 FROM hx.consumer_replica_stats r2 JOIN hx.consumer_replica_ident i2 USING (consumer_replica_pk)
+              JOIN hx.server_ident s2 ON s2.server_pk = i2.server_pk
+              WHERE r2.epoch = x.epoch AND i2.consumer_pk = g.consumer_pk AND s2.name = r.leader_seen AND r2.answered)))
      OR (g.kind = 'meta' AND EXISTS (
           SELECT 1 FROM hx.meta_stats m JOIN hx.meta_ident mi USING (meta_pk)
-          WHERE m.epoch = x.epoch AND mi.domain = g.domain
-            AND m.leader IS NOT NULL AND NOT list_contains(e.servers_answered, m.leader)))
+          WHERE m.epoch = x.epoch AND mi.domain = g.domain AND m.leader IS NOT NULL
+            AND NOT EXISTS (
+              SELECT 1 FROM hx.meta_stats m2 JOIN hx.server_ident s2 ON s2.server_pk = m2.server_pk
+              WHERE m2.epoch = x.epoch AND m2.meta_pk = m.meta_pk AND s2.name = m.leader)))
 )
 SELECT x.epoch, x.raft_group_pk AS entity_pk, g.name AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'critical' AS severity, ${ASSET} AS asset,

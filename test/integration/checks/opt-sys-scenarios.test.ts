@@ -1,0 +1,70 @@
+/**
+ * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
+ * systems send: a leader that answered every request but JSZ (opt-sys-009).
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ScrapeReply } from "../../../src/catalog/index.ts";
+import { CHECKS, type Check } from "../../../src/checks/index.ts";
+import { labReplies } from "../catalog/lab-epoch.ts";
+import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
+import { editJsz, streamIn } from "./fixtures/jetstream.ts";
+import { atVersion, editStream } from "./fixtures/stream-edits.ts";
+
+type Json = Record<string, unknown>;
+type Row = Record<string, unknown>;
+
+function check(code: string): Check {
+  const found = CHECKS.find((c) => c.code === code);
+  assert.ok(found, code);
+  return found;
+}
+
+/** The check's rows over the window from the first of `epochs` to the last. */
+async function run(code: string, epochs: readonly FixtureEpoch[], params: Record<string, number> = {}) {
+  await using f = await catalogWith(epochs);
+  return await runCheck(f.catalog, check(code), f.epochs.at(-1)!, params, f.epochs[0]);
+}
+
+const names = (rows: Row[]) => rows.map((r) => r.entity_name);
+
+describe("opt-sys-009 when a leader answered other requests but not JSZ", () => {
+  const ORDERS_GROUP = "S-R3F-orders";
+  const PROC_GROUP = "C-R3F-proc";
+
+  /** 2.10.26, ORDERS and its consumer proc (led by n1) named by their raft groups in every JSZ reply. */
+  function raftNamed(replies: ScrapeReply[]): ScrapeReply[] {
+    const named = editStream(
+      "ORDERS",
+      (detail) => {
+        Object.assign(detail, { stream_raft_group: ORDERS_GROUP });
+        for (const c of (detail as unknown as { consumer_detail?: Json[] }).consumer_detail ?? [])
+          if (c.name === "proc") c.cluster = { ...(c.cluster as Json), raft_group: PROC_GROUP };
+      },
+      replies,
+    );
+    return atVersion("2.10.26", named);
+  }
+  const withoutJszOf = (server: string) =>
+    labReplies().filter((r) => !(r.server === server && r.source === "jsz"));
+
+  test("the stream group whose leader (n2) sent no JSZ is not leaderless: its followers name n2", async () => {
+    const rows = await run("opt-sys-009", [raftNamed(labReplies()), raftNamed(withoutJszOf("n2"))]);
+    assert.deepEqual(names(rows), []);
+  });
+
+  test("neither the meta group nor the consumer group led by n1 is leaderless when n1 sent no JSZ", async () => {
+    const rows = await run("opt-sys-009", [raftNamed(labReplies()), raftNamed(withoutJszOf("n1"))]);
+    assert.deepEqual(names(rows), []);
+  });
+
+  test("a named leader whose own JSZ lists the group without leading it is stale: the group fires", async () => {
+    // n2 still names n1 as proc's leader, but n1's JSZ lists proc and names no leader.
+    const stale = editJsz("n1", (body) => {
+      const proc = (streamIn(body, "ORDERS").consumer_detail as Json[]).find((c) => c.name === "proc")!;
+      delete (proc.cluster as Json).leader;
+    });
+    const rows = await run("opt-sys-009", [raftNamed(labReplies()), raftNamed(stale)]);
+    assert.deepEqual(names(rows), [PROC_GROUP]);
+  });
+});
