@@ -38,16 +38,19 @@ export const optSys002: Check = {
       description: "num_redelivered as a percentage of delivered_in_window.",
     },
   ],
-  // The consumer sequence counts every delivery, redeliveries included. It goes back only when
-  // the consumer was created again: the new sequence is then all it delivered since.
+  // The consumer sequence counts every delivery, redeliveries included. A consumer created
+  // again (a new `created`) starts a new sequence: all of it was delivered since. The
+  // sequence also steps back a little without that (a new consumer leader takes it from
+  // its replicated state, which may trail the old leader's): such a step counts as no
+  // delivery rather than as the whole sequence.
   sql: `
 WITH steps AS (
   SELECT s.epoch, s.consumer_pk, s.leader_server_pk, s.num_redelivered,
          CASE WHEN lag(s.delivered_consumer_seq) OVER w IS NULL THEN 0
-              WHEN s.delivered_consumer_seq >= lag(s.delivered_consumer_seq) OVER w
-                THEN s.delivered_consumer_seq - lag(s.delivered_consumer_seq) OVER w
-              ELSE s.delivered_consumer_seq END AS delivered
+              WHEN o.created IS DISTINCT FROM lag(o.created) OVER w THEN s.delivered_consumer_seq
+              ELSE greatest(s.delivered_consumer_seq - lag(s.delivered_consumer_seq) OVER w, 0) END AS delivered
   FROM hx.consumer_stats s
+  ASOF LEFT JOIN hx.consumer_opts o ON o.consumer_pk = s.consumer_pk AND s.epoch >= o.epoch
   WHERE s.epoch BETWEEN ep_from AND ep_to AND s.delivered_consumer_seq IS NOT NULL
   WINDOW w AS (PARTITION BY s.consumer_pk ORDER BY s.epoch)
 ), per_consumer AS (

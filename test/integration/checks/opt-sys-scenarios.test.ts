@@ -1,6 +1,7 @@
 /**
  * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
- * systems send: a leader that answered every request but JSZ (opt-sys-009).
+ * systems send: a leader that answered every request but JSZ (opt-sys-009) and a consumer
+ * sequence that steps back or restarts (opt-sys-002).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -66,5 +67,50 @@ describe("opt-sys-009 when a leader answered other requests but not JSZ", () => 
     });
     const rows = await run("opt-sys-009", [raftNamed(labReplies()), raftNamed(stale)]);
     assert.deepEqual(names(rows), [PROC_GROUP]);
+  });
+});
+
+describe("opt-sys-002 over a consumer sequence that steps back", () => {
+  /** n1 (proc's leader) reports proc at consumer sequence `seq` with `redelivered` awaiting ack. */
+  function proc(seq: number, redelivered: number, created?: string): ScrapeReply[] {
+    return editJsz("n1", (body) => {
+      const c = (streamIn(body, "ORDERS").consumer_detail as (Json & { delivered: Json })[]).find(
+        (x) => x.name === "proc",
+      )!;
+      c.delivered.consumer_seq = seq;
+      c.num_redelivered = redelivered;
+      if (created) c.created = created;
+    });
+  }
+  const shown = (rows: Row[]) => rows.map((r) => [r.entity_name, r.delivered_in_window]);
+
+  test("100 deliveries an epoch with 50 awaiting redelivery fires", async () => {
+    const rows = await run("opt-sys-002", [
+      proc(100_000, 50),
+      proc(100_100, 50),
+      proc(100_200, 50),
+      proc(100_300, 50),
+    ]);
+    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 300n]]);
+  });
+
+  test("a step back of 5 (new consumer leader) counts as no delivery, not as the whole sequence", async () => {
+    const rows = await run("opt-sys-002", [
+      proc(100_000, 50),
+      proc(100_100, 50),
+      proc(100_095, 50),
+      proc(100_195, 50),
+    ]);
+    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 200n]]);
+  });
+
+  test("a consumer created again counts its new sequence", async () => {
+    const again = "2026-01-01T00:00:15Z";
+    const rows = await run(
+      "opt-sys-002",
+      [proc(100_000, 50), proc(100_100, 50), proc(60, 50, again), proc(160, 50, again)],
+      { p_redelivery_percent: 0 },
+    );
+    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 260n]]);
   });
 });
