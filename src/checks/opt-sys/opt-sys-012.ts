@@ -27,24 +27,44 @@ export const optSys012: Check = {
       type: "DOUBLE",
       description: "Inserts plus removes per epoch, averaged over the window's epoch intervals.",
     },
-    { name: "peak_churn", type: "BIGINT", description: "Largest inserts plus removes between two epochs." },
-    { name: "intervals", type: "BIGINT", description: "Epoch intervals the average is taken over." },
+    {
+      name: "peak_churn",
+      type: "BIGINT",
+      description:
+        "Largest inserts plus removes per epoch between two answers of the server (spread over the epochs between).",
+    },
+    {
+      name: "intervals",
+      type: "BIGINT",
+      description: "Epoch intervals the average is taken over, unanswered ones included.",
+    },
   ],
   // The counters count since the server started (summed over its accounts' sublists): a
   // drop is a restart or a removed account, and that interval counts as no churn rather
-  // than a guess.
+  // than a guess. A server that did not answer some epochs is compared with the epoch it
+  // last answered, and the change is spread over the epochs between (numbered among the
+  // window's epochs), not taken as one epoch's.
   sql: `
-WITH steps AS (
+WITH eps AS (
+  SELECT epoch, row_number() OVER (ORDER BY epoch) AS idx FROM hx.epochs WHERE epoch BETWEEN ep_from AND ep_to
+), steps AS (
   SELECT s.epoch, s.server_pk,
-         (s.num_inserts + s.num_removes) - lag(s.num_inserts + s.num_removes) OVER (PARTITION BY s.server_pk ORDER BY s.epoch) AS churn
+         (s.num_inserts + s.num_removes) - lag(s.num_inserts + s.num_removes) OVER w AS churn,
+         lag(s.epoch) OVER w AS prev
   FROM hx.subscription_stats s
   WHERE s.epoch BETWEEN ep_from AND ep_to AND s.num_inserts IS NOT NULL AND s.num_removes IS NOT NULL
+  WINDOW w AS (PARTITION BY s.server_pk ORDER BY s.epoch)
+), spans AS (
+  SELECT st.server_pk, st.epoch, greatest(st.churn, 0) AS churn, e.idx - p.idx AS spanned
+  FROM steps st
+  JOIN eps e ON e.epoch = st.epoch
+  JOIN eps p ON p.epoch = st.prev
+  WHERE st.churn IS NOT NULL
 ), per_server AS (
-  SELECT server_pk, max(epoch) AS epoch, avg(greatest(churn, 0)) FILTER (WHERE churn IS NOT NULL) AS churn_per_epoch,
-         max(greatest(churn, 0)) FILTER (WHERE churn IS NOT NULL) AS peak_churn, count(churn) AS intervals
-  FROM steps
+  SELECT server_pk, max(epoch) AS epoch, sum(churn) / sum(spanned) AS churn_per_epoch,
+         max(churn / spanned) AS peak_churn, sum(spanned) AS intervals
+  FROM spans
   GROUP BY server_pk
-  HAVING count(churn) > 0
 )
 SELECT p.epoch, p.server_pk AS entity_pk, sv.name AS entity_name, NULL::VARCHAR AS entity_key, sv.name AS server,
        'info' AS severity, CAST(p.churn_per_epoch AS DOUBLE) AS churn_per_epoch,

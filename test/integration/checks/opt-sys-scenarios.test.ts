@@ -1,13 +1,14 @@
 /**
  * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
- * systems send: a leader that answered every request but JSZ (opt-sys-009) and a consumer
- * sequence that steps back or restarts (opt-sys-002).
+ * systems send: a leader that answered every request but JSZ (opt-sys-009), a consumer
+ * sequence that steps back or restarts (opt-sys-002) and a server that misses epochs
+ * (opt-sys-012).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { CHECKS, type Check } from "../../../src/checks/index.ts";
-import { labReplies } from "../catalog/lab-epoch.ts";
+import { editReply, labReplies, sourceReplies } from "../catalog/lab-epoch.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 import { editJsz, streamIn } from "./fixtures/jetstream.ts";
 import { atVersion, editStream } from "./fixtures/stream-edits.ts";
@@ -112,5 +113,43 @@ describe("opt-sys-002 over a consumer sequence that steps back", () => {
       { p_redelivery_percent: 0 },
     );
     assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 260n]]);
+  });
+});
+
+describe("opt-sys-012 when a server misses epochs", () => {
+  /** Lab + SUBSZ with n3's inserts moved by `delta`, or n3's SUBSZ missing when undefined. */
+  function subszN3(delta: number | undefined): ScrapeReply[] {
+    const subsz = editReply(
+      "subsz",
+      "n3",
+      (body) => {
+        if (delta === undefined) return undefined;
+        const d = body.data as Json;
+        d.num_inserts = Number(d.num_inserts) + delta;
+        return body;
+      },
+      sourceReplies("subsz"),
+    );
+    return [...labReplies(), ...subsz];
+  }
+  /** `perEpoch` inserts an epoch on n3 over five epochs, n3 answering only the first and last. */
+  const gap = (perEpoch: number) =>
+    [0, 1, 2, 3, 4].map((i) => subszN3(i === 0 || i === 4 ? i * perEpoch : undefined));
+  const shown = (rows: Row[]) =>
+    rows.map((r) => [r.entity_name, r.churn_per_epoch, r.peak_churn, r.intervals]);
+
+  test("5000 inserts an epoch across a 3-epoch gap are 5000 an epoch, under the threshold", async () => {
+    assert.deepEqual(
+      await run(
+        "opt-sys-012",
+        [0, 1, 2, 3, 4].map((i) => subszN3(i * 5000)),
+      ),
+      [],
+    );
+    assert.deepEqual(await run("opt-sys-012", gap(5000)), []);
+  });
+
+  test("12000 inserts an epoch across the gap fire at 12000 an epoch over 4 intervals", async () => {
+    assert.deepEqual(shown(await run("opt-sys-012", gap(12_000))), [["n3", 12_000, 12_000n, 4n]]);
   });
 });
