@@ -1,8 +1,8 @@
 /**
  * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
  * systems send: a leader that answered every request but JSZ (opt-sys-009), a consumer
- * sequence that steps back or restarts (opt-sys-002) and a server that misses epochs
- * (opt-sys-012).
+ * sequence that steps back or restarts (opt-sys-002), a server that misses epochs
+ * (opt-sys-012) and a consumer with a backoff (opt-sys-024).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -151,5 +151,30 @@ describe("opt-sys-012 when a server misses epochs", () => {
 
   test("12000 inserts an epoch across the gap fire at 12000 an epoch over 4 intervals", async () => {
     assert.deepEqual(shown(await run("opt-sys-012", gap(12_000))), [["n3", 12_000, 12_000n, 4n]]);
+  });
+});
+
+describe("opt-sys-024 on a consumer with a backoff", () => {
+  /** WORKQ discards new; its consumer workers has `config` set (nats-server reports ack_wait = backoff[0]). */
+  function workers(config: Json): ScrapeReply[] {
+    return editJsz("n1", (body) => {
+      const s = streamIn(body, "WORKQ");
+      s.config.discard = "new";
+      const c = (s.consumer_detail as (Json & { config: Json })[]).find((x) => x.name === "workers")!;
+      Object.assign(c.config, config);
+    });
+  }
+  const shown = (rows: Row[]) => rows.map((r) => [r.entity_name, r.ack_wait_secs, r.max_deliver]);
+
+  test("backoff 5s, 30s, 2m, 10m is judged by its longest step, not by the 5 s ack wait", async () => {
+    const backoff = [5e9, 30e9, 120e9, 600e9];
+    assert.deepEqual(await run("opt-sys-024", [workers({ ack_wait: 5e9, backoff, max_deliver: 20 })]), []);
+  });
+
+  test("backoff 1s, 5s, 10s waits at most 10 s: it fires", async () => {
+    const rows = await run("opt-sys-024", [
+      workers({ ack_wait: 1e9, backoff: [1e9, 5e9, 10e9], max_deliver: 20 }),
+    ]);
+    assert.deepEqual(shown(rows), [["APP/WORKQ/workers", 10, 20n]]);
   });
 });
