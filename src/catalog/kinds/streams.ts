@@ -26,7 +26,8 @@ export function streamOpts(detail: Json): Record<string, unknown> | undefined {
     discard: config.discard,
     duplicate_window_ns: config.duplicate_window,
     no_ack: config.no_ack ?? false,
-    allow_direct: config.allow_direct ?? false,
+    // 2.9.0+, always sent there; absent before, stored as unknown (NULL) rather than false.
+    allow_direct: config.allow_direct,
     mirror_direct: config.mirror_direct ?? false,
     sealed: config.sealed ?? false,
     deny_delete: config.deny_delete ?? false,

@@ -15,7 +15,8 @@ export const optSys016: Check = {
   lookbackSeconds: 3600,
   params: [],
   detailColumns: [{ name: "replicas", type: "INTEGER", description: "Replicas of the stream." }],
-  // The fold stores a missing allow_direct as false, and servers before 2.9.0 never report it.
+  // Servers before 2.9.0 never report allow_direct: the fold stores it as NULL, which
+  // `NOT o.allow_direct` leaves out.
   minServerVersion: "2.9.0",
   sql: `
 WITH latest AS (

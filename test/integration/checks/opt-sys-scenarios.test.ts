@@ -2,13 +2,14 @@
  * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
  * systems send: a leader that answered every request but JSZ (opt-sys-009), a consumer
  * sequence that steps back or restarts (opt-sys-002), a server that misses epochs
- * (opt-sys-012) and a consumer with a backoff (opt-sys-024).
+ * (opt-sys-012), a consumer with a backoff (opt-sys-024) and a server too old to report
+ * allow_direct (opt-sys-016).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { CHECKS, type Check } from "../../../src/checks/index.ts";
-import { editReply, labReplies, sourceReplies } from "../catalog/lab-epoch.ts";
+import { editReply, labReplies, rows as sqlRows, sourceReplies, type LabBody } from "../catalog/lab-epoch.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 import { editJsz, streamIn } from "./fixtures/jetstream.ts";
 import { atVersion, editStream } from "./fixtures/stream-edits.ts";
@@ -176,5 +177,29 @@ describe("opt-sys-024 on a consumer with a backoff", () => {
       workers({ ack_wait: 1e9, backoff: [1e9, 5e9, 10e9], max_deliver: 20 }),
     ]);
     assert.deepEqual(shown(rows), [["APP/WORKQ/workers", 10, 20n]]);
+  });
+});
+
+describe("opt-sys-016 on servers before 2.9, which send no allow_direct", () => {
+  /** The lab on 2.8.4: no stream config carries allow_direct. */
+  function before29(): ScrapeReply[] {
+    return atVersion("2.8.4", labReplies()).map((r) => {
+      if (r.source !== "jsz") return r;
+      const body = structuredClone(r.body) as LabBody;
+      for (const a of body.data.account_details ?? [])
+        for (const s of a.stream_detail ?? []) delete s.config.allow_direct;
+      return { ...r, body };
+    });
+  }
+
+  test("the fold keeps allow_direct unknown, and no stream fires", async () => {
+    await using f = await catalogWith([before29()]);
+    const stored = await sqlRows(f.catalog, "SELECT DISTINCT allow_direct FROM hx.stream_opts");
+    assert.deepEqual(stored, [{ allow_direct: null }]);
+    assert.deepEqual(await runCheck(f.catalog, check("opt-sys-016"), f.epochs[0]!), []);
+  });
+
+  test("on 2.9.10 the R3 streams without direct gets still fire", async () => {
+    assert.deepEqual(names(await run("opt-sys-016", [labReplies()])).sort(), ["APP/ORDERS", "APP/WORKQ"]);
   });
 });
