@@ -2,9 +2,9 @@ import type { Check } from "../check.ts";
 
 /**
  * The rate is over the window: messages added (the rise of last_seq from epoch to epoch; a
- * stream created again starts from its new sequences) per second between the first and
- * the latest epoch holding the stream, so it needs two epochs. The window in force is the
- * latest epoch's configuration.
+ * stream created again, with a new `created`, counts all of its new sequence) per second
+ * between the first and the latest epoch holding the stream, so it needs two epochs. The
+ * window in force is the latest epoch's configuration.
  */
 export const optSys019: Check = {
   code: "opt-sys-019",
@@ -43,12 +43,17 @@ export const optSys019: Check = {
   sql: `
 WITH steps AS (
   SELECT s.epoch, s.stream_pk, s.leader_server_pk,
-         s.last_seq - lag(s.last_seq) OVER (PARTITION BY s.stream_pk ORDER BY s.epoch) AS added
-  FROM hx.stream_stats s WHERE s.epoch BETWEEN ep_from AND ep_to
+         CASE WHEN lag(s.last_seq) OVER w IS NULL THEN NULL
+              WHEN o.created IS DISTINCT FROM lag(o.created) OVER w THEN s.last_seq
+              ELSE greatest(s.last_seq - lag(s.last_seq) OVER w, 0) END AS added
+  FROM hx.stream_stats s
+  ASOF LEFT JOIN hx.stream_opts o ON o.stream_pk = s.stream_pk AND s.epoch >= o.epoch
+  WHERE s.epoch BETWEEN ep_from AND ep_to
+  WINDOW w AS (PARTITION BY s.stream_pk ORDER BY s.epoch)
 ),
 rates AS (
   SELECT stream_pk, max(epoch) AS epoch, arg_max(leader_server_pk, epoch) AS leader_server_pk,
-         sum(greatest(added, 0)) * 1000.0 / date_diff('millisecond', min(epoch), max(epoch)) AS msgs_per_sec
+         sum(added) * 1000.0 / date_diff('millisecond', min(epoch), max(epoch)) AS msgs_per_sec
   FROM steps GROUP BY stream_pk
   HAVING count(*) > 1
 ),

@@ -2,8 +2,8 @@
  * opt-sys checks beyond their contract fixtures, over lab epochs edited into what real
  * systems send: a leader that answered every request but JSZ (opt-sys-009), a consumer
  * sequence that steps back or restarts (opt-sys-002), a server that misses epochs
- * (opt-sys-012), a consumer with a backoff (opt-sys-024) and a server too old to report
- * allow_direct (opt-sys-016).
+ * (opt-sys-012), a consumer with a backoff (opt-sys-024), a server too old to report
+ * allow_direct (opt-sys-016) and a stream created again (opt-sys-019).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -201,5 +201,26 @@ describe("opt-sys-016 on servers before 2.9, which send no allow_direct", () => 
 
   test("on 2.9.10 the R3 streams without direct gets still fire", async () => {
     assert.deepEqual(names(await run("opt-sys-016", [labReplies()])).sort(), ["APP/ORDERS", "APP/WORKQ"]);
+  });
+});
+
+describe("opt-sys-019 on a stream created again in the window", () => {
+  /** ORDERS (led by n2) at last sequence `seq`, with a 2 h duplicate window and, if given, a new `created`. */
+  function orders(seq: number, created?: string): ScrapeReply[] {
+    return editJsz("n2", (body) => {
+      const s = streamIn(body, "ORDERS");
+      s.state.last_seq = seq;
+      s.config.duplicate_window = 120 * 60e9;
+      if (created) s.created = created;
+    });
+  }
+  const rates = (rows: Row[]) => rows.map((r) => [r.entity_name, r.msgs_per_sec]);
+
+  test("150 messages an epoch count alike whether the stream was created again or not", async () => {
+    const again = "2026-01-01T00:00:05Z";
+    const steady = await run("opt-sys-019", [orders(100_000), orders(100_150), orders(100_300)]);
+    assert.deepEqual(rates(steady), [["APP/ORDERS", 15]]);
+    const recreated = await run("opt-sys-019", [orders(100_000), orders(150, again), orders(300, again)]);
+    assert.deepEqual(rates(recreated), [["APP/ORDERS", 15]]);
   });
 });
