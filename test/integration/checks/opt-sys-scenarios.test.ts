@@ -3,7 +3,8 @@
  * systems send: a leader that answered every request but JSZ (opt-sys-009), a consumer
  * sequence that steps back or restarts (opt-sys-002), a server that misses epochs
  * (opt-sys-012), a consumer with a backoff (opt-sys-024), a server too old to report
- * allow_direct (opt-sys-016) and a stream created again (opt-sys-019).
+ * allow_direct (opt-sys-016), a stream created again (opt-sys-019) and an account using
+ * JetStream in two domains (opt-sys-008).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -222,5 +223,28 @@ describe("opt-sys-019 on a stream created again in the window", () => {
     assert.deepEqual(rates(steady), [["APP/ORDERS", 15]]);
     const recreated = await run("opt-sys-019", [orders(100_000), orders(150, again), orders(300, again)]);
     assert.deepEqual(rates(recreated), [["APP/ORDERS", 15]]);
+  });
+});
+
+describe("opt-sys-008 on an account using JetStream in two domains", () => {
+  test("the usage shown is the account's in the domain its limits come from", async () => {
+    await using f = await catalogWith([labReplies()]);
+    const rows = await runCheck(f.catalog, check("opt-sys-008"), f.epochs[0]!);
+    const usage = await sqlRows(
+      f.catalog,
+      `SELECT a.js_domain, CAST(sum(a.js_memory) AS BIGINT) AS memory, CAST(sum(a.js_storage) AS BIGINT) AS storage
+       FROM hx.account_stats a JOIN hx.account_ident i USING (account_pk)
+       WHERE i.name = 'APP' AND a.js_domain IS NOT NULL GROUP BY ALL ORDER BY 1`,
+    );
+    // The lab's APP uses JetStream in the hub and on the leaf (its own domain).
+    assert.deepEqual(
+      usage.map((u) => u.js_domain),
+      ["hub", "leaf"],
+    );
+    const hub = usage.find((u) => u.js_domain === "hub")!;
+    assert.deepEqual(
+      rows.map((r) => [r.entity_name, r.js_domain, r.memory_bytes, r.storage_bytes]),
+      [["APP", "hub", hub.memory, hub.storage]],
+    );
   });
 });
