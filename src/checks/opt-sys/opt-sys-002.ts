@@ -6,7 +6,7 @@ export const optSys002: Check = {
   description:
     "The messages a consumer has redelivered and still awaits an acknowledgement for (its redelivery backlog, `num_redelivered`) exceed the threshold share of the deliveries it made over the window. Its subscribers keep failing to acknowledge in time: they are too slow for the consumer's `ack_wait`, they crash or nak, or some messages cannot be processed at all. Each redelivery costs the work done again and delays the messages behind it.",
   remediation:
-    "Look at the consumer with `nats consumer info <stream> <consumer>` (Redelivered Messages, Ack Wait, Max Deliver) and at the subscribers' logs. When processing takes longer than `ack_wait`, raise it (`nats consumer edit <stream> <consumer> --wait=2m`) or have the subscriber send progress acks (`msg.working()`); when some messages always fail, cap attempts with `--max-deliver` and a `backoff`, and handle the `MAX_DELIVERIES` advisory (dead-letter them). Add subscribers when they are simply too few.",
+    "Look at the consumer with `nats consumer info <stream> <consumer>` (Redelivered Messages, Ack Wait, Max Deliver) and at the subscribers' logs. When processing takes longer than `ack_wait`, raise it (`nats consumer edit <stream> <consumer> --wait=2m`) or have the subscriber send progress acks (nats.go `msg.InProgress()`, nats.js `msg.working()`); when some messages always fail, cap attempts with `--max-deliver` and a `backoff`, and handle the `MAX_DELIVERIES` advisory (dead-letter them). Add subscribers when they are simply too few.",
   scope: "consumer",
   entityType: "consumer",
   severity: "warning",

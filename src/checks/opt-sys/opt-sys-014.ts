@@ -11,7 +11,7 @@ export const optSys014: Check = {
   description:
     "A gateway connection to another cluster of the super-cluster held more than 1 MiB of data waiting to be written in at least one epoch of the window. Data queues up when this server produces cross-cluster traffic faster than the link or the remote server takes it: messages to the other cluster arrive late, and a connection whose backlog keeps growing is eventually closed as a slow consumer and reconnected, losing what was queued.",
   remediation:
-    "Look at the link with `nats server report gateways` (RTT, traffic) and at the network between the sites (bandwidth, packet loss). Reduce what crosses it: keep publishers and their subscribers or JetStream assets in one cluster, use Interest-Only gateway mode for busy accounts (GATEWAYZ `interest_mode`), and avoid wide subscriptions (`>`) in remote clusters that pull every message across. Check that the remote servers are not overloaded (CPU, slow consumers).",
+    "Look at the link with `nats server report gateways` (RTT, traffic) and at the network between the sites (bandwidth, packet loss). Reduce what crosses it: keep publishers and their subscribers or JetStream assets in one cluster, and avoid wide subscriptions (`>`) in remote clusters that pull every message across (interest-only gateway mode, sending only what the other cluster subscribes to, is not an option: servers from 2.9.0 use it for every account and older ones switch a busy account to it by themselves; GATEWAYZ `interest_mode` shows it per account). Check that the remote servers are not overloaded (CPU, slow consumers).",
   scope: "gateway connection",
   entityType: "gateway",
   severity: "warning",
