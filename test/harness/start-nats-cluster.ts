@@ -33,12 +33,14 @@ export interface TestCluster extends AsyncDisposable {
  * node's config names all the others, so any node can be stopped and started again
  * (same ports, same store) and rejoin.
  */
-export async function startTestCluster(options: { size?: number; name?: string } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  options: { size?: number; name?: string; extraConfig?: string } = {},
+): Promise<TestCluster> {
   const size = options.size ?? 3;
   const clusterName = options.name ?? "c1";
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startCluster(size, clusterName);
+      return await startCluster(size, clusterName, options.extraConfig);
     } catch (err) {
       // The probes' ports are free again between the probe and the real start, and another
       // process (a test running alongside) may take one meanwhile: the node then cannot
@@ -53,7 +55,8 @@ const START_ATTEMPTS = 3;
 /** A node of the cluster exited during start-up; the others were stopped. */
 class PortsTakenError extends Error {}
 
-async function startCluster(size: number, clusterName: string): Promise<TestCluster> {
+/** `extraConfig` is appended to every node's configuration once the ports are known (a gateway, say). */
+async function startCluster(size: number, clusterName: string, extraConfig?: string): Promise<TestCluster> {
   const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
   // JetStream clustering refuses to start without routes, and routes need ports: a first
   // start without JetStream lets the OS choose each node's ports, then all start for real.
@@ -75,6 +78,7 @@ async function startCluster(size: number, clusterName: string): Promise<TestClus
   for (const spec of specs) {
     spec.jetstream = true;
     spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
+    if (extraConfig) spec.extraConfig = extraConfig;
   }
   // Every node that started is stopped again when one did not: a server left running would
   // keep the test process alive after its tests failed.

@@ -6,8 +6,8 @@
  * fires for APP in west, and, west holding most of APP's clients, opt-place-002 for each
  * consumer; the clients closed, neither fires.
  *
- * The shared supercluster harness runs without JetStream, so this file starts its own; a
- * JetStream cluster needs configured routes, so east's ports are chosen by a first start.
+ * The shared supercluster harness runs without JetStream, so this file starts its own: west
+ * first, then east with the cluster harness and a gateway to west.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,7 +21,8 @@ import type { NatsServerProcess } from "../../../src/bus/index.ts";
 import type { Check } from "../../../src/checks/index.ts";
 import { OPT_PLACE_CHECKS } from "../../../src/checks/opt-place/index.ts";
 import { SOURCES, gather } from "../../../src/scrape/index.ts";
-import { APP_USER, SYS_USER, launch, portOf, type ServerSpec } from "../../harness/start-nats-server.ts";
+import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
+import { APP_USER, SYS_USER, launch } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck } from "./check-harness.ts";
@@ -50,14 +51,15 @@ async function pingData(nc: NatsConnection, kind: string): Promise<Map<string, D
 
 describe("opt-place checks on real 2.9.10 clusters east (JetStream) and west joined by a gateway", () => {
   let root: string;
-  const procs: NatsServerProcess[] = [];
+  let w1: NatsServerProcess | undefined;
+  let east: TestCluster | undefined;
   let sys: NatsConnection;
   let app: NatsConnection;
   let westUrl: string;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), "natsmon-opt-place-"));
-    const w1 = await launch({
+    w1 = await launch({
       name: "w1",
       workDir: join(root, "w1"),
       port: -1,
@@ -65,37 +67,16 @@ describe("opt-place checks on real 2.9.10 clusters east (JetStream) and west joi
       cluster: { name: "west", port: -1, routes: [] },
       extraConfig: gatewayBlock("west"),
     });
-    procs.push(w1);
     westUrl = w1.clientUrl;
     const probe = await connect({ servers: w1.clientUrl, user: SYS_USER.user, pass: SYS_USER.password });
     const gatewayPort = ((await pingData(probe, "VARZ")).get("w1")!.gateway as { port: number }).port;
     await probe.close();
     const toWest = `nats://127.0.0.1:${gatewayPort}`;
 
-    const specs: ServerSpec[] = [];
-    for (const name of ["n1", "n2"]) {
-      const spec: ServerSpec = {
-        name,
-        workDir: join(root, name),
-        port: -1,
-        jetstream: false,
-        cluster: { name: "east", port: -1, routes: [] },
-      };
-      const first = await launch(spec);
-      spec.port = portOf(first.clientUrl);
-      spec.cluster!.port = portOf(first.ports.cluster![0]!);
-      await first.stop();
-      specs.push(spec);
-    }
-    for (const spec of specs) {
-      spec.jetstream = true;
-      spec.extraConfig = gatewayBlock("east", toWest);
-      spec.cluster!.routes = specs
-        .filter((s) => s !== spec)
-        .map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
-    }
-    procs.push(...(await Promise.all(specs.map((spec) => launch(spec)))));
-    const n1Url = `nats://127.0.0.1:${specs[0]!.port}`;
+    // The cluster harness retries when another process takes a probed port meanwhile, and
+    // stops the nodes that started when one did not.
+    east = await startTestCluster({ size: 2, name: "east", extraConfig: gatewayBlock("east", toWest) });
+    const n1Url = east.nodes[0]!.url;
     sys = await connect({ servers: n1Url, user: SYS_USER.user, pass: SYS_USER.password });
     await waitFor(
       async () => {
@@ -119,7 +100,8 @@ describe("opt-place checks on real 2.9.10 clusters east (JetStream) and west joi
   after(async () => {
     await app?.close();
     await sys?.close();
-    await Promise.all(procs.map(async (p) => p.stop()));
+    await east?.[Symbol.asyncDispose]();
+    await w1?.stop();
     if (root) await rm(root, { recursive: true, force: true });
   });
 
