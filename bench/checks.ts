@@ -1,16 +1,18 @@
 /**
- * npm run bench:checks — every operational check over simulated epochs, measured on this
- * machine. For each profile: simulated epochs gathered from a real nats-server, folded into
- * a real DuckDB file with the check macros installed, and after each fold all checks run
- * over the new epoch exactly as the catalog side runs them (runEpochChecks). Prints each
- * check's median time, all checks together per epoch, and the five slowest. Asserts nothing.
+ * npm run bench:checks — every check over simulated epochs, measured on this machine. For
+ * each profile: simulated epochs gathered from a real nats-server, folded into a real DuckDB
+ * file with the check macros installed, and after each fold all operational checks run over
+ * the new epoch exactly as the catalog side runs them (runEpochChecks). Once every epoch is
+ * folded, each optimization check runs three times over the window of all of them, as
+ * checks.findings runs it (findingsRowsSql). Prints each check's median time, all checks
+ * together, and the five slowest. Asserts nothing.
  *   BENCH_PROFILES=medium,large BENCH_CHECK_EPOCHS=6 npm run bench:checks
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foldEpoch, installCheckMacros, openCatalog, runEpochChecks } from "../src/catalog/index.ts";
-import { CHECKS, epochCheckStatements, installStatements } from "../src/checks/index.ts";
+import { CHECKS, epochCheckStatements, findingsRowsSql, installStatements } from "../src/checks/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
 import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
 
@@ -18,12 +20,17 @@ import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-ep
 const profiles = benchProfiles();
 const EPOCHS = Number(process.env.BENCH_CHECK_EPOCHS ?? 6);
 const fmt = (ms: number) => ms.toFixed(1).padStart(8);
+const OPERATIONAL = CHECKS.filter((c) => !c.optimization);
+const OPTIMIZATION = CHECKS.filter((c) => c.optimization);
+const SETTINGS = { disabledChecks: [], checkThresholds: {} };
 
 async function benchProfile(name: keyof typeof PROFILES) {
   const dir = await mkdtemp(join(tmpdir(), `natsmon-bench-checks-${name}-`));
   const catalog = await openCatalog({ path: join(dir, `${name}.duckdb`), db: BENCH_DB });
-  const statements = epochCheckStatements({ disabledChecks: [], checkThresholds: {} });
-  const perCheck = new Map<string, number[]>(CHECKS.map((c) => [c.code, []]));
+  const statements = epochCheckStatements(SETTINGS);
+  const perCheck = new Map<string, number[]>(OPERATIONAL.map((c) => [c.code, []]));
+  const windowed: { code: string; ms: number; rows: number }[] = [];
+  const epochs: string[] = [];
   const totals: number[] = [];
   const findings: number[] = [];
   const failed = new Set<string>();
@@ -32,6 +39,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
     await installCheckMacros(catalog, installStatements());
     for await (const epoch of simulatedEpochs(name, EPOCHS, dir)) {
       const folded = await foldEpoch(catalog, epoch.input);
+      epochs.push(epoch.input.marker.epoch);
       if (folded.status === "folded") statsRows = folded.rows;
       const result = await runEpochChecks(catalog, epoch.input.marker.epoch, statements);
       if (!result) throw new Error(`epoch ${epoch.input.marker.epoch} is not in the catalog`);
@@ -46,6 +54,19 @@ async function benchProfile(name: keyof typeof PROFILES) {
         `  ${name}: epoch ${totals.length}/${EPOCHS} checked in ${result.ms.toFixed(0)} ms\n`,
       );
     }
+    for (const check of OPTIMIZATION) {
+      const sql = findingsRowsSql(check, SETTINGS);
+      const runs: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        rows = await catalog.withReader(
+          async (con) => (await con.runAndReadAll(sql, [epochs[0]!, epochs.at(-1)!])).currentRowCount,
+        );
+        runs.push(performance.now() - t0);
+      }
+      windowed.push({ code: check.code, ms: median(runs), rows });
+    }
   } finally {
     await catalog[Symbol.asyncDispose]();
     await rm(dir, { recursive: true, force: true });
@@ -59,27 +80,51 @@ async function benchProfile(name: keyof typeof PROFILES) {
     total: median(measured),
     max: Math.max(...measured),
     byCheck,
+    windowed,
     findings,
     failed,
   };
 }
 
-console.log(`bench:checks — ${CHECKS.length} checks, ${EPOCHS} epochs per profile (${profiles.join(", ")})`);
+console.log(
+  `bench:checks — ${OPERATIONAL.length} operational and ${OPTIMIZATION.length} optimization checks, ` +
+    `${EPOCHS} epochs per profile (${profiles.join(", ")})`,
+);
 const results = [];
 for (const name of profiles) results.push(await benchProfile(name));
 
 console.log("\nper check, median ms per epoch (epochs after the first):");
 console.log(`${"code".padEnd(16)}${results.map((r) => r.name.padStart(10)).join("")}`);
-for (const check of CHECKS) {
+for (const check of OPERATIONAL) {
   const cells = results.map((r) => fmt(r.byCheck.find((c) => c.code === check.code)?.ms ?? NaN).padStart(10));
   console.log(`${check.code.padEnd(16)}${cells.join("")}`);
 }
 for (const r of results) {
   const slowest = [...r.byCheck].sort((a, b) => b.ms - a.ms).slice(0, 5);
   console.log(
-    `\n${r.name}: ${r.rows} rows folded per epoch; all ${CHECKS.length} checks together: median ${r.total.toFixed(0)} ms, ` +
+    `\n${r.name}: ${r.rows} rows folded per epoch; all ${OPERATIONAL.length} operational checks together: median ${r.total.toFixed(0)} ms, ` +
       `max ${r.max.toFixed(0)} ms per epoch (target < 2000 ms on large); findings per epoch ${r.findings.join(", ")}` +
       (r.failed.size ? `; FAILED: ${[...r.failed].join(", ")}` : ""),
   );
   console.log(`  five slowest: ${slowest.map((s) => `${s.code} ${s.ms.toFixed(1)} ms`).join(", ")}`);
+}
+
+console.log(
+  `\noptimization checks over the window of all ${EPOCHS} epochs, median ms of 3 runs (rows found):`,
+);
+console.log(`${"code".padEnd(16)}${results.map((r) => r.name.padStart(18)).join("")}`);
+for (const check of OPTIMIZATION) {
+  const cells = results.map((r) => {
+    const w = r.windowed.find((c) => c.code === check.code);
+    return w ? `${fmt(w.ms)} (${w.rows})`.padStart(18) : "-".padStart(18);
+  });
+  console.log(`${check.code.padEnd(16)}${cells.join("")}`);
+}
+for (const r of results) {
+  const total = r.windowed.reduce((sum, w) => sum + w.ms, 0);
+  const slowest = [...r.windowed].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  console.log(
+    `\n${r.name}: all ${OPTIMIZATION.length} optimization checks one after another: ${total.toFixed(0)} ms; ` +
+      `five slowest: ${slowest.map((s) => `${s.code} ${s.ms.toFixed(1)} ms`).join(", ")}`,
+  );
 }
