@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { latestRowsCte, STREAM_NAME } from "../opt-idle/idle-streams-sql.ts";
+import { largeStreamColumns, largeStreamSql } from "./large-stream-sql.ts";
 
 /**
  * A memory-storage stream holding more than p_max_memory_mib at its latest epoch of the
@@ -26,19 +26,6 @@ export const optCost002: Check = {
       description: "MiB a memory-storage stream may hold before it is reported.",
     },
   ],
-  detailColumns: [
-    { name: "bytes", type: "BIGINT", description: "Bytes the stream holds in memory, on each replica." },
-    { name: "replicas", type: "INTEGER", description: "Replicas, each holding those bytes." },
-    { name: "max_bytes", type: "BIGINT", description: "The stream's byte limit; -1 when unlimited." },
-  ],
-  sql: `
-WITH ${latestRowsCte("latest", "hx.stream_stats", "stream_pk")}
-SELECT d.epoch, d.stream_pk AS entity_pk, ${STREAM_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
-       l.name AS server, 'info' AS severity, CAST(d.bytes AS BIGINT) AS bytes,
-       CAST(o.replicas AS INTEGER) AS replicas, CAST(o.max_bytes AS BIGINT) AS max_bytes
-FROM latest d
-JOIN hx.stream_ident si ON si.stream_pk = d.stream_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = d.leader_server_pk
-ASOF JOIN hx.stream_opts o ON o.stream_pk = d.stream_pk AND d.epoch >= o.epoch
-WHERE d.bytes > p_max_memory_mib * 1048576 AND o.storage = 'memory'`,
+  detailColumns: largeStreamColumns(" in memory"),
+  sql: largeStreamSql("p_max_memory_mib * 1048576", "o.storage = 'memory'"),
 };

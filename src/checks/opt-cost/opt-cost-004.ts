@@ -1,5 +1,5 @@
 import type { Check } from "../check.ts";
-import { latestRowsCte, STREAM_NAME } from "../opt-idle/idle-streams-sql.ts";
+import { largeStreamColumns, largeStreamSql } from "./large-stream-sql.ts";
 
 /**
  * A file-storage stream holding more than p_max_uncompressed_gib at its latest epoch of the
@@ -27,19 +27,6 @@ export const optCost004: Check = {
       description: "GiB a file-storage stream may hold uncompressed before it is reported.",
     },
   ],
-  detailColumns: [
-    { name: "bytes", type: "BIGINT", description: "Bytes the stream holds, on each replica." },
-    { name: "replicas", type: "INTEGER", description: "Replicas, each holding those bytes." },
-    { name: "max_bytes", type: "BIGINT", description: "The stream's byte limit; -1 when unlimited." },
-  ],
-  sql: `
-WITH ${latestRowsCte("latest", "hx.stream_stats", "stream_pk")}
-SELECT d.epoch, d.stream_pk AS entity_pk, ${STREAM_NAME} AS entity_name, NULL::VARCHAR AS entity_key,
-       l.name AS server, 'info' AS severity, CAST(d.bytes AS BIGINT) AS bytes,
-       CAST(o.replicas AS INTEGER) AS replicas, CAST(o.max_bytes AS BIGINT) AS max_bytes
-FROM latest d
-JOIN hx.stream_ident si ON si.stream_pk = d.stream_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = d.leader_server_pk
-ASOF JOIN hx.stream_opts o ON o.stream_pk = d.stream_pk AND d.epoch >= o.epoch
-WHERE d.bytes > p_max_uncompressed_gib * 1073741824 AND o.storage = 'file' AND o.compression = 'none'`,
+  detailColumns: largeStreamColumns(""),
+  sql: largeStreamSql("p_max_uncompressed_gib * 1073741824", "o.storage = 'file' AND o.compression = 'none'"),
 };
