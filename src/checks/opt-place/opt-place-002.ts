@@ -67,10 +67,15 @@ WITH latest AS (
   JOIN gw ON gw.epoch = a.epoch AND gw.server_pk = a.server_pk
   WHERE a.epoch BETWEEN ep_from AND ep_to AND a.conns IS NOT NULL
   GROUP BY ALL
-), dominant AS (
-  SELECT *, sum(conns) OVER (PARTITION BY epoch, account_pk) AS total
+), ranked AS (
+  SELECT *, sum(conns) OVER w AS total, max(conns) OVER w AS top
   FROM conns
-  QUALIFY conns = max(conns) OVER (PARTITION BY epoch, account_pk)
+  WINDOW w AS (PARTITION BY epoch, account_pk)
+), dominant AS (
+  -- The one cluster with more of the account's clients than any other: a tie has none.
+  SELECT * EXCLUDE (top) FROM ranked
+  WHERE conns = top
+  QUALIFY count(*) OVER (PARTITION BY epoch, account_pk) = 1
 )
 SELECT c.epoch, c.consumer_pk AS entity_pk, c.account || '/' || c.stream || '/' || c.consumer AS entity_name,
        NULL::VARCHAR AS entity_key, ls.server, 'info' AS severity, ls.cluster AS leader_cluster,
