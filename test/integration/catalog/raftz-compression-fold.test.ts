@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { editReply, q, type LabBody } from "./lab-epoch.ts";
-import { folded, jszReplies } from "./replication-epoch.ts";
+import { folded, jszReplies, raftNamedReplies } from "./replication-epoch.ts";
 
 const RAFT_COLUMNS = `raft_ipq_proposal_len, raft_ipq_entry_len, raft_ipq_resp_len, raft_ipq_apply_len,
        raft_wal_messages, raft_wal_bytes`;
@@ -74,22 +74,7 @@ function editStreams(edit: (config: Record<string, unknown>, name: string) => vo
 test("2.10.26 RAFTZ: each node's queue lengths and WAL size land on its replica and meta_stats rows", async () => {
   // ORDERS and its consumer proc named by their raft groups (JSZ `raft`, 2.9.15+) and a RAFTZ
   // reply from n2, leader of ORDERS and follower of proc and of the meta group.
-  let replies = jszReplies("jsz_n3_down.json");
-  for (const server of ["n1", "n2"]) {
-    replies = editReply(
-      "jsz",
-      server,
-      (body) => {
-        const orders = body.data.account_details[0]!.stream_detail.find((s) => s.name === "ORDERS")!;
-        Object.assign(orders, {
-          stream_raft_group: "S-R3F-orders",
-          consumer_raft_groups: [{ name: "proc", raft_group: "C-R3F-proc" }],
-        });
-        return body;
-      },
-      replies,
-    );
-  }
+  const replies = raftNamedReplies();
   const data = {
     APP: {
       "S-R3F-orders": raftzGroup({ state: "LEADER", ipq_proposal_len: 1500, ipq_resp_len: 3 }),

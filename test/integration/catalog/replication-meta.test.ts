@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { editReply, q } from "./lab-epoch.ts";
-import { folded, jszReplies } from "./replication-epoch.ts";
+import { folded, jszReplies, raftNamedReplies } from "./replication-epoch.ts";
 
 test("meta: with three of five peers down the leader still leads but has no quorum", async () => {
   await using t = await folded(jszReplies("jsz_meta_no_quorum_6s.json"));
@@ -103,22 +103,7 @@ test("raft groups: 2.9.10 ignores `raft: true`, so only the meta group is named"
 test("raft groups named by a newer server (stream_raft_group, consumer_raft_groups, RAFTZ) get rows", async () => {
   // What 2.9.15+ adds with `raft: true`, and a RAFTZ reply (2.10.26+, RaftzGroup fields) from
   // n2, written into the recorded 2.9.10 replies: no captured sample has them.
-  let replies = jszReplies("jsz_n3_down.json");
-  for (const server of ["n1", "n2"]) {
-    replies = editReply(
-      "jsz",
-      server,
-      (body) => {
-        const orders = body.data.account_details[0]!.stream_detail.find((s) => s.name === "ORDERS")!;
-        Object.assign(orders, {
-          stream_raft_group: "S-R3F-orders",
-          consumer_raft_groups: [{ name: "proc", raft_group: "C-R3F-proc" }],
-        });
-        return body;
-      },
-      replies,
-    );
-  }
+  const replies = raftNamedReplies();
   const data = {
     APP: { "S-R3F-orders": { state: "LEADER", term: 4, committed: 1012, applied: 1012, pindex: 1012 } },
     SYS: {
