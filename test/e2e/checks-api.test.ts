@@ -105,6 +105,12 @@ describe("checks.* on a node monitoring its embedded server", () => {
     );
     const versioned = await ask<CheckInfoReply>(nc, subjects.checksInfo, { code: "server-012" });
     assert.equal(versioned.body?.min_server_version, "2.12.0");
+    // lookback_seconds: present for optimization checks, and only for them.
+    assert.equal(info.body?.optimization, false);
+    assert.equal(info.body?.lookback_seconds, undefined);
+    const optimization = await ask<CheckInfoReply>(nc, subjects.checksInfo, { code: "opt-idle-005" });
+    assert.equal(optimization.body?.optimization, true);
+    assert.equal(optimization.body?.lookback_seconds, 86_400);
     const old = await ask(nc, subjects.checksInfo, { code: "SERVER_011" });
     assert.equal(old.code, "404");
     assert.match(old.error!, /server-011/);
