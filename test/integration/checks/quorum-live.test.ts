@@ -127,19 +127,48 @@ describe("an R3 stream and its consumer on a real 2.9.10 cluster losing quorum a
         c?.replicas?.length === 2 && c.replicas.every((r) => r.current && !r.offline);
       // Leadership can move meanwhile (a busy machine, a slow heartbeat): a consumer led by
       // the survivor is asked to step down, or it would not lose its leader below.
-      await waitFor(
-        async () => {
-          const proc = (await jsm.consumers.info("ORDERS", "proc")).cluster;
-          if (proc?.leader === survivor.name) {
-            await app
-              .request("$JS.API.CONSUMER.LEADER.STEPDOWN.ORDERS.proc", "", { timeout: 2000 })
-              .catch(() => undefined);
-            return false;
-          }
-          return allCurrent((await jsm.streams.info("ORDERS")).cluster) && allCurrent(proc);
-        },
-        { message: "ORDERS and proc with every replica current, proc not led by the survivor" },
-      );
+      // The meta group's and ORDERS' leadership can move the same way: each is asked to step
+      // down until it is back on the survivor, or the survivor would not lead them below.
+      const leaderCheck = await connect({
+        servers: survivor.url,
+        user: SYS_USER.user,
+        pass: SYS_USER.password,
+      });
+      try {
+        await waitFor(
+          async () => {
+            const proc = (await jsm.consumers.info("ORDERS", "proc")).cluster;
+            if (proc?.leader === survivor.name) {
+              await app
+                .request("$JS.API.CONSUMER.LEADER.STEPDOWN.ORDERS.proc", "", { timeout: 2000 })
+                .catch(() => undefined);
+              return false;
+            }
+            const orders = (await jsm.streams.info("ORDERS")).cluster;
+            if (orders?.leader !== survivor.name) {
+              await app
+                .request("$JS.API.STREAM.LEADER.STEPDOWN.ORDERS", "", { timeout: 2000 })
+                .catch(() => undefined);
+              return false;
+            }
+            const meta = (await seenBy(leaderCheck)).meta;
+            if (meta?.leader !== survivor.name) {
+              await leaderCheck
+                .request("$JS.API.META.LEADER.STEPDOWN", "", { timeout: 2000 })
+                .catch(() => undefined);
+              return false;
+            }
+            return allCurrent(orders) && allCurrent(proc);
+          },
+          {
+            timeoutMs: 60_000,
+            message:
+              "ORDERS and proc with every replica current, the survivor leading the meta group and ORDERS, not proc",
+          },
+        );
+      } finally {
+        await leaderCheck.close();
+      }
     } finally {
       await app.close();
     }
