@@ -203,7 +203,16 @@ describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
     const js = jetstream(app);
     const names = Array.from({ length: 8 }, (_, i) => `LOG${i}`);
     for (const name of names) {
-      await jsm.streams.add({ name, subjects: [`${name}.>`], num_replicas: 1 });
+      // n3 may have led the meta group: until a new leader is elected, a create times out.
+      // Asked again, an existing stream of the same configuration is simply returned.
+      await waitFor(
+        async () =>
+          jsm.streams.add({ name, subjects: [`${name}.>`], num_replicas: 1 }).then(
+            () => true,
+            () => false,
+          ),
+        { timeoutMs: 60_000, message: `stream ${name} created with n3 down` },
+      );
       for (let i = 0; i < 20; i++) await js.publish(`${name}.x`, new Uint8Array(4096));
     }
     await node("n3").start();
