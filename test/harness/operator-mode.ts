@@ -1,56 +1,37 @@
 /**
- * A real nats-server in operator (JWT) mode: an operator, a system account SYS and an
- * application account APP, preloaded in a memory resolver, and user JWTs issued by their
- * account. The JWTs are signed here with nkeys, as nsc would sign them.
+ * A real nats-server in operator (JWT) mode: an operator, a system account SYS, an
+ * application account APP and any further accounts a test names (with their limits,
+ * exports, imports and signing keys), preloaded in a memory resolver, and user JWTs issued
+ * by their account. The JWTs are signed here with nkeys (operator-jwt.ts), as nsc would.
+ * The server logs to a file in its work dir, read with `log()`.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount, createOperator, createUser, type KeyPair } from "@nats-io/nkeys";
 import { jwtAuthenticator, type Authenticator } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
+import { accountJwt, signJwt, userJwt, type AccountClaims } from "./operator-jwt.ts";
 
-/** No limit, as JWT limits spell it (an absent limit would be 0: nothing allowed). */
-const UNLIMITED = -1;
+export { activationToken, decodeJwt, signJwt } from "./operator-jwt.ts";
+export type { AccountLimits, ActivationOptions, JwtExport, JwtImport } from "./operator-jwt.ts";
 
-/** A signed JWT: header and claims as base64url JSON, signed by `signer` (ed25519-nkey). */
-export function signJwt(
-  signer: KeyPair,
-  subject: string,
-  name: string,
-  nats: Record<string, unknown>,
-): string {
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
-  const header = part({ typ: "JWT", alg: "ed25519-nkey" });
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = part({
-    jti: `${subject}-${iat}`,
-    iat,
-    iss: signer.getPublicKey(),
-    name,
-    sub: subject,
-    nats,
-  });
-  const signature = Buffer.from(signer.sign(Buffer.from(`${header}.${claims}`))).toString("base64url");
-  return `${header}.${claims}.${signature}`;
+/** An account of the server: its JWT claims besides the unlimited defaults. */
+export interface OperatorAccountSpec extends Omit<AccountClaims, "signing_keys"> {
+  /** The account's key pair, made beforehand when imports or tokens need its public key. */
+  key?: KeyPair;
+  /** Its signing keys (listed in `signing_keys`): they may sign activation tokens. */
+  signingKeys?: readonly KeyPair[];
 }
 
-function accountJwt(operator: KeyPair, account: KeyPair, name: string): string {
-  return signJwt(operator, account.getPublicKey(), name, {
-    limits: {
-      subs: UNLIMITED,
-      data: UNLIMITED,
-      payload: UNLIMITED,
-      imports: UNLIMITED,
-      exports: UNLIMITED,
-      wildcards: true,
-      conn: UNLIMITED,
-      leaf: UNLIMITED,
-    },
-    default_permissions: { pub: {}, sub: {} },
-    type: "account",
-    version: 2,
-  });
+export interface OperatorServerOptions {
+  /**
+   * Accounts by name, all preloaded in the resolver. SYS and APP always exist; naming one
+   * of them here sets its claims. Leave an account out to have a key with no JWT.
+   */
+  accounts?: Readonly<Record<string, OperatorAccountSpec>>;
+  /** Further lines of server configuration (`debug: true`, …). */
+  config?: readonly string[];
 }
 
 export interface OperatorUser {
@@ -65,59 +46,94 @@ export interface OperatorServer extends AsyncDisposable {
   readonly process: NatsServerProcess;
   readonly sysAccount: string;
   readonly appAccount: string;
-  /** A new user of SYS or APP, named `name`. */
-  user(account: "SYS" | "APP", name: string, options?: { bearer?: boolean }): OperatorUser;
+  /** Public keys of all accounts, by name (SYS, APP and the named ones). */
+  readonly accounts: Readonly<Record<string, string>>;
+  /** The account JWTs preloaded in the resolver, by account name. */
+  readonly accountJwts: Readonly<Record<string, string>>;
+  /** The public key of the account named `account`; throws for an unknown name. */
+  accountKey(account: string): string;
+  /** A new user of the account named `account` (SYS, APP or a named one), named `name`. */
+  user(account: string, name: string, options?: { bearer?: boolean }): OperatorUser;
+  /** The server's log so far. */
+  log(): Promise<string>;
 }
 
-export async function startOperatorServer(name = "op1"): Promise<OperatorServer> {
+export async function startOperatorServer(
+  name = "op1",
+  options: OperatorServerOptions = {},
+): Promise<OperatorServer> {
   const operator = createOperator();
-  const accounts = { SYS: createAccount(), APP: createAccount() };
-  const sysPub = accounts.SYS.getPublicKey();
+  const specs: Record<string, OperatorAccountSpec> = { SYS: {}, APP: {}, ...options.accounts };
+  const keys: Record<string, KeyPair> = {};
+  const publicKeys: Record<string, string> = {};
+  const jwts: Record<string, string> = {};
+  for (const [n, spec] of Object.entries(specs)) {
+    const { key = createAccount(), signingKeys = [], ...claims } = spec;
+    keys[n] = key;
+    publicKeys[n] = key.getPublicKey();
+    jwts[n] = accountJwt(operator, publicKeys[n], n, {
+      ...claims,
+      signing_keys: signingKeys.map((k) => k.getPublicKey()),
+    });
+  }
+  const sysPub = publicKeys.SYS!;
   const operatorJwt = signJwt(operator, operator.getPublicKey(), "OP", {
     system_account: sysPub,
     type: "operator",
     version: 2,
   });
-  const preload = Object.entries(accounts)
-    .map(([n, kp]) => `  ${kp.getPublicKey()}: "${accountJwt(operator, kp, n)}"`)
+  const preload = Object.entries(jwts)
+    .map(([n, jwt]) => `  ${publicKeys[n]}: "${jwt}"`)
     .join("\n");
   const dir = await mkdtemp(join(tmpdir(), `natsmon-nats-${name}-`));
+  const logFile = join(dir, "nats-server.log");
   const configText = [
     `server_name: "${name}"`,
     `listen: "127.0.0.1:-1"`,
     `ports_file_dir: "${dir}"`,
     `pid_file: "${dir}/nats-server.pid"`,
+    `log_file: "${logFile}"`,
     `operator: "${operatorJwt}"`,
     `system_account: "${sysPub}"`,
     "resolver: MEMORY",
     "resolver_preload: {",
     preload,
     "}",
+    ...(options.config ?? []),
   ].join("\n");
-  const proc = await startNatsServer({ configText, workDir: dir });
+  const log = () => readFile(logFile, "utf8").catch(() => "");
+  let proc: NatsServerProcess;
+  try {
+    proc = await startNatsServer({ configText, workDir: dir });
+  } catch (err) {
+    const text = await log();
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`${(err as Error).message}\n${text.trim()}`, { cause: err });
+  }
+  const accountKey = (account: string) => {
+    const key = publicKeys[account];
+    if (key === undefined) throw new Error(`no account named ${account}`);
+    return key;
+  };
   return {
     name,
     url: proc.clientUrl,
     process: proc,
     sysAccount: sysPub,
-    appAccount: accounts.APP.getPublicKey(),
-    user(account, userName, options = {}) {
+    appAccount: publicKeys.APP!,
+    accounts: publicKeys,
+    accountJwts: jwts,
+    accountKey,
+    user(account, userName, userOptions = {}) {
+      accountKey(account);
       const user = createUser();
-      const jwt = signJwt(accounts[account], user.getPublicKey(), userName, {
-        pub: {},
-        sub: {},
-        subs: UNLIMITED,
-        data: UNLIMITED,
-        payload: UNLIMITED,
-        ...(options.bearer ? { bearer_token: true } : {}),
-        type: "user",
-        version: 2,
-      });
+      const jwt = userJwt(keys[account]!, user.getPublicKey(), userName, userOptions.bearer);
       return {
         publicKey: user.getPublicKey(),
-        authenticator: options.bearer ? jwtAuthenticator(jwt) : jwtAuthenticator(jwt, user.getSeed()),
+        authenticator: userOptions.bearer ? jwtAuthenticator(jwt) : jwtAuthenticator(jwt, user.getSeed()),
       };
     },
+    log,
     async [Symbol.asyncDispose]() {
       await proc.stop();
       await rm(dir, { recursive: true, force: true });
