@@ -6,6 +6,7 @@ import { DuckDBTimestampTZValue, TIMESTAMPTZ, type DuckDBConnection } from "@duc
 import type { CommitMarker } from "../protocol/index.ts";
 import { FoldContext } from "./fold-context.ts";
 import { loadKeyCache } from "./key-cache.ts";
+import { foldAccountLinks, gatherAccountDetails } from "./kinds/account-details.ts";
 import { foldAccounts } from "./kinds/accounts.ts";
 import { foldConnections } from "./kinds/connections.ts";
 import { startIpsUpsert } from "./kinds/ips.ts";
@@ -84,7 +85,9 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     foldReplication(ctx, replies, assets, serverPks);
     const connections = foldConnections(ctx, replies, serverPks);
     foldConnectionCloses(ctx, replies, serverPks, closes);
-    foldAccounts(ctx, replies, serverPks, connections.accounts, assets);
+    const details = gatherAccountDetails(replies);
+    foldAccounts(ctx, replies, serverPks, connections.accounts, assets, details);
+    foldAccountLinks(ctx, replies, details, assets);
     foldSubscriptionStats(ctx, replies, serverPks);
     foldServices(ctx, replies);
     // main.ips needs nothing appended: DuckDB upserts it while this thread fills the chunks.

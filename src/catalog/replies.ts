@@ -63,6 +63,11 @@ interface PagedList {
   readonly list: string;
   readonly count?: string;
   readonly key?: string;
+  /**
+   * Pages 2..n are not more of the list but one item each, in detail, under this field of
+   * their data (ACCOUNTZ's account_detail): they are gathered, in page order, into `details`.
+   */
+  readonly detail?: { readonly field: string; readonly details: string };
 }
 const PAGED_LISTS: Readonly<Record<string, PagedList>> = {
   connz: { list: "connections", count: "num_connections" },
@@ -70,6 +75,8 @@ const PAGED_LISTS: Readonly<Record<string, PagedList>> = {
   connz_closed: { list: "connections", count: "num_connections", key: "cid" },
   // `accounts` counts the server's JetStream accounts, not the page's: it stays as sent.
   jsz: { list: "account_details", key: "id" },
+  // Page 1 lists the server's accounts, each later page is one of them in detail.
+  accountz: { list: "accounts", detail: { field: "account_detail", details: "account_details" } },
 };
 
 interface Page {
@@ -129,6 +136,11 @@ function mergePages(got: Page[], paged: PagedList | undefined): ServerReply {
   if (got.length === 1 || paged === undefined) return got[0]!.reply;
   const sorted = [...got].sort((a, b) => a.page - b.page);
   const first = sorted[0]!.reply;
+  if (paged.detail !== undefined) {
+    const { field, details } = paged.detail;
+    const items = sorted.slice(1).map((p) => p.reply.data[field]);
+    return { info: first.info, data: { ...first.data, [details]: items.filter((d) => !isEmpty(d)) } };
+  }
   let items = sorted.flatMap((p) => arr(p.reply.data[paged.list]));
   if (paged.key !== undefined) {
     const key = paged.key;

@@ -51,8 +51,8 @@ export interface Check {
   readonly scope: string;
   /**
    * The entity_type of its findings: server, stream, consumer, stream_replica, consumer_replica,
-   * meta_cluster, meta_peer, route, gateway, connection, leafnode, account; user and service are named within their
-   * account (entity_pk the account's, entity_key the user or service name).
+   * meta_cluster, meta_peer, route, gateway, connection, leafnode, account; user, service, import and export are
+   * named within their account (entity_pk the account's, entity_key the user, service, import or export).
    */
   readonly entityType: string;
   /** A fixed severity, or `dynamic` when the macro computes it per row. */

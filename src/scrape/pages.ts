@@ -108,3 +108,52 @@ export async function fetchRemainingPages(
   }
   return { pages };
 }
+
+/**
+ * The details of a list reply (ACCOUNTZ's accounts): each item asked of the one server
+ * directly, a few at a time, in list order. An item whose reply does not come, or more
+ * items than `details.max`, is reported, and what was gathered is kept.
+ */
+export async function fetchDetails(
+  nc: NatsConnection,
+  source: Source,
+  first: GatheredReply,
+  window: { timeoutMs: number },
+): Promise<{ pages: GatheredReply[]; error?: string }> {
+  const details = source.details;
+  const id = first.envelope.server?.id;
+  if (!details || !id) return { pages: [] };
+  const listed = dataOf(first)[details.list];
+  const all = (Array.isArray(listed) ? listed : []).filter((v): v is string => typeof v === "string");
+  const items = all.slice(0, details.max);
+  const got = new Array<GatheredReply | undefined>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      const result = await gather(
+        nc,
+        `$SYS.REQ.SERVER.${id}.${details.directSuffix}`,
+        details.body(items[i]!),
+        { quietMs: 1, timeoutMs: window.timeoutMs },
+      );
+      got[i] = result.kind === "replies" ? result.replies[0] : undefined;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(details.concurrency, items.length) }, worker));
+  const pages = got.filter((p): p is GatheredReply => p !== undefined);
+  const problems: string[] = [];
+  const missing = items.filter((_, i) => got[i] === undefined);
+  if (missing.length > 0) {
+    const names = missing.slice(0, 5).join(", ") + (missing.length > 5 ? ", …" : "");
+    problems.push(`the details of ${missing.length} of its ${details.list} did not arrive (${names})`);
+  }
+  if (all.length > items.length) {
+    problems.push(
+      `it lists ${all.length} ${details.list}; the details of the first ${details.max} were read`,
+    );
+  }
+  return problems.length === 0
+    ? { pages }
+    : { pages, error: `${first.server}: ${source.name}: ${problems.join("; ")}` };
+}

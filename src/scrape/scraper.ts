@@ -5,7 +5,7 @@ import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from 
 import type { ScraperConfig } from "../config/index.ts";
 import { ExpectedServers, metaGroupViews, type ExpectedSeed } from "./expected-servers.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
-import { fetchRemainingPages } from "./pages.ts";
+import { fetchDetails, fetchRemainingPages } from "./pages.ts";
 import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
 import { SOURCES, versionAtLeast, type Source } from "./sources.ts";
 
@@ -155,7 +155,11 @@ export function startScraper(options: ScraperOptions): Scraper {
       // The servers' further pages are asked for side by side.
       const further = await Promise.all(
         result.replies.map((reply) =>
-          source.paged ? fetchRemainingPages(monitored, source, reply, config) : Promise.resolve(undefined),
+          source.paged
+            ? fetchRemainingPages(monitored, source, reply, config)
+            : source.details
+              ? fetchDetails(monitored, source, reply, config)
+              : Promise.resolve(undefined),
         ),
       );
       for (const [r, reply] of result.replies.entries()) {

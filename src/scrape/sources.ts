@@ -19,6 +19,24 @@ export interface Source {
    * the monitored system answers, when the connection is in another account.
    */
   readonly accountScoped?: true;
+  /** Each item of the reply's list is then asked for in detail (ACCOUNTZ per account). */
+  readonly details?: Details;
+}
+
+/**
+ * A list whose items are then asked of the same server one by one, directly
+ * (`$SYS.REQ.SERVER.<id>.<directSuffix>`): the replies are the source's pages 2..n, after
+ * the list (page 1), and the catalog gathers their `detail` objects.
+ */
+export interface Details {
+  readonly directSuffix: string;
+  /** Field of the list reply's data naming the items. */
+  readonly list: string;
+  readonly body: (item: string) => object;
+  /** Items asked for per server and scrape at most; the rest are reported as not read. */
+  readonly max: number;
+  /** Requests in flight per server. */
+  readonly concurrency: number;
 }
 
 /**
@@ -68,6 +86,9 @@ export const CLOSED_PAGE = 256;
 export const CLOSED_MAX_PAGES = 16;
 /** How far back closed connections are read at least, before the server's `now`. */
 export const CLOSES_RECENT_MS = 10 * 60_000;
+
+/** Accounts asked for in detail per server and scrape at most. */
+export const ACCOUNT_DETAILS_MAX = 2048;
 
 /** JetStream accounts per JSZ page (see the jsz source). */
 export const JSZ_PAGE_ACCOUNTS = 64;
@@ -144,7 +165,21 @@ export const SOURCES: readonly Source[] = [
   { name: "gatewayz", subject: ping("GATEWAYZ"), body: { accounts: true } },
   { name: "leafz", subject: ping("LEAFZ"), body: {} },
   { name: "subsz", subject: ping("SUBSZ"), body: {} },
-  { name: "accountz", subject: ping("ACCOUNTZ"), body: {} },
+  // Then each account the server lists, in detail: imports, exports, its JWT's claims (limits,
+  // activation tokens, signing keys) and its subscriptions on that server. A server in
+  // operator mode lists the accounts it has loaded.
+  {
+    name: "accountz",
+    subject: ping("ACCOUNTZ"),
+    body: {},
+    details: {
+      directSuffix: "ACCOUNTZ",
+      list: "accounts",
+      body: (account: string) => ({ account }),
+      max: ACCOUNT_DETAILS_MAX,
+      concurrency: 8,
+    },
+  },
   {
     name: "accstatz",
     subject: "$SYS.REQ.ACCOUNT.PING.STATZ",

@@ -58,6 +58,46 @@ export function accountz(system: SimSystem, s: SimServer) {
   };
 }
 
+/**
+ * One account in detail (ACCOUNTZ with `account`), as a configured account (no JWT): each
+ * application account ACC<n> exports the stream `events.acc<n>.>` and imports the one of the
+ * account before it.
+ */
+export function accountDetail(system: SimSystem, s: SimServer, account: string) {
+  const mine = system.byServer.get(s.name)!.connections.filter((c) => c.account === account);
+  const n = Number(/^ACC(\d+)$/.exec(account)?.[1] ?? 0);
+  const previous = n > 1 ? `ACC${n - 1}` : undefined;
+  return {
+    server_id: s.id,
+    now: new Date().toISOString(),
+    system_account: "SYS",
+    account_detail: {
+      account_name: account,
+      update_time: system.started,
+      ...(account === "SYS" ? { is_system: true } : {}),
+      expired: false,
+      complete: true,
+      jetstream_enabled: account !== "SYS",
+      leafnode_connections: 0,
+      client_connections: mine.length,
+      subscriptions: mine.length * 2,
+      exports: n > 0 ? [{ subject: `events.acc${n}.>`, type: "stream" }] : [],
+      imports: previous
+        ? [
+            {
+              subject: `events.${previous.toLowerCase()}.>`,
+              account: previous,
+              type: "stream",
+              invalid: false,
+              share: false,
+              tracking: false,
+            },
+          ]
+        : [],
+    },
+  };
+}
+
 /** The clusters of the system form one super-cluster: every cluster has a gateway to every other. */
 export function gatewayConfig(system: SimSystem, s: SimServer) {
   const clusters = [...new Set(system.servers.map((o) => o.cluster))];

@@ -4,7 +4,7 @@ import { stringifyExact, type Logger } from "../lib/index.ts";
 import { SimSystem, type SimServer } from "./model.ts";
 import type { Profile } from "./profiles.ts";
 import { connz, healthz, idz, jsz, routez, serverInfo, statsz, varz } from "./replies.ts";
-import { accountStatz, accountz, gatewayz, leafz, subsz } from "./account-replies.ts";
+import { accountDetail, accountStatz, accountz, gatewayz, leafz, subsz } from "./account-replies.ts";
 
 export interface Simulator extends AsyncDisposable {
   readonly system: SimSystem;
@@ -118,6 +118,24 @@ export async function startSimulator(
         requests++;
         const r = requestOf(msg);
         reply(msg, server, "data", connz(system, server, Number(r.offset ?? 0), Number(r.limit ?? 1024)));
+      },
+    }),
+  );
+  // Each account a server lists, in detail: asked of one server, by id.
+  subs.push(
+    nc.subscribe("$SYS.REQ.SERVER.*.ACCOUNTZ", {
+      callback: (err, msg) => {
+        const server = byId.get(msg.subject.split(".")[3] ?? "");
+        if (err || !server) return;
+        requests++;
+        const requested = requestOf(msg).account;
+        const account = typeof requested === "string" ? requested : "";
+        reply(
+          msg,
+          server,
+          "data",
+          account ? accountDetail(system, server, account) : accountz(system, server),
+        );
       },
     }),
   );

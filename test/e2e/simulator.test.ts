@@ -58,12 +58,32 @@ test("natsmon simulate --profile small is scraped and folded like a 3-server sys
     assert.deepEqual(await query(`SELECT count(*)::INTEGER AS n FROM hx.subscription_stats ${at}`), [
       { n: 3 },
     ]);
-    // 3 accounts with connections on each of the 3 servers.
+    // 3 accounts with connections, and SYS from its ACCOUNTZ detail, on each of the 3 servers.
     assert.deepEqual(
       await query(
         `SELECT count(DISTINCT account)::INTEGER AS a, count(*)::INTEGER AS n FROM hx.accounts ${at} AND server <> 'simbus'`,
       ),
-      [{ a: 3, n: 9 }],
+      [{ a: 4, n: 12 }],
+    );
+    // Each ACC<n> exports events.acc<n>.> and imports the export of the account before it.
+    assert.deepEqual(
+      await query(
+        `SELECT account, subject, servers, importers FROM hx.account_exports ${at} ORDER BY account`,
+      ),
+      [
+        { account: "ACC1", subject: "events.acc1.>", servers: 3, importers: 1 },
+        { account: "ACC2", subject: "events.acc2.>", servers: 3, importers: 1 },
+        { account: "ACC3", subject: "events.acc3.>", servers: 3, importers: 0 },
+      ],
+    );
+    assert.deepEqual(
+      await query(
+        `SELECT account, exporter, export_found, inactive_servers FROM hx.account_imports ${at} ORDER BY account`,
+      ),
+      [
+        { account: "ACC2", exporter: "ACC1", export_found: true, inactive_servers: [] },
+        { account: "ACC3", exporter: "ACC2", export_found: true, inactive_servers: [] },
+      ],
     );
     const replicas = await query<{ n: number; expected: number }>(
       `SELECT (SELECT count(*) FROM hx.stream_replicas ${at})::INTEGER AS n,

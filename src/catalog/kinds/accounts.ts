@@ -6,6 +6,7 @@
  * the first server of the domain by name, and set on that server's row.
  */
 import type { FoldContext } from "../fold-context.ts";
+import { detailStats, type AccountDetails } from "./account-details.ts";
 import { accountKey, type AccountAssets, type JszAssets } from "./jsz-assets.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
@@ -27,8 +28,9 @@ export function foldAccounts(
   serverPks: ReadonlyMap<string, number>,
   connectionAccounts: ReadonlySet<string>,
   assets: JszAssets,
+  details: AccountDetails,
 ): void {
-  const names = new Set(connectionAccounts);
+  const names = new Set([...connectionAccounts, ...details.keys()]);
   let systemAccount: string | undefined;
   for (const source of ["accountz", "varz"]) {
     for (const reply of repliesOf(replies, source).values()) {
@@ -75,6 +77,9 @@ export function foldAccounts(
     }
     const byServer = new Map<string, Record<string, unknown>>();
     for (const [server, entry] of statz.get(name) ?? []) byServer.set(server, statzStats(entry));
+    for (const [server, detail] of details.get(name) ?? []) {
+      byServer.set(server, { ...byServer.get(server), ...detailStats(detail) });
+    }
     for (const report of reports) {
       byServer.set(report.server, { ...byServer.get(report.server), ...jetStreamStats(report) });
     }

@@ -99,6 +99,16 @@ export const ENTITY_KINDS = {
   leafnode: { pk: "leafnode_pk", keyOf: (ident) => key(ident.server_pk, ident.account, ident.remote) },
   // An account's name is its public key in operator mode, its configured name otherwise.
   account: { pk: "account_pk", keyOf: (ident) => key(ident.name) },
+  // An account's exports and imports (migration 0024); the exporter of an import is a name,
+  // as it may be an account no server knows.
+  account_export: {
+    pk: "account_export_pk",
+    keyOf: (ident) => key(ident.account_pk, ident.subject, ident.type),
+  },
+  account_import: {
+    pk: "account_import_pk",
+    keyOf: (ident) => key(ident.account_pk, ident.exporter, ident.subject, ident.local_subject, ident.type),
+  },
   // cids are per server and start again when the server restarts.
   connection: {
     pk: "connection_pk",

@@ -29,6 +29,23 @@ const OPTS_EPOCH: ColumnDef = [
 ];
 const UNLIMITED = "18446744073709551615 = unlimited";
 
+/** hx.accounts (created again by migration 0024, with account_stats' new columns). */
+export const ACCOUNTS_VIEW = view(
+  "hx.accounts",
+  "Per-epoch account figures per server, with the account and server names and the configuration in force (hx.account_stats + _ident + _opts).",
+  `
+SELECT s.epoch, i.name AS account, sv.name AS server, s.account_pk, s.server_pk,
+   o.* EXCLUDE (account_pk, epoch), s.* EXCLUDE (epoch, account_pk, server_pk)
+FROM hx.account_stats s
+JOIN hx.account_ident i ON i.account_pk = s.account_pk
+LEFT JOIN hx.server_ident sv ON sv.server_pk = s.server_pk
+ASOF LEFT JOIN hx.account_opts o ON o.account_pk = s.account_pk AND s.epoch >= o.epoch`,
+  [
+    ["account", "", "Account name (the public key in operator mode)."],
+    ["server", "", "Name of the server these figures come from."],
+  ],
+);
+
 export const migration = {
   version: 4,
   name: "accounts, connections, subscription stats, main.ips",
@@ -212,21 +229,7 @@ export const migration = {
         ["asn", "BIGINT", "Autonomous system number; filled when geolocation is configured, NULL otherwise."],
       ],
     ),
-    view(
-      "hx.accounts",
-      "Per-epoch account figures per server, with the account and server names and the configuration in force (hx.account_stats + _ident + _opts).",
-      `
-SELECT s.epoch, i.name AS account, sv.name AS server, s.account_pk, s.server_pk,
-       o.* EXCLUDE (account_pk, epoch), s.* EXCLUDE (epoch, account_pk, server_pk)
-FROM hx.account_stats s
-JOIN hx.account_ident i ON i.account_pk = s.account_pk
-LEFT JOIN hx.server_ident sv ON sv.server_pk = s.server_pk
-ASOF LEFT JOIN hx.account_opts o ON o.account_pk = s.account_pk AND s.epoch >= o.epoch`,
-      [
-        ["account", "", "Account name (the public key in operator mode)."],
-        ["server", "", "Name of the server these figures come from."],
-      ],
-    ),
+    ACCOUNTS_VIEW,
     view(
       "hx.connections",
       "Per-epoch figures of each open client connection with its server name, identity and what it is (hx.connection_stats + _ident + _opts).",

@@ -1,5 +1,17 @@
 /** The accounts family of checks, in code order. */
 import type { Check } from "../check.ts";
+import { accounts001 } from "./accounts-001.ts";
 import { accounts002 } from "./accounts-002.ts";
+import { accounts003 } from "./accounts-003.ts";
+import { accounts004 } from "./accounts-004.ts";
+import { accounts005 } from "./accounts-005.ts";
+import { accounts006 } from "./accounts-006.ts";
 
-export const ACCOUNTS_CHECKS: readonly Check[] = [accounts002];
+export const ACCOUNTS_CHECKS: readonly Check[] = [
+  accounts001,
+  accounts002,
+  accounts003,
+  accounts004,
+  accounts005,
+  accounts006,
+];

@@ -146,3 +146,39 @@ interface LabJsz {
   server: Record<string, unknown> & { name: string };
   data: Record<string, unknown> & { account_details: { id: string; stream_detail: { name: string }[] }[] };
 }
+
+test("ACCOUNTZ's later pages are its accounts in detail, gathered in page order", () => {
+  const info = { name: "n1" };
+  const grouped = groupReplies([
+    {
+      source: "accountz",
+      server: "n1",
+      page: 3,
+      body: { server: info, data: { account_detail: { account_name: "B" } } },
+    },
+    {
+      source: "accountz",
+      server: "n1",
+      page: 1,
+      body: { server: info, data: { accounts: ["A", "B", "C"] } },
+    },
+    {
+      source: "accountz",
+      server: "n1",
+      page: 2,
+      body: { server: info, data: { account_detail: { account_name: "A" } } },
+    },
+    // An account gone since the list was read: its detail is an error, described and left out.
+    {
+      source: "accountz",
+      server: "n1",
+      page: 4,
+      body: { server: info, error: { code: 500, description: "Account C does not exist" } },
+    },
+  ]);
+  assert.deepEqual(grouped.problems, ["accountz from n1 page 4: error 500 Account C does not exist"]);
+  assert.deepEqual(repliesOf(grouped, "accountz").get("n1")?.data, {
+    accounts: ["A", "B", "C"],
+    account_details: [{ account_name: "A" }, { account_name: "B" }],
+  });
+});

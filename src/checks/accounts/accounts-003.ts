@@ -1,0 +1,63 @@
+import type { Check } from "../check.ts";
+
+/**
+ * An import some server holding the importing account does not have active: nats-server
+ * 2.9.10 leaves an import it refuses out of the account's import list (the JWT still
+ * declares it) and marks one it held and then lost (its activation token expired) invalid;
+ * the fold records both as inactive_servers. The cause is read from what the fold kept, in
+ * this order: the exporter is not known to any server, it has no export covering the
+ * subject, the import has no activation token, the token has expired, the token is signed
+ * by a key the exporter's JWT no longer lists; else the server refused it for another
+ * reason (a token for another subject or account). An importing account whose JWT fails
+ * validation altogether is never loaded and has no detail: server-016 covers it.
+ */
+export const accounts003: Check = {
+  code: "accounts-003",
+  name: "Inactive JWT Import",
+  description:
+    "An import of the account is not active on the servers named: the account JWT declares it, but the server refused it or dropped it. Nothing the exporting account publishes on the subject reaches the account (a stream import), or the account's requests on it find no responder (a service import). The detail names the cause: the exporting account is missing, it exports no matching subject, a private export is imported without an activation token, the activation token has expired, or the token was signed by a key the exporter no longer holds (a rotated signing key).",
+  remediation:
+    "See the import and its token: `nsc describe account <account>` (imports) and `nsc describe account <exporter>` (exports, signing keys). For a missing or expired token, have the exporter generate one (`nsc generate activation --account <exporter> --target-account <account> --subject <subject>`) and import it again (`nsc add import --token <file>`); for a rotated key, generate the token with a current signing key; for a missing exporter or export, push the exporter's JWT (`nsc push -a <exporter>`) or fix the subject. Then `nsc push -a <account>`.",
+  scope: "account (import)",
+  entityType: "import",
+  severity: "critical",
+  category: "consistency",
+  optimization: false,
+  params: [],
+  detailColumns: [
+    {
+      name: "exporter",
+      type: "VARCHAR",
+      description: "Exporting account (its public key in operator mode).",
+    },
+    { name: "subject", type: "VARCHAR", description: "Subject imported, as the exporter names it." },
+    { name: "type", type: "VARCHAR", description: "stream or service." },
+    {
+      name: "cause",
+      type: "VARCHAR",
+      description:
+        "exporter missing, no matching export, no activation token, expired token, token signed by a rotated key, or refused by the server.",
+    },
+    {
+      name: "token_expires",
+      type: "TIMESTAMPTZ",
+      description: "When the activation token expires(d); NULL when none.",
+    },
+    { name: "servers", type: "VARCHAR[]", description: "Servers without the import active, sorted." },
+  ],
+  sql: `
+SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.account) AS entity_name,
+       m.type || ' ' || m.subject || ' from ' || m.exporter || coalesce(' to ' || nullif(m.local_subject, ''), '') AS entity_key,
+       NULL::VARCHAR AS server, 'critical' AS severity, m.exporter, m.subject, m.type,
+       CASE WHEN m.export_found IS NULL THEN 'exporter missing'
+            WHEN NOT m.export_found THEN 'no matching export'
+            WHEN m.declared AND NOT m.token THEN 'no activation token'
+            WHEN m.token_expires <= m.epoch THEN 'expired token'
+            WHEN NOT m.token_signer_known THEN 'token signed by a rotated key'
+            ELSE 'refused by the server' END AS cause,
+       m.token_expires, CAST(m.inactive_servers AS VARCHAR[]) AS servers
+FROM checks.epochs_in(ep_from, ep_to) e
+JOIN hx.account_imports m ON m.epoch = e.epoch
+ASOF LEFT JOIN hx.account_opts o ON o.account_pk = m.account_pk AND m.epoch >= o.epoch
+WHERE len(m.inactive_servers) > 0`,
+};

@@ -1,0 +1,46 @@
+import type { Check } from "../check.ts";
+
+/**
+ * An active stream import (no server holding the importing account has it inactive) that
+ * nothing in the importing account would receive: no client subscription (CONNZ) and no
+ * stream subject (JSZ) of the account overlaps its local subject, as the fold counts them.
+ * The fold's index is per account, so the catalogue's cost note (an anti-join of every
+ * import with every subscription) does not arise here. Service imports are left out: their
+ * subscribers are in the exporting account.
+ */
+export const accounts005: Check = {
+  code: "accounts-005",
+  name: "No Subscription Interest",
+  description:
+    "The account imports a stream, and no client of the account subscribes to its subject and no stream of the account captures it. The servers forward the exporter's messages into the account for nothing; or the subscribers use another subject than the import maps to (a local subject or prefix they do not know of).",
+  remediation:
+    "See the import's local subject (`nsc describe account <account>`) and the account's subscriptions (`nats server report connections --account <account> --subscriptions`). Remove an import nobody uses (`nsc delete import --account <account> --subject <subject>`, then `nsc push`), or point the subscribers (or a stream's subjects) at the import's local subject.",
+  scope: "account (import)",
+  entityType: "import",
+  severity: "info",
+  category: "consistency",
+  optimization: false,
+  params: [],
+  detailColumns: [
+    {
+      name: "exporter",
+      type: "VARCHAR",
+      description: "Exporting account (its public key in operator mode).",
+    },
+    { name: "subject", type: "VARCHAR", description: "Subject imported, as the exporter names it." },
+    {
+      name: "local_subject",
+      type: "VARCHAR",
+      description: "Subject the messages arrive on in the account (the imported subject when not mapped).",
+    },
+  ],
+  sql: `
+SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.account) AS entity_name,
+       m.type || ' ' || m.subject || ' from ' || m.exporter || coalesce(' to ' || nullif(m.local_subject, ''), '') AS entity_key,
+       NULL::VARCHAR AS server, 'info' AS severity, m.exporter, m.subject,
+       coalesce(nullif(m.local_subject, ''), m.subject) AS local_subject
+FROM checks.epochs_in(ep_from, ep_to) e
+JOIN hx.account_imports m ON m.epoch = e.epoch
+ASOF LEFT JOIN hx.account_opts o ON o.account_pk = m.account_pk AND m.epoch >= o.epoch
+WHERE m.type = 'stream' AND len(m.inactive_servers) = 0 AND m.servers > 0 AND m.subscribers = 0`,
+};
