@@ -40,8 +40,8 @@ export const accounts003: Check = {
     },
     {
       name: "token_expires",
-      type: "TIMESTAMPTZ",
-      description: "When the activation token expires(d); NULL when none.",
+      type: "TIMESTAMP WITH TIME ZONE",
+      description: "When the activation token expires or expired; NULL when it has none or no expiry.",
     },
     { name: "servers", type: "VARCHAR[]", description: "Servers without the import active, sorted." },
   ],
