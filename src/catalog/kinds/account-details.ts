@@ -279,10 +279,14 @@ function gatherImports(into: Map<string, Import>, server: string, detail: Json, 
   }
 }
 
-/** An activation token's signer and expiry, read from its claims (it is not verified here). */
+/**
+ * An activation token's signer and expiry (RFC 3339, as the fold writes a TIMESTAMPTZ), read
+ * from its claims (it is not verified here).
+ */
 function activation(
   token: string,
-): { issuer: string | undefined; issuerAccount: string | undefined; expires: Date | undefined } | undefined {
+):
+  { issuer: string | undefined; issuerAccount: string | undefined; expires: string | undefined } | undefined {
   const part = token.split(".")[1];
   if (!part) return undefined;
   try {
@@ -291,7 +295,7 @@ function activation(
     return {
       issuer: str(claims.iss),
       issuerAccount: str(obj(claims.nats).issuer_account) ?? str(claims.issuer_account),
-      expires: typeof exp === "number" && exp > 0 ? new Date(exp * 1000) : undefined,
+      expires: typeof exp === "number" && exp > 0 ? new Date(exp * 1000).toISOString() : undefined,
     };
   } catch {
     return undefined;
