@@ -8,7 +8,8 @@
  * - accounts-004 fires for an export no loaded account imports, and stops once its importer
  *   is loaded;
  * - accounts-005 fires for an active stream import nobody in the importer subscribes to,
- *   and stops once a client of the importer subscribes.
+ *   and stops once a client of the importer subscribes (or a JetStream stream of the
+ *   importer captures its subjects).
  * Every importer has a user connected: the server loads an account only then.
  */
 import assert from "node:assert/strict";
@@ -16,6 +17,7 @@ import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createAccount } from "@nats-io/nkeys";
+import { jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { CHECKS, type Check } from "../../../src/checks/index.ts";
 import { SOURCES } from "../../../src/scrape/index.ts";
 import {
@@ -24,6 +26,7 @@ import {
   type JwtImport,
   type OperatorServer,
 } from "../../harness/operator-mode.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
 import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 
@@ -89,6 +92,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
   let sys: NatsConnection;
   const users = new Map<string, NatsConnection>();
   let byKey: Record<string, string>;
+  let storeDir: AsyncDisposable & { path: string };
 
   async function scrape(): Promise<FixtureEpoch> {
     const { replies } = await scrapeOneEpoch(sys, SCRAPED);
@@ -105,6 +109,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
   const name = (key: unknown) => byKey[String(key)] ?? String(key);
 
   before(async () => {
+    storeDir = await tempDir("natsmon-accjwt-js-");
     server = await startOperatorServer("accjwt", {
       accounts: {
         EXP: {
@@ -119,7 +124,14 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
           ],
         },
         ...Object.fromEntries(importers.map((n) => [n, { key: keys[n], imports: importsOf(n) }])),
+        // VALID may have streams (a stream may capture an import).
+        VALID: {
+          key: keys.VALID,
+          imports: importsOf("VALID"),
+          limits: { mem_storage: -1, streams: -1, consumer: -1 },
+        },
       },
+      config: [`jetstream: { store_dir: "${storeDir.path}" }`],
     });
     byKey = Object.fromEntries(Object.entries(server.accounts).map(([n, k]) => [k, n]));
     byKey[missing.getPublicKey()] = "MISSING_EXP";
@@ -133,6 +145,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
     for (const nc of users.values()) await nc.close();
     await sys?.close();
     await server?.[Symbol.asyncDispose]();
+    await storeDir?.[Symbol.asyncDispose]();
   });
 
   /** The fold's rows of a view, the accounts' and exporters' keys turned into their names. */
@@ -144,7 +157,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
 
   test("the fold keeps the exporter's exports and the importers' imports, refused ones inactive on the server", async () => {
     const epoch = await scrape();
-    const exports = await rows(epoch, "SELECT * FROM hx.account_exports WHERE subject NOT LIKE '$SYS.%' ", [
+    const exports = await rows(epoch, "SELECT * FROM hx.account_exports WHERE subject NOT LIKE '$%'", [
       "account",
       "subject",
       "type",
@@ -161,7 +174,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
       ["EXP", "svc.echo", "service", "echo", false, 1, 1],
       ["EXP", "unused.>", "stream", "unused", false, 1, 0],
     ]);
-    const imports = await rows(epoch, "SELECT * FROM hx.account_imports WHERE subject NOT LIKE '$SYS.%' ", [
+    const imports = await rows(epoch, "SELECT * FROM hx.account_imports WHERE subject NOT LIKE '$%'", [
       "account",
       "exporter",
       "subject",
@@ -249,5 +262,9 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
     valid.subscribe("orders.eu.*");
     await valid.flush();
     assert.deepEqual(await idle(), [[true, "private.>", "private.>"]]);
+    // A stream of VALID capturing the other import's subjects.
+    const jsm = await jetstreamManager(valid);
+    await jsm.streams.add({ name: "PRIVATE", subjects: ["private.>"], storage: StorageType.Memory });
+    assert.deepEqual(await idle(), []);
   });
 });
