@@ -9,7 +9,10 @@
  *   is loaded;
  * - accounts-005 fires for an active stream import nobody in the importer subscribes to,
  *   and stops once a client of the importer subscribes (or a JetStream stream of the
- *   importer captures its subjects).
+ *   importer captures its subjects);
+ * - and, on a second server, accounts-003 fires with "expired token" for an import whose
+ *   token expired while the importer was loaded (the server marks it invalid), folded at
+ *   the scrape's own epoch since the cause compares the token's expiry with it.
  * Every importer has a user connected: the server loads an account only then.
  */
 import assert from "node:assert/strict";
@@ -18,6 +21,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createAccount } from "@nats-io/nkeys";
 import { jetstreamManager, StorageType } from "@nats-io/jetstream";
+import { foldEpoch } from "../../../src/catalog/index.ts";
 import { CHECKS, type Check } from "../../../src/checks/index.ts";
 import { SOURCES } from "../../../src/scrape/index.ts";
 import {
@@ -27,6 +31,7 @@ import {
   type OperatorServer,
 } from "../../harness/operator-mode.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 
@@ -266,5 +271,78 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
     const jsm = await jetstreamManager(valid);
     await jsm.streams.add({ name: "PRIVATE", subjects: ["private.>"], storage: StorageType.Memory });
     assert.deepEqual(await idle(), []);
+  });
+});
+
+describe("an activation token that expires while its importer is loaded, on a real 2.9.10 server", () => {
+  const exporter = createAccount();
+  const importer = createAccount();
+  let server: OperatorServer;
+  let sys: NatsConnection;
+  let user: NatsConnection;
+  let expires: number;
+
+  before(async () => {
+    // Long enough for the server to start and load the importer while the token is valid.
+    expires = Math.floor(Date.now() / 1000) + 8;
+    const token = activationToken(exporter, {
+      importer: importer.getPublicKey(),
+      subject: "private.>",
+      kind: "stream",
+      exp: expires,
+    });
+    server = await startOperatorServer("accjwtexp", {
+      accounts: {
+        EXP: { key: exporter, exports: [{ subject: "private.>", type: "stream", token_req: true }] },
+        EXPIRING: {
+          key: importer,
+          imports: [{ subject: "private.>", account: exporter.getPublicKey(), type: "stream", token }],
+        },
+      },
+    });
+    sys = await connect({ servers: server.url, authenticator: server.user("SYS", "scraper").authenticator });
+    // Loaded at once, while the token is valid: the server accepts the import.
+    user = await connect({ servers: server.url, authenticator: server.user("EXPIRING", "u").authenticator });
+  });
+
+  after(async () => {
+    await user?.close();
+    await sys?.close();
+    await server?.[Symbol.asyncDispose]();
+  });
+
+  test("accounts-003 fires with an expired token once the server marks the import invalid", async () => {
+    await waitFor(
+      async () => {
+        const reply = await sys.request(
+          "$SYS.REQ.SERVER.PING.ACCOUNTZ",
+          JSON.stringify({ account: importer.getPublicKey() }),
+        );
+        const detail = reply.json<{
+          data: { account_detail: { imports?: { subject: string; invalid: boolean }[] } };
+        }>();
+        return detail.data.account_detail.imports?.some((i) => i.subject === "private.>" && i.invalid);
+      },
+      { timeoutMs: 60_000, message: "the import to turn invalid when its token expires" },
+    );
+    // Folded at the scrape's own epoch: the token's expiry is compared with it.
+    const { marker, replies } = await scrapeOneEpoch(sys, SCRAPED);
+    await using fixture = await catalogWith([]);
+    const result = await foldEpoch(fixture.catalog, { markerSeq: 1, marker, replies });
+    assert.equal(result.status, "folded");
+    const rows = await runCheck(fixture.catalog, check("accounts-003"), marker.epoch);
+    assert.deepEqual(
+      rows.map((r) => [r.entity_name, r.subject, r.exporter, r.cause, r.token_expires, r.servers]),
+      [
+        [
+          importer.getPublicKey(),
+          "private.>",
+          exporter.getPublicKey(),
+          "expired token",
+          new Date(expires * 1000),
+          [server.name],
+        ],
+      ],
+    );
   });
 });
