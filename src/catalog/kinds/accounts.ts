@@ -50,6 +50,13 @@ export function foldAccounts(
       if (tag && tag !== acc) nameTags.set(acc, tag);
     }
   }
+  // ACCOUNTZ's detail names the JWT's name tag on every version (account STATZ from 2.11).
+  for (const [acc, byServer] of details) {
+    for (const detail of byServer.values()) {
+      const tag = str(detail.name_tag);
+      if (tag && tag !== acc) nameTags.set(acc, tag);
+    }
+  }
   const jetStream = jetStreamReports(replies, nameTags, assets);
   for (const acc of jetStream.keys()) names.add(acc);
   const jszAnswered = repliesOf(replies, "jsz").size > 0;

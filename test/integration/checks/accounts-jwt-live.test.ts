@@ -335,7 +335,8 @@ describe("an activation token that expires while its importer is loaded, on a re
       rows.map((r) => [r.entity_name, r.subject, r.exporter, r.cause, r.token_expires, r.servers]),
       [
         [
-          importer.getPublicKey(),
+          // The JWT's name tag, from ACCOUNTZ's detail.
+          "EXPIRING",
           "private.>",
           exporter.getPublicKey(),
           "expired token",
