@@ -113,6 +113,13 @@ function statzStats(entry: Json): Record<string, unknown> {
     received_msgs: received.msgs,
     received_bytes: received.bytes,
     slow_consumers: entry.slow_consumers,
+    // 2.11.5+: each direction split by the kind of connection.
+    sent_gateway_bytes: obj(sent.gateways).bytes,
+    sent_route_bytes: obj(sent.routes).bytes,
+    sent_leaf_bytes: obj(sent.leafs).bytes,
+    received_gateway_bytes: obj(received.gateways).bytes,
+    received_route_bytes: obj(received.routes).bytes,
+    received_leaf_bytes: obj(received.leafs).bytes,
   };
 }
 

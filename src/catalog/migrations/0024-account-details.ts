@@ -11,6 +11,9 @@
  * expired or signed by a key the exporter does not hold, or an exporter the server does not
  * know) is kept too, with the servers that do not hold it active.
  *
+ * Account STATZ's bytes by kind of connection (gateways, routes, leafnodes; 2.11.5+) go on
+ * hx.account_stats too, for opt-place-003.
+ *
  * hx.accounts is created again so that its `s.*` shows the new account_stats columns.
  */
 import { ACCOUNTS_VIEW } from "./0004-accounts.ts";
@@ -48,6 +51,21 @@ const ACCOUNT_STATS_MORE: ColumnDef[] = [
   ],
 ];
 
+/** Account STATZ splits each direction's bytes by the kind of connection from 2.11.5. */
+const BY_KIND: ColumnDef[] = (["sent", "received"] as const).flatMap((way) =>
+  (
+    [
+      ["gateway", "gateways"],
+      ["route", "routes"],
+      ["leaf", "leafnode connections"],
+    ] as const
+  ).map(([kind, what]): ColumnDef => [
+    `${way}_${kind}_bytes`,
+    "BIGINT",
+    `Of ${way}_bytes, the bytes ${way === "sent" ? "sent over" : "received from"} ${what} (account STATZ ${way}.${kind === "leaf" ? "leafs" : `${kind}s`}.bytes, 2.11.5+; NULL before). Counter.`,
+  ]),
+);
+
 function addColumns(name: string, columns: readonly ColumnDef[]): string[] {
   return columns.flatMap(([column, type, comment]) => [
     `ALTER TABLE ${name} ADD COLUMN ${column} ${type};`,
@@ -59,9 +77,9 @@ const TYPE: ColumnDef = ["type", "VARCHAR NOT NULL", "stream or service."];
 
 export const migration = {
   version: 24,
-  name: "account details: subscriptions, JWT limits and size, exports and imports",
+  name: "account details: subscriptions, JWT limits and size, exports and imports; account bytes by kind",
   sql: [
-    ...addColumns("hx.account_stats", ACCOUNT_STATS_MORE),
+    ...addColumns("hx.account_stats", [...ACCOUNT_STATS_MORE, ...BY_KIND]),
     "DROP VIEW hx.accounts;",
     ACCOUNTS_VIEW,
     table(
