@@ -6,9 +6,12 @@
  * streams it holds: the sum of the `max_bytes` of its memory (or file) stream replicas
  * (nats-server reserveStreamResources). A stream without max_bytes reserves nothing, so a
  * server whose streams set no byte limit reserves 0 and is not judged; 2^64−1 ("unlimited")
- * is not judged either. Use is the peak of JSZ `memory` / `storage` over every epoch of the
- * window (a reservation that was needed at some point of the range is not wasted), compared
- * with the reservation at the server's latest epoch of the window.
+ * is not judged either. Use is what the reserving streams hold: the bytes of the server's
+ * own replicas of its memory (or file) streams with a max_bytes, summed per epoch, at their
+ * peak over the window (a reservation that was needed at some point of the range is not
+ * wasted), compared with the reservation at the server's latest epoch of the window. The
+ * server's JSZ `memory` / `storage` would also count streams without a byte limit, which
+ * reserve nothing, and hide a wasted reservation beside them.
  */
 import type { DetailColumn } from "../check.ts";
 
@@ -25,7 +28,7 @@ export function reservationColumns(what: string): DetailColumn[] {
     {
       name: "peak_used_bytes",
       type: "BIGINT",
-      description: `Most JetStream ${what} the server used over the range, bytes.`,
+      description: `Most JetStream ${what} the reserving streams (those with a max_bytes) held on the server over the range, bytes.`,
     },
     {
       name: "utilization_percent",
@@ -35,19 +38,37 @@ export function reservationColumns(what: string): DetailColumn[] {
   ];
 }
 
-/** The check's SELECT, reading hx.server_stats `js_<storage>` and `js_reserved_<storage>`. */
+/**
+ * The check's SELECT: the reservation from hx.server_stats `js_reserved_<storage>`, the use
+ * from the server's replicas of the reserving streams (hx.stream_replica_stats, with the
+ * stream's storage and max_bytes in force at each epoch).
+ */
 export function reservationSql(storage: Storage): string {
-  const used = `s.js_${storage}`;
   const reserved = `s.js_reserved_${storage}`;
+  const kind = storage === "memory" ? "memory" : "file";
   return `
-WITH judged AS (
+WITH reserving AS (
   SELECT * FROM (
-    SELECT s.server_pk, max(s.epoch) AS epoch, max(${used}) AS peak_used,
-           CAST(arg_max(${reserved}, s.epoch) AS DOUBLE) AS reserved
+    SELECT s.server_pk, max(s.epoch) AS epoch, CAST(arg_max(${reserved}, s.epoch) AS DOUBLE) AS reserved
     FROM hx.server_stats s
-    WHERE s.epoch BETWEEN ep_from AND ep_to AND ${used} IS NOT NULL AND ${reserved} IS NOT NULL
+    WHERE s.epoch BETWEEN ep_from AND ep_to AND ${reserved} IS NOT NULL
     GROUP BY s.server_pk)
-  WHERE reserved > 0 AND reserved < 9223372036854775808.0 AND peak_used * 100.0 < p_min_utilization_percent * reserved
+  WHERE reserved > 0 AND reserved < 9223372036854775808.0
+), used AS (
+  SELECT r.epoch, ri.server_pk, sum(coalesce(r.bytes, 0)) AS bytes
+  FROM hx.stream_replica_stats r
+  JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = r.stream_replica_pk
+  ASOF JOIN hx.stream_opts o ON o.stream_pk = ri.stream_pk AND r.epoch >= o.epoch
+  WHERE r.epoch BETWEEN ep_from AND ep_to AND ri.server_pk IN (SELECT server_pk FROM reserving)
+    AND o.storage = '${kind}' AND o.max_bytes > 0
+  GROUP BY r.epoch, ri.server_pk
+), peaks AS (
+  SELECT v.server_pk, v.epoch, v.reserved, coalesce(max(u.bytes), 0) AS peak_used
+  FROM reserving v
+  LEFT JOIN used u ON u.server_pk = v.server_pk
+  GROUP BY v.server_pk, v.epoch, v.reserved
+), judged AS (
+  SELECT * FROM peaks WHERE peak_used * 100.0 < p_min_utilization_percent * reserved
 )
 SELECT j.epoch, j.server_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key,
        i.name AS server, 'info' AS severity, CAST(j.reserved AS BIGINT) AS reserved_bytes,
