@@ -34,9 +34,13 @@ async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
   const rowsPerEpoch: number[] = [];
   const phases: FoldPhases[] = [];
   const bytes: number[] = [];
+  const detailsMs: number[] = [];
+  const detailBytes: number[] = [];
   for await (const epoch of simulatedEpochs(name, epochs, dir)) {
     scrapeMs.push(epoch.scrapeMs);
     bytes.push(epoch.bytes);
+    detailsMs.push(epoch.detailsMs);
+    detailBytes.push(epoch.detailBytes);
     const result = await foldEpoch(catalog, epoch.input);
     if (result.status !== "folded") throw new Error(`epoch ${epoch.input.marker.epoch} was not folded`);
     foldMs.push(result.ms);
@@ -54,6 +58,8 @@ async function benchProfile(name: keyof typeof PROFILES, epochs: number) {
     epochs,
     scrapeMs: median(scrapeMs),
     bytes: median(bytes),
+    detailsMs: median(detailsMs),
+    detailBytes: median(detailBytes),
     foldMs: median(foldMs),
     rows: median(rowsPerEpoch),
     foldRate,
@@ -89,7 +95,12 @@ async function bareAppender(
   const srcCon = await src.connect();
   const tables = (
     await srcCon.runAndReadAll(
-      "SELECT table_name, sql FROM duckdb_tables() WHERE schema_name = 'hx' AND table_name <> 'migrations' ORDER BY table_name",
+      // The fold's tables: each row belongs to an epoch (hx.findings_firing, the checks' state, has none).
+      `SELECT t.table_name, t.sql FROM duckdb_tables() t
+        WHERE t.schema_name = 'hx' AND t.table_name <> 'migrations'
+          AND EXISTS (SELECT 1 FROM duckdb_columns() c WHERE c.schema_name = 'hx' AND c.table_name = t.table_name
+                        AND c.column_name IN ('epoch', 'first_epoch'))
+        ORDER BY t.table_name`,
     )
   ).getRowsJS() as [string, string][];
   /** Each table's rows belong to the epoch that wrote them (ident: first_epoch, others: epoch). */
@@ -206,6 +217,7 @@ for (const r of results) {
       `profile ${r.name} (${Math.round(r.entities).toLocaleString("en")} entities measured per epoch, ${r.epochs} epochs)`,
       `  scrape time per epoch (median)      ${r.scrapeMs.toFixed(0)} ms`,
       `  bytes received per epoch (gzip)     ${mb(r.bytes)} MB`,
+      `    of which the accounts in detail   ${r.detailsMs.toFixed(0)} ms, ${(r.detailBytes / 1e3).toFixed(1)} kB`,
       `  fold time per epoch (median)        ${r.foldMs.toFixed(0)} ms  (${r.rows} rows)`,
       `    build rows / fill chunks / append / commit (medians)  ${[r.phases.build, r.phases.fill, r.phases.append, r.phases.commit].map((ms) => ms.toFixed(0)).join(" / ")} ms`,
       `  fold rate                           ${Math.round(r.foldRate).toLocaleString("en")} rows/s`,

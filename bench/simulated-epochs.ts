@@ -10,7 +10,7 @@ import { natsServerConfig, startNatsServer } from "../src/bus/index.ts";
 import type { EpochInput, ScrapeReply } from "../src/catalog/index.ts";
 import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
 import type { CommitMarker } from "../src/protocol/index.ts";
-import { gather, SOURCES } from "../src/scrape/index.ts";
+import { fetchDetails, gather, SOURCES, type GatheredReply } from "../src/scrape/index.ts";
 import { PROFILES, isProfileName, startSimulator } from "../src/simulate/index.ts";
 import type { DbConfig } from "../src/config/index.ts";
 
@@ -37,6 +37,9 @@ export interface SimulatedEpoch {
   /** Bytes received for the epoch, as sent. */
   readonly bytes: number;
   readonly scrapeMs: number;
+  /** Of scrapeMs and bytes: the accounts' details (ACCOUNTZ per account). */
+  readonly detailsMs: number;
+  readonly detailBytes: number;
 }
 
 /** `count` epochs of the profile, one minute apart from 2026-01-01, gathered in turn. */
@@ -67,17 +70,37 @@ export async function* simulatedEpochs(
           r: await gather(monitor, s.subject, s.body, { quietMs: 1000, timeoutMs: 60_000 }),
         })),
       );
+      // Then the accounts in detail, each of one server that lists it, as the scraper asks.
+      const t1 = performance.now();
+      const details = new Map<string, GatheredReply[]>();
+      for (const { s, r } of gathered) {
+        if (!s.details || r.kind !== "replies") continue;
+        for (const [server, pages] of (await fetchDetails(monitor, s, r.replies, { timeoutMs: 60_000 }))
+          .pages) {
+          details.set(`${s.name}\u0000${server}`, pages);
+        }
+      }
+      const detailsMs = performance.now() - t1;
       const scrapeMs = performance.now() - t0;
       const replies: ScrapeReply[] = [];
       let bytes = 0;
+      let detailBytes = 0;
+      const add = (source: string, reply: GatheredReply, page?: number) => {
+        const text = (
+          reply.encoding === "gzip" ? gunzipSync(reply.data) : Buffer.from(reply.data)
+        ).toString();
+        replies.push({ source, server: reply.server, body: parseJsonExact(text), ...(page ? { page } : {}) });
+      };
       for (const { s, r } of gathered) {
         if (r.kind !== "replies") continue;
         for (const reply of r.replies) {
           bytes += reply.data.byteLength;
-          const text = (
-            reply.encoding === "gzip" ? gunzipSync(reply.data) : Buffer.from(reply.data)
-          ).toString();
-          replies.push({ source: s.name, server: reply.server, body: parseJsonExact(text) });
+          add(s.name, reply);
+          (details.get(`${s.name}\u0000${reply.server}`) ?? []).forEach((page, i) => {
+            bytes += page.data.byteLength;
+            detailBytes += page.data.byteLength;
+            add(s.name, page, i + 2);
+          });
         }
       }
       const epoch = new Date(Date.UTC(2026, 0, 1) + e * 60_000).toISOString();
@@ -92,7 +115,7 @@ export async function* simulatedEpochs(
         unsupported: [],
         errors: [],
       };
-      yield { input: { markerSeq: e + 1, marker, replies }, bytes, scrapeMs };
+      yield { input: { markerSeq: e + 1, marker, replies }, bytes, scrapeMs, detailsMs, detailBytes };
     }
   } finally {
     await sim[Symbol.asyncDispose]();

@@ -17,7 +17,7 @@ export type { ExpectedSeed, ExpectedAfterEpoch, MetaGroupView } from "./expected
 export { gather } from "./gather.ts";
 export type { GatherResult, GatheredReply, GatherOptions } from "./gather.ts";
 export { SOURCES, JSZ_PAGE_ACCOUNTS } from "./sources.ts";
-export { fetchRemainingPages } from "./pages.ts";
+export { fetchDetails, fetchRemainingPages } from "./pages.ts";
 export { SERVICES_SOURCE, gatherServices } from "./services.ts";
 export type { ServiceAccount } from "./services.ts";
 export type { Source, Paging } from "./sources.ts";

@@ -110,50 +110,80 @@ export async function fetchRemainingPages(
 }
 
 /**
- * The details of a list reply (ACCOUNTZ's accounts): each item asked of the one server
- * directly, a few at a time, in list order. An item whose reply does not come, or more
- * items than `details.max`, is reported, and what was gathered is kept.
+ * The details of a list source (ACCOUNTZ's accounts), each item asked of one server that
+ * lists it, directly: not of every server, as an item's detail is mostly configuration that
+ * every server holding it shares, and a system of a hundred servers with a thousand
+ * accounts would otherwise send a hundred thousand replies an epoch. The server is chosen
+ * among those listing the item by a hash of its name, so that the same server is asked
+ * epoch after epoch while the item stays on it, and the requests spread over the servers;
+ * when its reply does not come, the next server listing the item is asked. Requests run
+ * `details.concurrency` at a time. Returns each server's detail replies (in the order asked)
+ * and what went wrong.
  */
 export async function fetchDetails(
   nc: NatsConnection,
   source: Source,
-  first: GatheredReply,
+  lists: readonly GatheredReply[],
   window: { timeoutMs: number },
-): Promise<{ pages: GatheredReply[]; error?: string }> {
+): Promise<{ pages: Map<string, GatheredReply[]>; errors: string[] }> {
+  const pages = new Map<string, GatheredReply[]>();
+  const errors: string[] = [];
   const details = source.details;
-  const id = first.envelope.server?.id;
-  if (!details || !id) return { pages: [] };
-  const listed = dataOf(first)[details.list];
-  const all = (Array.isArray(listed) ? listed : []).filter((v): v is string => typeof v === "string");
-  const items = all.slice(0, details.max);
-  const got = new Array<GatheredReply | undefined>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      const result = await gather(
-        nc,
-        `$SYS.REQ.SERVER.${id}.${details.directSuffix}`,
-        details.body(items[i]!),
-        { quietMs: 1, timeoutMs: window.timeoutMs },
-      );
-      got[i] = result.kind === "replies" ? result.replies[0] : undefined;
+  if (!details) return { pages, errors };
+  const holders = new Map<string, GatheredReply[]>();
+  for (const reply of [...lists].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))) {
+    if (!reply.envelope.server?.id) continue;
+    const listed = dataOf(reply)[details.list];
+    const items = (Array.isArray(listed) ? listed : []).filter((v): v is string => typeof v === "string");
+    for (const item of items) {
+      let servers = holders.get(item);
+      if (!servers) holders.set(item, (servers = []));
+      servers.push(reply);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(details.concurrency, items.length) }, worker));
-  const pages = got.filter((p): p is GatheredReply => p !== undefined);
-  const problems: string[] = [];
-  const missing = items.filter((_, i) => got[i] === undefined);
-  if (missing.length > 0) {
-    const names = missing.slice(0, 5).join(", ") + (missing.length > 5 ? ", …" : "");
-    problems.push(`the details of ${missing.length} of its ${details.list} did not arrive (${names})`);
   }
-  if (all.length > items.length) {
-    problems.push(
-      `it lists ${all.length} ${details.list}; the details of the first ${details.max} were read`,
+  const items = [...holders.keys()].sort();
+  if (items.length > details.max) {
+    errors.push(
+      `the servers list ${items.length} ${details.list}; the details of the first ${details.max} by name were read`,
     );
   }
-  return problems.length === 0
-    ? { pages }
-    : { pages, error: `${first.server}: ${source.name}: ${problems.join("; ")}` };
+  const asked = items.slice(0, details.max);
+  const missing: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < asked.length) {
+      const item = asked[next++]!;
+      const servers = holders.get(item)!;
+      const start = hash(item) % servers.length;
+      let got: GatheredReply | undefined;
+      for (let k = 0; k < Math.min(servers.length, 2) && !got; k++) {
+        const server = servers[(start + k) % servers.length]!;
+        const result = await gather(
+          nc,
+          `$SYS.REQ.SERVER.${server.envelope.server!.id!}.${details.directSuffix}`,
+          details.body(item),
+          { quietMs: 1, timeoutMs: window.timeoutMs },
+        );
+        if (result.kind === "replies" && result.replies[0]) got = result.replies[0];
+      }
+      if (!got) missing.push(item);
+      else pages.set(got.server, [...(pages.get(got.server) ?? []), got]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(details.concurrency, asked.length) }, worker));
+  if (missing.length > 0) {
+    const names = missing.sort().slice(0, 5).join(", ") + (missing.length > 5 ? ", …" : "");
+    errors.push(`the details of ${missing.length} of the ${details.list} did not arrive (${names})`);
+  }
+  return { pages, errors: errors.map((e) => `${source.name}: ${e}`) };
+}
+
+/** FNV-1a of a name: the same server for the same item, whatever the process. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

@@ -155,13 +155,18 @@ export function startScraper(options: ScraperOptions): Scraper {
       // The servers' further pages are asked for side by side.
       const further = await Promise.all(
         result.replies.map((reply) =>
-          source.paged
-            ? fetchRemainingPages(monitored, source, reply, config)
-            : source.details
-              ? fetchDetails(monitored, source, reply, config)
-              : Promise.resolve(undefined),
+          source.paged ? fetchRemainingPages(monitored, source, reply, config) : Promise.resolve(undefined),
         ),
       );
+      // A list's items in detail, each of one server that lists it: the pages after its list.
+      if (source.details) {
+        const details = await fetchDetails(monitored, source, result.replies, config);
+        for (const error of details.errors) errors.push({ source: source.name, error });
+        result.replies.forEach((reply, r) => {
+          const pages = details.pages.get(reply.server);
+          if (pages) further[r] = { pages };
+        });
+      }
       for (const [r, reply] of result.replies.entries()) {
         bytes += reply.data.byteLength;
         if (reply.envelope.error) {

@@ -19,23 +19,24 @@ export interface Source {
    * the monitored system answers, when the connection is in another account.
    */
   readonly accountScoped?: true;
-  /** Each item of the reply's list is then asked for in detail (ACCOUNTZ per account). */
+  /** Each item of the replies' lists is then asked for in detail (ACCOUNTZ per account). */
   readonly details?: Details;
 }
 
 /**
- * A list whose items are then asked of the same server one by one, directly
- * (`$SYS.REQ.SERVER.<id>.<directSuffix>`): the replies are the source's pages 2..n, after
- * the list (page 1), and the catalog gathers their `detail` objects.
+ * A list whose items are then asked for one by one, each of one server that lists it,
+ * directly (`$SYS.REQ.SERVER.<id>.<directSuffix>`; pages.ts fetchDetails): the replies are
+ * that server's pages 2..n of the source, after its list (page 1), and the catalog gathers
+ * their `detail` objects.
  */
 export interface Details {
   readonly directSuffix: string;
   /** Field of the list reply's data naming the items. */
   readonly list: string;
   readonly body: (item: string) => object;
-  /** Items asked for per server and scrape at most; the rest are reported as not read. */
+  /** Items asked for per scrape at most; the rest are reported as not read. */
   readonly max: number;
-  /** Requests in flight per server. */
+  /** Requests in flight. */
   readonly concurrency: number;
 }
 
@@ -87,7 +88,7 @@ export const CLOSED_MAX_PAGES = 16;
 /** How far back closed connections are read at least, before the server's `now`. */
 export const CLOSES_RECENT_MS = 10 * 60_000;
 
-/** Accounts asked for in detail per server and scrape at most. */
+/** Accounts asked for in detail per scrape at most. */
 export const ACCOUNT_DETAILS_MAX = 2048;
 
 /** JetStream accounts per JSZ page (see the jsz source). */
@@ -165,9 +166,9 @@ export const SOURCES: readonly Source[] = [
   { name: "gatewayz", subject: ping("GATEWAYZ"), body: { accounts: true } },
   { name: "leafz", subject: ping("LEAFZ"), body: {} },
   { name: "subsz", subject: ping("SUBSZ"), body: {} },
-  // Then each account the server lists, in detail: imports, exports, its JWT's claims (limits,
-  // activation tokens, signing keys) and its subscriptions on that server. A server in
-  // operator mode lists the accounts it has loaded.
+  // Then each account in detail, asked of one server that lists it: imports, exports, its
+  // JWT's claims (limits, activation tokens, signing keys) and its subscriptions on that
+  // server. A server in operator mode lists the accounts it has loaded.
   {
     name: "accountz",
     subject: ping("ACCOUNTZ"),
@@ -177,7 +178,7 @@ export const SOURCES: readonly Source[] = [
       list: "accounts",
       body: (account: string) => ({ account }),
       max: ACCOUNT_DETAILS_MAX,
-      concurrency: 8,
+      concurrency: 16,
     },
   },
   {

@@ -1,7 +1,8 @@
 /**
- * The accounts' details (ACCOUNTZ with `account`, one per account and server): what each
- * server holds of an account's JWT (limits, size), on its hx.account_stats row, and the
- * accounts' exports and imports as entities of their own (migration 0024).
+ * The accounts' details (ACCOUNTZ with `account`, each asked of one server that lists the
+ * account; details from several servers are read alike): what the server holds of the
+ * account's JWT (limits, size), on its hx.account_stats row, and the accounts' exports and
+ * imports as entities of their own (migration 0024).
  *
  * An import is named the same way whichever side lists it. nats-server lists a stream
  * import as {subject: exporter's subject, to: local subject} and a service import the other

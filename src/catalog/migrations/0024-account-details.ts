@@ -1,7 +1,7 @@
 /**
- * What each server says of each account in detail (ACCOUNTZ with `account`, asked per account
- * the server lists): its subscriptions on that server, the limits and size of the account JWT
- * the server holds (operator mode), and the account's exports and imports.
+ * What a server says of an account in detail (ACCOUNTZ with `account`, asked of one server
+ * that lists the account, each epoch): its subscriptions on that server, the limits and size
+ * of the account JWT the server holds (operator mode), and the account's exports and imports.
  *
  * Exports and imports are entity kinds of their own: an export is named by its account,
  * subject and type; an import by the importing account, the exporting account, the subject
@@ -114,7 +114,11 @@ export const migration = {
     table("hx.account_export_stats", "Per-epoch figures of each export that some server lists.", [
       EPOCH,
       ["account_export_pk", "INTEGER NOT NULL", "Export (hx.account_export_ident)."],
-      ["servers", "INTEGER NOT NULL", "Servers whose account detail lists the export."],
+      [
+        "servers",
+        "INTEGER NOT NULL",
+        "Servers asked for the account's detail that list the export (one server is asked per account and epoch).",
+      ],
       [
         "importers",
         "INTEGER NOT NULL",
@@ -173,12 +177,12 @@ export const migration = {
         [
           "servers",
           "INTEGER NOT NULL",
-          "Servers whose detail of the importing account lists or declares it.",
+          "Servers asked for the importing account's detail that list or declare it (one server is asked per account and epoch).",
         ],
         [
           "inactive_servers",
           "VARCHAR[] NOT NULL",
-          "Servers that hold the importing account and do not have the import active (it is marked invalid, or the JWT declares it and the server does not list it), sorted.",
+          "Servers asked for the importing account's detail that do not have the import active (it is marked invalid, or the JWT declares it and the server does not list it), sorted.",
         ],
         [
           "export_found",

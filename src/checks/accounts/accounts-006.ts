@@ -7,8 +7,7 @@ import type { Check } from "../check.ts";
  * account's), not to the account's total: the catalogue's gauge summed over servers would
  * fire on a busy account whose every client is far from the limit, and miss the one client
  * that is about to be refused. So the check fires on the connection with the most
- * subscriptions, and reports the account's total (ACCOUNTZ subscriptions, summed over the
- * servers, which also counts the server's internal subscriptions) as detail.
+ * subscriptions, and reports the account's total over its client connections as detail.
  */
 export const accounts006: Check = {
   code: "accounts-006",
@@ -47,14 +46,13 @@ export const accounts006: Check = {
   ],
   sql: `
 WITH limits AS (
-  SELECT a.epoch, a.account_pk, max(a.max_subscriptions) AS max_subscriptions,
-         sum(a.subscriptions) AS account_subscriptions
+  SELECT a.epoch, a.account_pk, max(a.max_subscriptions) AS max_subscriptions
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN hx.account_stats a ON a.epoch = e.epoch
   GROUP BY a.epoch, a.account_pk
   HAVING max(a.max_subscriptions) > 0
 ), worst AS (
-  SELECT l.epoch, l.account_pk, l.max_subscriptions, l.account_subscriptions,
+  SELECT l.epoch, l.account_pk, l.max_subscriptions, sum(c.subscriptions) AS account_subscriptions,
          max(c.subscriptions) AS subscriptions,
          arg_max(c.server || ' cid ' || c.cid || coalesce(' (' || nullif(c.name, '') || ')', ''), c.subscriptions) AS connection
   FROM limits l
