@@ -273,11 +273,31 @@ function gatherImports(into: Map<string, Import>, server: string, detail: Json, 
     const exporter = str(x.account);
     const subject = str(x.subject);
     if (!type || !exporter || !subject) continue;
-    const i = entry(exporter, subject, str(x.local_subject) ?? str(x.to) ?? "", type);
+    const i = declaredEntry(entry, exporter, subject, type, str(x.local_subject), str(x.to));
     i.declared ??= { name: str(x.name), token: str(x.token) || undefined, share: x.share === true };
     // Declared and not listed by the server that holds this JWT: the server refused it.
     if (!listed.has(i)) i.active.set(server, false);
   }
+}
+
+/**
+ * A JWT import named as the server names what it makes of it (2.9.10 accounts.go,
+ * updateAccountClaimsWithRefresh): a stream import's `local_subject` maps the subject, else
+ * its legacy `to` is a prefix put before it; a service import's `local_subject` is the local
+ * subject, else its legacy `to` is the exporter's subject and `subject` the local one.
+ */
+function declaredEntry(
+  entry: (exporter: string, subject: string, local: string, type: LinkType) => Import,
+  exporter: string,
+  subject: string,
+  type: LinkType,
+  local: string | undefined,
+  to: string | undefined,
+): Import {
+  if (local) return entry(exporter, subject, local, type);
+  if (!to) return entry(exporter, subject, "", type);
+  if (type === "service") return entry(exporter, to, subject, type);
+  return entry(exporter, subject, `${to.endsWith(".") ? to : `${to}.`}${subject}`, type);
 }
 
 /**

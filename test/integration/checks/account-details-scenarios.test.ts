@@ -1,0 +1,67 @@
+/**
+ * How the fold names an account's imports whichever side lists them: JWT imports in the
+ * legacy form (a stream import's `to` as a prefix, a service import's `to` as the exporter's
+ * subject) are the imports the server lists, not refused copies of them.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { catalogWith, runCheck } from "./check-harness.ts";
+import { CHECKS } from "../../../src/checks/index.ts";
+import { withDetails } from "./fixtures/account-details.ts";
+
+const accounts003 = CHECKS.find((c) => c.code === "accounts-003")!;
+
+test("legacy JWT imports (a stream prefix, a service `to`) match the imports the server lists", async () => {
+  await using fixture = await catalogWith([
+    withDetails({
+      APP: {
+        declared: [
+          { subject: "orders.>", account: "OTHER", type: "stream", to: "acme" },
+          { subject: "echo", account: "OTHER", type: "service", to: "svc.echo" },
+        ],
+        imports: [
+          {
+            subject: "orders.>",
+            account: "OTHER",
+            local_subject: "acme.orders.>",
+            type: "stream",
+            invalid: false,
+          },
+          { subject: "echo", account: "OTHER", to: "svc.echo", type: "service", invalid: false },
+        ],
+      },
+      OTHER: {
+        exports: [
+          { subject: "orders.>", type: "stream" },
+          { subject: "svc.echo", type: "service" },
+        ],
+      },
+    }),
+  ]);
+  const rows = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        "SELECT subject, local_subject, type, declared, inactive_servers, export_found FROM hx.account_imports ORDER BY type",
+      )
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(rows, [
+    {
+      subject: "svc.echo",
+      local_subject: "echo",
+      type: "service",
+      declared: true,
+      inactive_servers: [],
+      export_found: true,
+    },
+    {
+      subject: "orders.>",
+      local_subject: "acme.orders.>",
+      type: "stream",
+      declared: true,
+      inactive_servers: [],
+      export_found: true,
+    },
+  ]);
+  assert.deepEqual(await runCheck(fixture.catalog, accounts003, fixture.epochs[0]!), []);
+});
