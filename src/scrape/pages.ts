@@ -116,7 +116,9 @@ export async function fetchRemainingPages(
  * accounts would otherwise send a hundred thousand replies an epoch. The server is chosen
  * among those listing the item by a hash of its name, so that the same server is asked
  * epoch after epoch while the item stays on it, and the requests spread over the servers;
- * when its reply does not come, the next server listing the item is asked. Requests run
+ * when its reply does not come, or is an error, the next server listing the item is asked
+ * (three servers at most), and a server that let a request time out is not asked again in
+ * this scrape. Requests run
  * `details.concurrency` at a time. Returns each server's detail replies (in the order asked)
  * and what went wrong.
  */
@@ -149,6 +151,9 @@ export async function fetchDetails(
   }
   const asked = items.slice(0, details.max);
   const missing: string[] = [];
+  // Servers that let a request time out (stalled after answering the list): not asked again
+  // in this scrape, or every account assigned to one would wait out the timeout.
+  const stalled = new Set<string>();
   let next = 0;
   const worker = async () => {
     while (next < asked.length) {
@@ -156,16 +161,26 @@ export async function fetchDetails(
       const servers = holders.get(item)!;
       const start = hash(item) % servers.length;
       let got: GatheredReply | undefined;
-      for (let k = 0; k < Math.min(servers.length, 2) && !got; k++) {
+      let refused: GatheredReply | undefined;
+      let attempts = 0;
+      for (let k = 0; k < servers.length && !got && attempts < DETAIL_ATTEMPTS; k++) {
         const server = servers[(start + k) % servers.length]!;
+        if (stalled.has(server.server)) continue;
+        attempts++;
         const result = await gather(
           nc,
           `$SYS.REQ.SERVER.${server.envelope.server!.id!}.${details.directSuffix}`,
           details.body(item),
           { quietMs: 1, timeoutMs: window.timeoutMs },
         );
-        if (result.kind === "replies" && result.replies[0]) got = result.replies[0];
+        const reply = result.kind === "replies" ? result.replies[0] : undefined;
+        if (result.kind === "replies" && !reply) stalled.add(server.server);
+        // An error (the account left the server since its list): another holder may have it.
+        else if (reply?.envelope.error) refused = reply;
+        else got = reply;
       }
+      // When every server asked refused, the refusal is kept: the catalog records why.
+      got ??= refused;
       if (!got) missing.push(item);
       else pages.set(got.server, [...(pages.get(got.server) ?? []), got]);
     }
@@ -175,8 +190,16 @@ export async function fetchDetails(
     const names = missing.sort().slice(0, 5).join(", ") + (missing.length > 5 ? ", …" : "");
     errors.push(`the details of ${missing.length} of the ${details.list} did not arrive (${names})`);
   }
+  if (stalled.size > 0) {
+    errors.push(
+      `no detail came from ${[...stalled].sort().join(", ")} within scraper.timeout; not asked again`,
+    );
+  }
   return { pages, errors: errors.map((e) => `${source.name}: ${e}`) };
 }
+
+/** Servers asked for one item's detail at most. */
+const DETAIL_ATTEMPTS = 3;
 
 /** FNV-1a of a name: the same server for the same item, whatever the process. */
 function hash(text: string): number {

@@ -89,7 +89,7 @@ export const CLOSED_MAX_PAGES = 16;
 export const CLOSES_RECENT_MS = 10 * 60_000;
 
 /** Accounts asked for in detail per scrape at most. */
-export const ACCOUNT_DETAILS_MAX = 2048;
+export const ACCOUNT_DETAILS_MAX = 10_000;
 
 /** JetStream accounts per JSZ page (see the jsz source). */
 export const JSZ_PAGE_ACCOUNTS = 64;

@@ -3,16 +3,11 @@
  * account; details from several servers are read alike): what the server holds of the
  * account's JWT (limits, size), on its hx.account_stats row, and the accounts' exports and
  * imports as entities of their own (migration 0024).
- *
- * An import is named the same way whichever side lists it. nats-server lists a stream
- * import as {subject: exporter's subject, to: local subject} and a service import the other
- * way round ({subject: local subject, to: exporter's subject}); an account JWT declares both
- * as {subject: exporter's subject, local_subject (or `to`): local subject}. The local subject
- * is kept empty when it is the exporter's.
  */
 import type { FoldContext } from "../fold-context.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 import type { JszAssets } from "./jsz-assets.ts";
+import { activation, gatherExports, gatherImports, type Export, type Import } from "./account-links.ts";
 import { subjectsOverlap, subjectWithin } from "./subjects.ts";
 
 /** Each account's detail from each server that sent one: account name → server → detail. */
@@ -47,39 +42,6 @@ export function detailStats(detail: Json): Record<string, unknown> {
   };
 }
 
-type LinkType = "stream" | "service";
-
-interface Declared {
-  readonly name: string | undefined;
-  readonly token: string | undefined;
-  readonly share: boolean | undefined;
-}
-
-interface Import {
-  readonly exporter: string;
-  readonly subject: string;
-  readonly local: string;
-  readonly type: LinkType;
-  /** Servers holding the importing account, and whether the import is active there. */
-  readonly active: Map<string, boolean>;
-  declared: Declared | undefined;
-  share: boolean | undefined;
-  tracking: boolean | undefined;
-}
-
-interface Export {
-  readonly subject: string;
-  readonly type: LinkType;
-  readonly servers: Set<string>;
-  name: string | undefined;
-  tokenReq: boolean | undefined;
-  responseType: string | undefined;
-  approved: string[] | undefined;
-}
-
-const linkType = (value: unknown): LinkType | undefined =>
-  value === "stream" || value === "service" ? value : undefined;
-
 /** Folds the exports and imports of every account whose detail some server sent. */
 export function foldAccountLinks(
   ctx: FoldContext,
@@ -108,6 +70,21 @@ export function foldAccountLinks(
     }
   }
   const subscribed = streamImportInterest(replies, imports, assets);
+  // Each exporter's importers, for the exports' counts (not every import of every account
+  // for every export: a few thousand accounts have tens of thousands of imports).
+  const byExporter = new Map<string, { importer: string; link: Import }[]>();
+  for (const [importer, im] of imports) {
+    for (const link of im.values()) {
+      let list = byExporter.get(link.exporter);
+      if (!list) byExporter.set(link.exporter, (list = []));
+      list.push({ importer, link });
+    }
+  }
+  // Accounts some server lists (loaded), whether or not their detail was read.
+  const listed = new Set<string>();
+  for (const reply of repliesOf(replies, "accountz").values()) {
+    for (const name of strings(reply.data.accounts)) listed.add(name);
+  }
   for (const account of [...details.keys()].sort()) {
     const accountPk = ctx.pk("account", { name: account }, `account ${account}`);
     for (const [, e] of [...exports.get(account)!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -119,17 +96,13 @@ export function foldAccountLinks(
         { name: e.name, token_req: e.tokenReq, response_type: e.responseType, approved_accounts: e.approved },
         what,
       );
-      let importers = 0;
-      for (const [importer, theirs] of imports) {
-        if (importer === account) continue;
-        for (const i of theirs.values()) {
-          if (i.exporter === account && i.type === e.type && subjectsOverlap(i.subject, e.subject)) {
-            importers++;
-            break;
-          }
+      const importers = new Set<string>();
+      for (const { importer, link } of byExporter.get(account) ?? []) {
+        if (importer !== account && link.type === e.type && subjectsOverlap(link.subject, e.subject)) {
+          importers.add(importer);
         }
       }
-      ctx.stats("account_export", pk, { servers: e.servers.size, importers }, what);
+      ctx.stats("account_export", pk, { servers: e.servers.size, importers: importers.size }, what);
     }
     for (const [key, i] of [...imports.get(account)!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const what = `import ${i.subject} of account ${account} from ${i.exporter}`;
@@ -166,6 +139,9 @@ export function foldAccountLinks(
         what,
       );
       const theirs = exports.get(i.exporter);
+      const covering = [...(theirs?.values() ?? [])].filter(
+        (e) => e.type === i.type && subjectWithin(i.subject, e.subject),
+      );
       ctx.stats(
         "account_import",
         pk,
@@ -175,151 +151,15 @@ export function foldAccountLinks(
             .filter(([, on]) => !on)
             .map(([s]) => s)
             .sort(),
-          export_found:
-            theirs === undefined
-              ? undefined
-              : [...theirs.values()].some((e) => e.type === i.type && subjectWithin(i.subject, e.subject)),
+          exporter_known: listed.has(i.exporter) || details.has(i.exporter),
+          export_found: theirs === undefined ? undefined : covering.length > 0,
+          // A public export among them needs no token.
+          export_token_req: covering.length > 0 ? covering.every((e) => e.tokenReq === true) : undefined,
           subscribers: i.type === "stream" ? (subscribed.get(`${account}\u0000${key}`) ?? 0) : undefined,
         },
         what,
       );
     }
-  }
-}
-
-function gatherExports(into: Map<string, Export>, server: string, detail: Json, claims: Json): void {
-  const entry = (subject: string, type: LinkType): Export => {
-    const key = `${type}\u0000${subject}`;
-    let e = into.get(key);
-    if (!e) {
-      into.set(
-        key,
-        (e = {
-          subject,
-          type,
-          servers: new Set(),
-          name: undefined,
-          tokenReq: undefined,
-          responseType: undefined,
-          approved: undefined,
-        }),
-      );
-    }
-    return e;
-  };
-  for (const x of arr(detail.exports).map(obj)) {
-    const subject = str(x.subject);
-    const type = linkType(x.type);
-    if (!subject || !type) continue;
-    const e = entry(subject, type);
-    e.servers.add(server);
-    e.tokenReq ??= typeof x.token_req === "boolean" ? x.token_req : undefined;
-    e.responseType ??= str(x.response_type);
-    const approved = strings(x.approved_accounts);
-    if (approved.length > 0) e.approved ??= approved.sort();
-  }
-  for (const x of arr(claims.exports).map(obj)) {
-    const subject = str(x.subject);
-    const type = linkType(x.type);
-    if (!subject || !type) continue;
-    const e = entry(subject, type);
-    e.name ??= str(x.name);
-    e.tokenReq ??= x.token_req === true;
-    e.responseType ??= str(x.response_type);
-  }
-}
-
-function gatherImports(into: Map<string, Import>, server: string, detail: Json, claims: Json): void {
-  const entry = (exporter: string, subject: string, local: string, type: LinkType): Import => {
-    const normalLocal = local === subject ? "" : local;
-    const key = `${exporter}\u0000${subject}\u0000${normalLocal}\u0000${type}`;
-    let i = into.get(key);
-    if (!i) {
-      into.set(
-        key,
-        (i = {
-          exporter,
-          subject,
-          local: normalLocal,
-          type,
-          active: new Map(),
-          declared: undefined,
-          share: undefined,
-          tracking: undefined,
-        }),
-      );
-    }
-    return i;
-  };
-  const listed = new Set<Import>();
-  for (const x of arr(detail.imports).map(obj)) {
-    const type = linkType(x.type);
-    const exporter = str(x.account);
-    const subject = str(x.subject);
-    if (!type || !exporter || !subject) continue;
-    const to = str(x.to) ?? str(x.local_subject) ?? "";
-    // A service import names its local subject first (see the comment at the top).
-    const i =
-      type === "service" && to ? entry(exporter, to, subject, type) : entry(exporter, subject, to, type);
-    listed.add(i);
-    i.active.set(server, (i.active.get(server) ?? true) && x.invalid !== true);
-    if (type === "service") {
-      i.share ??= typeof x.share === "boolean" ? x.share : undefined;
-      i.tracking ??= typeof x.tracking === "boolean" ? x.tracking : undefined;
-    }
-  }
-  for (const x of arr(claims.imports).map(obj)) {
-    const type = linkType(x.type);
-    const exporter = str(x.account);
-    const subject = str(x.subject);
-    if (!type || !exporter || !subject) continue;
-    const i = declaredEntry(entry, exporter, subject, type, str(x.local_subject), str(x.to));
-    i.declared ??= { name: str(x.name), token: str(x.token) || undefined, share: x.share === true };
-    // Declared and not listed by the server that holds this JWT: the server refused it.
-    if (!listed.has(i)) i.active.set(server, false);
-  }
-}
-
-/**
- * A JWT import named as the server names what it makes of it (2.9.10 accounts.go,
- * updateAccountClaimsWithRefresh): a stream import's `local_subject` maps the subject, else
- * its legacy `to` is a prefix put before it; a service import's `local_subject` is the local
- * subject, else its legacy `to` is the exporter's subject and `subject` the local one.
- */
-function declaredEntry(
-  entry: (exporter: string, subject: string, local: string, type: LinkType) => Import,
-  exporter: string,
-  subject: string,
-  type: LinkType,
-  local: string | undefined,
-  to: string | undefined,
-): Import {
-  if (local) return entry(exporter, subject, local, type);
-  if (!to) return entry(exporter, subject, "", type);
-  if (type === "service") return entry(exporter, to, subject, type);
-  return entry(exporter, subject, `${to.endsWith(".") ? to : `${to}.`}${subject}`, type);
-}
-
-/**
- * An activation token's signer and expiry (RFC 3339, as the fold writes a TIMESTAMPTZ), read
- * from its claims (it is not verified here).
- */
-function activation(
-  token: string,
-):
-  { issuer: string | undefined; issuerAccount: string | undefined; expires: string | undefined } | undefined {
-  const part = token.split(".")[1];
-  if (!part) return undefined;
-  try {
-    const claims = obj(JSON.parse(Buffer.from(part, "base64url").toString("utf8")));
-    const exp = claims.exp;
-    return {
-      issuer: str(claims.iss),
-      issuerAccount: str(obj(claims.nats).issuer_account) ?? str(claims.issuer_account),
-      expires: typeof exp === "number" && exp > 0 ? new Date(exp * 1000).toISOString() : undefined,
-    };
-  } catch {
-    return undefined;
   }
 }
 

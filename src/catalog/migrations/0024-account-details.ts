@@ -185,9 +185,19 @@ export const migration = {
           "Servers asked for the importing account's detail that do not have the import active (it is marked invalid, or the JWT declares it and the server does not list it), sorted.",
         ],
         [
+          "exporter_known",
+          "BOOLEAN NOT NULL",
+          "Whether some server lists the exporting account (has it loaded), its detail read or not.",
+        ],
+        [
           "export_found",
           "BOOLEAN",
           "Whether this epoch's details show an export of the exporting account, of the same type, whose subject covers the import's; NULL when no detail of the exporter was read.",
+        ],
+        [
+          "export_token_req",
+          "BOOLEAN",
+          "Whether the exports covering the import all need an activation token (none of them is public); NULL when none covers it or the exporter's detail was not read.",
         ],
         [
           "subscribers",

@@ -4,7 +4,8 @@ import type { Check } from "../check.ts";
  * The limit is the account JWT's `limits.conn` (hx.account_stats.max_connections, the
  * highest any server holds). nats-server counts an account's clients on every server against
  * it (its own plus those the other servers report: 2.9.10 accounts.go,
- * MaxTotalConnectionsReached), so the client connections are summed over the servers; the
+ * MaxTotalConnectionsReached, which counts its leafnode connections too), so the account's
+ * client and leafnode connections (STATZ total_conns) are summed over the servers; the
  * catalogue's worst single server is the detail's worst_server.
  */
 export const accounts001: Check = {
@@ -27,7 +28,11 @@ export const accounts001: Check = {
     },
   ],
   detailColumns: [
-    { name: "connections", type: "BIGINT", description: "Client connections of the account, all servers." },
+    {
+      name: "connections",
+      type: "BIGINT",
+      description: "Client and leafnode connections of the account, all servers.",
+    },
     { name: "max_connections", type: "BIGINT", description: "The account JWT's connection limit." },
     { name: "used_pct", type: "DOUBLE", description: "connections as a percentage of max_connections." },
     {
@@ -38,13 +43,14 @@ export const accounts001: Check = {
     {
       name: "worst_server_connections",
       type: "BIGINT",
-      description: "The account's client connections on worst_server.",
+      description: "The account's client and leafnode connections on worst_server.",
     },
   ],
   sql: `
 WITH per_account AS (
-  SELECT a.epoch, a.account_pk, sum(a.conns) AS connections, max(a.max_connections) AS max_connections,
-         arg_max(sv.name, a.conns) AS worst_server, max(a.conns) AS worst_server_connections
+  SELECT a.epoch, a.account_pk, sum(coalesce(a.total_conns, a.conns)) AS connections, max(a.max_connections) AS max_connections,
+         arg_max(sv.name, coalesce(a.total_conns, a.conns)) AS worst_server,
+         max(coalesce(a.total_conns, a.conns)) AS worst_server_connections
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN hx.account_stats a ON a.epoch = e.epoch
   JOIN hx.server_ident sv ON sv.server_pk = a.server_pk

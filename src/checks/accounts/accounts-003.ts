@@ -5,10 +5,11 @@ import type { Check } from "../check.ts";
  * 2.9.10 leaves an import it refuses out of the account's import list (the JWT still
  * declares it) and marks one it held and then lost (its activation token expired) invalid;
  * the fold records both as inactive_servers. The cause is read from what the fold kept, in
- * this order: the exporter is not known to any server, it has no export covering the
- * subject, the import has no activation token, the token has expired, the token is signed
- * by a key the exporter's JWT no longer lists; else the server refused it for another
- * reason (a token for another subject or account). An importing account whose JWT fails
+ * this order: no server has the exporting account, it has no export covering the subject,
+ * the import has no activation token and every export covering it needs one, the token has
+ * expired, the token is signed by a key the exporter's JWT no longer lists; else the server
+ * refused it for another reason (a duplicate import, a token for another subject or
+ * account). An importing account whose JWT fails
  * validation altogether is never loaded and has no detail: server-016 covers it.
  */
 export const accounts003: Check = {
@@ -49,9 +50,9 @@ export const accounts003: Check = {
 SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.account) AS entity_name,
        m.type || ' ' || m.subject || ' from ' || m.exporter || coalesce(' to ' || nullif(m.local_subject, ''), '') AS entity_key,
        NULL::VARCHAR AS server, 'critical' AS severity, m.exporter, m.subject, m.type,
-       CASE WHEN m.export_found IS NULL THEN 'exporter missing'
+       CASE WHEN NOT m.exporter_known THEN 'exporter missing'
             WHEN NOT m.export_found THEN 'no matching export'
-            WHEN m.declared AND NOT m.token THEN 'no activation token'
+            WHEN m.declared AND NOT m.token AND m.export_token_req THEN 'no activation token'
             WHEN m.token_expires <= m.epoch THEN 'expired token'
             WHEN NOT m.token_signer_known THEN 'token signed by a rotated key'
             ELSE 'refused by the server' END AS cause,

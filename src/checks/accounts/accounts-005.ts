@@ -6,13 +6,14 @@ import type { Check } from "../check.ts";
  * stream subject (JSZ) of the account overlaps its local subject, as the fold counts them.
  * The fold's index is per account, so the catalogue's cost note (an anti-join of every
  * import with every subscription) does not arise here. Service imports are left out: their
- * subscribers are in the exporting account.
+ * subscribers are in the exporting account. Subscribers on the far side of a leafnode
+ * connection bound to the account are not in CONNZ and are not counted.
  */
 export const accounts005: Check = {
   code: "accounts-005",
   name: "No Subscription Interest",
   description:
-    "The account imports a stream, and no client of the account subscribes to its subject and no stream of the account captures it. The servers forward the exporter's messages into the account for nothing; or the subscribers use another subject than the import maps to (a local subject or prefix they do not know of).",
+    "The account imports a stream, and no client of the account subscribes to its subject and no stream of the account captures it. The servers forward the exporter's messages into the account for nothing; or the subscribers use another subject than the import maps to (a local subject or prefix they do not know of). Subscribers behind a leafnode connection of the account are not seen: check the leafnode's side before removing the import.",
   remediation:
     "See the import's local subject (`nsc describe account <account>`) and the account's subscriptions (`nats server report connections --account <account> --subscriptions`). Remove an import nobody uses (`nsc delete import --account <account> --subject <subject>`, then `nsc push`), or point the subscribers (or a stream's subjects) at the import's local subject.",
   scope: "account (import)",

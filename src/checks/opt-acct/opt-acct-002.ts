@@ -30,7 +30,11 @@ export const optAcct002: Check = {
       type: "INTEGER",
       description: "Size of the account JWT, bytes (the largest a server holds).",
     },
-    { name: "servers", type: "VARCHAR[]", description: "Servers holding a JWT that large, sorted." },
+    {
+      name: "servers",
+      type: "VARCHAR[]",
+      description: "Server the account's detail was read from, which holds that JWT (one per epoch).",
+    },
   ],
   sql: `
 WITH latest AS (

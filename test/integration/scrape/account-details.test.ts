@@ -1,7 +1,7 @@
 /**
  * ACCOUNTZ's accounts in detail, against a real 3-node cluster (2.9.10): each account is asked
  * of one server that lists it, the same one scrape after scrape, and of the next one when the
- * first does not answer.
+ * first does not answer; a server that lets a request time out is not asked again.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -69,6 +69,51 @@ test("each account is detailed once, by the same server each scrape, and by anot
       "accountz: the details of 1 of the accounts did not arrive (ONLY_GHOST)",
     ]);
   } finally {
+    await sys.close();
+  }
+});
+
+test("a server that stalls after its list is asked a handful of times, not once per account", async () => {
+  await using cluster = await startTestCluster({ size: 2 });
+  const sys = await connect({ servers: cluster.nodes[0]!.url, user: SYS_USER.user, pass: SYS_USER.password });
+  // A responder that never answers stands for a server frozen after it sent its list.
+  let asked = 0;
+  const frozen = sys.subscribe("$SYS.REQ.SERVER.NFROZEN.ACCOUNTZ", {
+    callback: () => {
+      asked++;
+    },
+  });
+  try {
+    await sys.flush();
+    const lists = await gather(sys, accountz.subject, accountz.body, WINDOW);
+    const real = lists.kind === "replies" ? lists.replies[0]! : undefined;
+    assert.ok(real);
+    // 256 accounts the real server does not have (it answers each with an error) and the
+    // frozen one lists too.
+    const accounts = Array.from({ length: 256 }, (_, i) => `GONE${i}`);
+    const list = (name: string, id: string): GatheredReply => ({
+      ...real,
+      server: name,
+      envelope: { server: { name, id }, data: { accounts } } as GatheredReply["envelope"],
+    });
+    const result = await fetchDetails(
+      sys,
+      accountz,
+      [list(real.server, real.envelope.server!.id!), list("frozen", "NFROZEN")],
+      {
+        timeoutMs: 500,
+      },
+    );
+    assert.ok(asked <= accountz.details!.concurrency, `the frozen server was asked ${asked} times`);
+    assert.deepEqual(result.errors, [
+      "accountz: no detail came from frozen within scraper.timeout; not asked again",
+    ]);
+    // Every account's refusal by the real server is kept, for the catalog to record.
+    const kept = [...result.pages.values()].flat();
+    assert.equal(kept.length, 256);
+    assert.ok(kept.every((r) => r.server === real.server && r.envelope.error !== undefined));
+  } finally {
+    frozen.unsubscribe();
     await sys.close();
   }
 });
