@@ -4,10 +4,11 @@
  * them).
  *
  * An import is named the same way whichever side lists it. nats-server lists a stream
- * import as {subject: exporter's subject, local_subject: local subject} and a service import
- * the other way round ({subject: local subject, to: exporter's subject}); an account JWT
- * declares both as {subject: exporter's subject, local_subject: local subject}, or in the
- * legacy form (declaredEntry). The local subject is kept empty when it is the exporter's, and
+ * import as {subject: exporter's subject, local_subject: local subject}; a service import as
+ * {subject: exporter's subject, to and local_subject: local subject} from 2.9.17, and the
+ * other way round before ({subject: local subject, to: exporter's subject}, no local_subject);
+ * an account JWT declares both as {subject: exporter's subject, local_subject: local subject},
+ * or in the legacy form (declaredEntry). The local subject is kept empty when it is the exporter's, and
  * its `$N` references are wildcards, as the server stores them.
  */
 import { arr, obj, str, strings, type Json } from "../replies.ts";
@@ -115,10 +116,14 @@ export function gatherImports(into: Map<string, Import>, server: string, detail:
     const exporter = str(x.account);
     const subject = str(x.subject);
     if (!type || !exporter || !subject) continue;
-    const to = str(x.to) ?? str(x.local_subject) ?? "";
-    // A service import names its local subject first (see the comment at the top).
+    const local = str(x.local_subject);
+    const to = str(x.to);
+    // A service import without local_subject is the 2.9.10–2.9.16 listing, local subject
+    // first (see the comment at the top); 2.9.17 lists it as a JWT declares it.
     const i =
-      type === "service" && to ? entry(exporter, to, subject, type) : entry(exporter, subject, to, type);
+      type === "service" && local === undefined && to
+        ? entry(exporter, to, subject, type)
+        : entry(exporter, subject, local ?? to ?? "", type);
     listed.add(i);
     i.active.set(server, (i.active.get(server) ?? true) && x.invalid !== true);
     if (type === "service") {

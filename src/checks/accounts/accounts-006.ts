@@ -40,8 +40,7 @@ export const accounts006: Check = {
     {
       name: "account_subscriptions",
       type: "BIGINT",
-      description:
-        "The account's subscriptions over all servers (ACCOUNTZ; with the server's internal ones).",
+      description: "Subscriptions of all the account's client connections, all servers (CONNZ).",
     },
   ],
   sql: `

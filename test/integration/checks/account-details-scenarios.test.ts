@@ -1,7 +1,9 @@
 /**
  * How the fold names an account's imports whichever side lists them: JWT imports in the
  * legacy form (a stream import's `to` as a prefix, a service import's `to` as the exporter's
- * subject) are the imports the server lists, not refused copies of them.
+ * subject) are the imports the server lists, not refused copies of them; and a service
+ * import as 2.9.17 and later list it (exporter's subject first) is the one 2.9.10 lists the
+ * other way round.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -64,4 +66,47 @@ test("legacy JWT imports (a stream prefix, a service `to`) match the imports the
     },
   ]);
   assert.deepEqual(await runCheck(fixture.catalog, accounts003, fixture.epochs[0]!), []);
+});
+
+test("a mapped service import as 2.9.17+ lists it is the import its JWT declares", async () => {
+  await using fixture = await catalogWith([
+    withDetails({
+      APP: {
+        declared: [{ subject: "svc.>", account: "OTHER", type: "service", local_subject: "local.>" }],
+        imports: [
+          {
+            subject: "svc.>",
+            account: "OTHER",
+            to: "local.>",
+            local_subject: "local.>",
+            type: "service",
+            invalid: false,
+          },
+        ],
+      },
+      OTHER: { exports: [{ subject: "svc.>", type: "service" }] },
+    }),
+  ]);
+  const rows = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        "SELECT account, subject, local_subject, declared, inactive_servers, export_found FROM hx.account_imports ORDER BY account",
+      )
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(rows, [
+    {
+      account: "APP",
+      subject: "svc.>",
+      local_subject: "local.>",
+      declared: true,
+      inactive_servers: [],
+      export_found: true,
+    },
+  ]);
+  assert.deepEqual(await runCheck(fixture.catalog, accounts003, fixture.epochs[0]!), []);
+  const exports = await fixture.catalog.withReader(async (con) =>
+    (await con.runAndReadAll("SELECT account, subject, importers FROM hx.account_exports")).getRowObjectsJS(),
+  );
+  assert.deepEqual(exports, [{ account: "OTHER", subject: "svc.>", importers: 1 }]);
 });
