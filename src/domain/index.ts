@@ -28,3 +28,4 @@ export {
   isOldStyleCode,
 } from "./findings.ts";
 export type { Finding, FiringFinding, Transition } from "./findings.ts";
+export { versionAtLeast } from "./versions.ts";

@@ -6,6 +6,7 @@
  */
 import type { FoldContext } from "../fold-context.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
+import { versionAtLeast } from "../../domain/index.ts";
 import type { JszAssets } from "./jsz-assets.ts";
 import { activation, gatherExports, gatherImports, type Export, type Import } from "./account-links.ts";
 import { subjectsOverlap, subjectWithin } from "./subjects.ts";
@@ -27,12 +28,22 @@ export function gatherAccountDetails(replies: EpochReplies): AccountDetails {
   return details;
 }
 
-/** The account_stats columns one server's detail of an account fills. */
-export function detailStats(detail: Json): Record<string, unknown> {
+/**
+ * The account_stats columns one server's detail of an account fills. A server before 2.14.0
+ * keeps the JWT's limits as 32-bit integers (accounts.go updateAccountClaimsWithRefresh:
+ * int32(ac.Limits.Conn)), so a limit past 2^31−1 wraps there, and the wrapped value is the one
+ * it enforces; 2.14.0 clamps it instead.
+ */
+export function detailStats(detail: Json, version: string | undefined): Record<string, unknown> {
   const jwt = str(detail.jwt);
   const limits = obj(obj(obj(detail.decoded_jwt).nats).limits);
+  const wraps = version === undefined || !versionAtLeast(version, "2.14.0");
   // A JWT limit of -1 is "unlimited"; a configured account has no JWT and no such limits.
-  const limit = (value: unknown) => (jwt && typeof value === "number" && value >= 0 ? value : undefined);
+  const limit = (value: unknown) => {
+    if (!jwt || typeof value !== "number" || !Number.isInteger(value)) return undefined;
+    const held = wraps ? value | 0 : Math.min(value, 2 ** 31 - 1);
+    return held >= 0 ? held : undefined;
+  };
   return {
     subscriptions: detail.subscriptions,
     max_connections: limit(limits.conn),

@@ -72,8 +72,9 @@ export function gatherExports(into: Map<string, Export>, server: string, detail:
     if (!subject || !type) continue;
     const e = entry(subject, type);
     e.servers.add(server);
-    e.tokenReq ??= typeof x.token_req === "boolean" ? x.token_req : undefined;
-    e.responseType ??= str(x.response_type);
+    // token_req is left out when false.
+    e.tokenReq ??= x.token_req === true;
+    e.responseType ??= responseType(x.response_type);
     const approved = strings(x.approved_accounts);
     if (approved.length > 0) e.approved ??= approved.sort();
   }
@@ -84,8 +85,14 @@ export function gatherExports(into: Map<string, Export>, server: string, detail:
     const e = entry(subject, type);
     e.name ??= str(x.name);
     e.tokenReq ??= x.token_req === true;
-    e.responseType ??= str(x.response_type);
+    e.responseType ??= responseType(x.response_type);
   }
+}
+
+/** The server lists a streamed service response as "Streamed", a JWT as "Stream". */
+function responseType(value: unknown): string | undefined {
+  const text = str(value);
+  return text === "Streamed" ? "Stream" : text;
 }
 
 export function gatherImports(into: Map<string, Import>, server: string, detail: Json, claims: Json): void {

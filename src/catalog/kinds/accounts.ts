@@ -85,7 +85,8 @@ export function foldAccounts(
     const byServer = new Map<string, Record<string, unknown>>();
     for (const [server, entry] of statz.get(name) ?? []) byServer.set(server, statzStats(entry));
     for (const [server, detail] of details.get(name) ?? []) {
-      byServer.set(server, { ...byServer.get(server), ...detailStats(detail) });
+      const version = str(repliesOf(replies, "accountz").get(server)?.info.ver);
+      byServer.set(server, { ...byServer.get(server), ...detailStats(detail, version) });
     }
     for (const report of reports) {
       byServer.set(report.server, { ...byServer.get(report.server), ...jetStreamStats(report) });

@@ -9,7 +9,10 @@ import type { Check } from "../check.ts";
  * evicted and loaded the account again) counts what it holds now. A message that crosses a
  * gateway is counted on both servers, in the gateway bytes and in the totals alike, so the
  * share is the share of the account's traffic that crosses clusters. The system account's
- * own traffic (events, requests between servers) is left out.
+ * own traffic (events, requests between servers) is left out. From 2.11.5 `received` also
+ * counts what arrives over routes, twice for an account with a route of its own (a pinned
+ * account route: read loop and route both count it, up to 2.14.5 at least): for such an
+ * account the total is too large and the gateway share comes out low.
  */
 export const optPlace003: Check = {
   code: "opt-place-003",

@@ -110,3 +110,28 @@ test("a mapped service import as 2.9.17+ lists it is the import its JWT declares
   );
   assert.deepEqual(exports, [{ account: "OTHER", subject: "svc.>", importers: 1 }]);
 });
+
+test("exports read alike from the server and the JWT; a JWT limit past 2^31−1 as a 2.9.10 server holds it", async () => {
+  await using fixture = await catalogWith([
+    withDetails({
+      // The server lists a streamed service response as "Streamed" and leaves out a false
+      // token_req; 2^32 + 5 wraps to 5 in the int32 a 2.9.10 server keeps the limit in.
+      APP: { limits: { conn: 2 ** 32 + 5 } },
+      OTHER: { exports: [{ subject: "svc.>", type: "service", response_type: "Streamed" }] },
+    }),
+  ]);
+  const [exported] = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll("SELECT subject, token_req, response_type FROM hx.account_exports")
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(exported, { subject: "svc.>", token_req: false, response_type: "Stream" });
+  const limits = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        "SELECT DISTINCT max_connections FROM hx.accounts WHERE account = 'APP' AND max_connections IS NOT NULL",
+      )
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(limits, [{ max_connections: 5n }]);
+});
