@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { IMPORT_ENTITY, IMPORT_ROWS, IMPORT_SOURCE_COLUMNS } from "./import-sql.ts";
 
 /**
  * An import some server holding the importing account does not have active: nats-server
@@ -26,12 +27,7 @@ export const accounts003: Check = {
   optimization: false,
   params: [],
   detailColumns: [
-    {
-      name: "exporter",
-      type: "VARCHAR",
-      description: "Exporting account (its public key in operator mode).",
-    },
-    { name: "subject", type: "VARCHAR", description: "Subject imported, as the exporter names it." },
+    ...IMPORT_SOURCE_COLUMNS,
     { name: "type", type: "VARCHAR", description: "stream or service." },
     {
       name: "cause",
@@ -47,8 +43,7 @@ export const accounts003: Check = {
     { name: "servers", type: "VARCHAR[]", description: "Servers without the import active, sorted." },
   ],
   sql: `
-SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.account) AS entity_name,
-       m.type || ' ' || m.subject || ' from ' || m.exporter || coalesce(' to ' || nullif(m.local_subject, ''), '') AS entity_key,
+SELECT ${IMPORT_ENTITY},
        NULL::VARCHAR AS server, 'critical' AS severity, m.exporter, m.subject, m.type,
        CASE WHEN NOT m.exporter_known THEN 'exporter missing'
             WHEN NOT m.export_found THEN 'no matching export'
@@ -57,8 +52,6 @@ SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.ac
             WHEN NOT m.token_signer_known THEN 'token signed by a rotated key'
             ELSE 'refused by the server' END AS cause,
        m.token_expires, CAST(m.inactive_servers AS VARCHAR[]) AS servers
-FROM checks.epochs_in(ep_from, ep_to) e
-JOIN hx.account_imports m ON m.epoch = e.epoch
-ASOF LEFT JOIN hx.account_opts o ON o.account_pk = m.account_pk AND m.epoch >= o.epoch
+${IMPORT_ROWS}
 WHERE len(m.inactive_servers) > 0`,
 };

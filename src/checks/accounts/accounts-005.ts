@@ -1,4 +1,5 @@
 import type { Check } from "../check.ts";
+import { IMPORT_ENTITY, IMPORT_ROWS, IMPORT_SOURCE_COLUMNS } from "./import-sql.ts";
 
 /**
  * An active stream import (no server holding the importing account has it inactive) that
@@ -23,12 +24,7 @@ export const accounts005: Check = {
   optimization: false,
   params: [],
   detailColumns: [
-    {
-      name: "exporter",
-      type: "VARCHAR",
-      description: "Exporting account (its public key in operator mode).",
-    },
-    { name: "subject", type: "VARCHAR", description: "Subject imported, as the exporter names it." },
+    ...IMPORT_SOURCE_COLUMNS,
     {
       name: "local_subject",
       type: "VARCHAR",
@@ -36,12 +32,9 @@ export const accounts005: Check = {
     },
   ],
   sql: `
-SELECT m.epoch, m.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), m.account) AS entity_name,
-       m.type || ' ' || m.subject || ' from ' || m.exporter || coalesce(' to ' || nullif(m.local_subject, ''), '') AS entity_key,
+SELECT ${IMPORT_ENTITY},
        NULL::VARCHAR AS server, 'info' AS severity, m.exporter, m.subject,
        coalesce(nullif(m.local_subject, ''), m.subject) AS local_subject
-FROM checks.epochs_in(ep_from, ep_to) e
-JOIN hx.account_imports m ON m.epoch = e.epoch
-ASOF LEFT JOIN hx.account_opts o ON o.account_pk = m.account_pk AND m.epoch >= o.epoch
+${IMPORT_ROWS}
 WHERE m.type = 'stream' AND len(m.inactive_servers) = 0 AND m.servers > 0 AND m.subscribers = 0`,
 };
