@@ -29,6 +29,11 @@ export interface EpochInput {
   readonly markerSeq: number;
   readonly marker: CommitMarker;
   readonly replies: readonly ScrapeReply[];
+  /**
+   * db.retention in ms (0 or absent: everything is kept), and the wall-clock time retention
+   * measures from (default now): closes older than retention keeps are not recorded.
+   */
+  readonly retention?: { readonly retentionMs: number; readonly nowMs?: number };
 }
 
 /**
@@ -74,7 +79,10 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       await con.run("ROLLBACK");
       return { status: "skipped", reason: "already-folded" };
     }
-    const closes = await closeHistory(con, epoch);
+    const closes = await closeHistory(con, epoch, {
+      retentionMs: input.retention?.retentionMs ?? 0,
+      nowMs: input.retention?.nowMs ?? Date.now(),
+    });
     const building = performance.now();
     const ctx = new FoldContext(writer.tables, writer.keys, epoch);
     const replies = groupReplies(input.replies);

@@ -56,7 +56,12 @@ export async function handleCommit(
         ...(part.page ? { page: part.page } : {}),
         body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
       }));
-      result = await foldEpoch(catalog, { markerSeq: seq, marker, replies });
+      result = await foldEpoch(catalog, {
+        markerSeq: seq,
+        marker,
+        replies,
+        retention: { retentionMs: ctx.system.db.retentionMs },
+      });
     } finally {
       clearInterval(keepAlive);
     }

@@ -25,6 +25,11 @@ const TABLE = "connection_closes";
 export const CLOSE_HORIZON_MS = 5 * 60_000;
 /** The longest horizon: closes from a longer gap than a day are not news. */
 export const MAX_CLOSE_HORIZON_MS = 24 * 3_600_000;
+/**
+ * Kept between the horizon and db.retention's cutoff (at most half the retention): an
+ * epoch's time is its scrape's start, seconds before the servers' `now` and the closes it lists.
+ */
+const RETENTION_MARGIN_MS = 60_000;
 
 /** What the close fold needs to know of earlier epochs. */
 export interface CloseHistory {
@@ -37,17 +42,32 @@ export interface CloseHistory {
 /**
  * The horizon of this epoch (from the time since the previous epoch folded) and the closes
  * recorded within it and an hour's margin for scrape timing: a small, recent slice of the table.
+ *
+ * With db.retention on (`retentionMs` > 0), the horizon also ends before retention's cutoff
+ * (`nowMs` - retention, and a margin): retention deletes the epochs that recorded older
+ * closes, so a close from before it, listed again after a gap longer than the retention,
+ * could not be told from news and would be recorded twice. A close that old is past what
+ * the catalog keeps anyway.
  */
 export async function closeHistory(
   con: DuckDBConnection,
   epoch: DuckDBTimestampTZValue,
+  retention: { readonly retentionMs: number; readonly nowMs: number } = { retentionMs: 0, nowMs: 0 },
 ): Promise<CloseHistory> {
   const previous = await con.runAndReadAll(
     "SELECT epoch_ms($1::TIMESTAMPTZ) - epoch_ms(max(epoch)) FROM hx.epochs WHERE epoch < $1::TIMESTAMPTZ",
     [epoch],
   );
   const gapMs = Number(previous.getRowsJS()[0]?.[0] ?? 0);
-  const horizonMs = Math.min(MAX_CLOSE_HORIZON_MS, Math.max(CLOSE_HORIZON_MS, gapMs + 60_000));
+  let horizonMs = Math.min(MAX_CLOSE_HORIZON_MS, Math.max(CLOSE_HORIZON_MS, gapMs + 60_000));
+  if (retention.retentionMs > 0) {
+    // Measured back from the epoch, as the horizon is; an epoch folded late (a backlog) has
+    // less of the retention left.
+    const epochMs = Number(epoch.micros / 1000n);
+    const margin = Math.min(RETENTION_MARGIN_MS, retention.retentionMs / 2);
+    const keptMs = retention.retentionMs - Math.max(0, retention.nowMs - epochMs) - margin;
+    horizonMs = Math.max(0, Math.min(horizonMs, keptMs));
+  }
   const reader = await con.runAndReadAll(
     `SELECT DISTINCT connection_pk FROM hx.${TABLE}
      WHERE epoch >= $1::TIMESTAMPTZ - to_milliseconds(${horizonMs + 3_600_000})`,

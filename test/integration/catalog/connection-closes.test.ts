@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { foldEpoch, type ScrapeReply } from "../../../src/catalog/index.ts";
+import { applyRetention, foldEpoch, type ScrapeReply } from "../../../src/catalog/index.ts";
 import { catalogWith } from "../checks/check-harness.ts";
 import { labReplies, marker, sourceReplies } from "./lab-epoch.ts";
 
@@ -85,4 +85,48 @@ test("a server two hours ahead lists a close again after a 66-minute gap: it is 
 
 test("a close older than the horizon when first listed is not news", async () => {
   assert.deepEqual(await recorded([[T0, withClosed(T0, [{ cid: 10, stopMs: T0 - 6 * MINUTE }])]]), []);
+});
+
+/**
+ * db.retention shorter than the horizon: retention deletes the epoch that recorded a close
+ * while the server still lists it and the five-minute horizon still reaches it. It must not
+ * be recorded a second time; a close within the retention still is.
+ */
+test("a close whose record retention deleted is not recorded again", async () => {
+  const retentionMs = 3 * MINUTE;
+  const t0 = Date.now() - 10 * MINUTE;
+  const first = { cid: 11, stopMs: t0 - 1_000 };
+  const later = { cid: 12, stopMs: t0 + 3 * MINUTE + 30_000 };
+  await using fixture = await catalogWith([]);
+  const recorded: string[] = [];
+  // An epoch a minute, the server listing its closes each time; before each fold retention
+  // runs as the node runs it (everything before the fold's time - retention goes).
+  for (let m = 0; m <= 5; m++) {
+    const at = t0 + m * MINUTE;
+    await applyRetention(fixture.catalog, new Date(at - retentionMs));
+    const replies = withClosed(
+      at,
+      [first, later].filter((c) => c.stopMs <= at),
+    );
+    const epoch = new Date(at).toISOString();
+    const result = await foldEpoch(fixture.catalog, {
+      markerSeq: m + 1,
+      marker: marker(epoch, replies),
+      replies,
+      retention: { retentionMs, nowMs: at },
+    });
+    assert.equal(result.status, "folded");
+    const rows = await fixture.catalog.withReader(async (con) =>
+      (
+        await con.runAndReadAll(
+          `SELECT i.cid FROM hx.connection_closes c JOIN hx.connection_ident i USING (connection_pk)
+            WHERE c.epoch = $1::TIMESTAMPTZ ORDER BY i.cid`,
+          [epoch],
+        )
+      ).getRowsJS(),
+    );
+    recorded.push(...rows.map(([cid]) => `minute ${m}: cid ${Number(cid)}`));
+  }
+  // cid 11's record (minute 0) is deleted at minute 4, when the horizon still reaches it.
+  assert.deepEqual(recorded, ["minute 0: cid 11", "minute 4: cid 12"]);
 });
