@@ -4,9 +4,9 @@ export const optSys006: Check = {
   code: "opt-sys-006",
   name: "Leaf Compression Disabled",
   description:
-    "A leafnode connection runs without compression (LEAFZ `compression` is `off`). Leafnodes usually cross WANs, edge links or metered networks, where S2 compression cuts the bytes sent, often several times for JSON or text payloads, for little CPU.",
+    "A leafnode connection runs without compression (LEAFZ `compression` is `off`). Leafnodes usually cross WANs, edge links or metered networks, where S2 compression cuts the bytes sent, often several times for JSON or text payloads, for little CPU. A leafnode over websocket with websocket compression on also reports `off`: recent servers do not layer S2 over websocket compression, and LEAFZ does not say which links are websockets, so such a link is reported too (its bytes are compressed).",
   remediation:
-    "Enable compression on both ends of the link (nats-server 2.10+): in the hub's `leafnodes { compression: s2_auto }` and in the leaf's remote (`leafnodes { remotes [ { url: …, compression: s2_auto } ] }`), then reload the configuration (`nats-server --signal reload`). `s2_auto` picks the level from the measured RTT; `s2_fast` suits fast links with much traffic. Compression is negotiated: the connection compresses only once both ends allow it.",
+    "Enable compression on both ends of the link (nats-server 2.10+): in the hub's `leafnodes { compression: s2_auto }` and in the leaf's remote (`leafnodes { remotes [ { url: …, compression: s2_auto } ] }`), then reload the configuration (`nats-server --signal reload`). `s2_auto` picks the level from the measured RTT; `s2_fast` suits fast links with much traffic. Compression is negotiated: the connection compresses only once both ends allow it. For a leafnode over websocket, compress at the websocket level instead (`websocket { compression: true }` on the hub and the remote's `ws_compression: true`): a link that already does can be left as it is (add opt-sys-006 to the system's `disabled-checks` when every leafnode of the system is such a link).",
   scope: "leafnode connection",
   entityType: "leafnode",
   severity: "info",
