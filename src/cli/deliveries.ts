@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { discoverNodes } from "../bus/index.ts";
 import { deliver, deliveryLogWriter, readDeliveryLog } from "../notify/index.ts";
-import type { DeliveryLogEntry } from "../protocol/index.ts";
+import { DELIVERY_KINDS, type DeliveryKind, type DeliveryLogEntry } from "../protocol/index.ts";
 import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
@@ -20,18 +20,31 @@ export function deliveriesCommand(program: Command): void {
       .option("--endpoint <name>", "only this endpoint")
       .option("--node <id>", "the node whose log to read (default: the only node on the bus)")
       .option("--since <time>", "from this RFC 3339 time, or this long ago (1h, 30m, 7d)")
+      .option("--kind <kinds>", `only these kinds, comma-separated (${DELIVERY_KINDS.join(", ")})`)
       .option("--json", "one JSON object per logged delivery, with its attempts, as logged"),
   ).action(
-    async (options: ClientOptions & { endpoint?: string; node?: string; since?: string; json?: boolean }) => {
+    async (
+      options: ClientOptions & {
+        endpoint?: string;
+        node?: string;
+        since?: string;
+        kind?: string;
+        json?: boolean;
+      },
+    ) => {
       const since = sinceOption(options.since);
       if (since === false) return;
+      const kinds = kindOption(options.kind, DELIVERY_KINDS);
+      if (kinds === false) return;
       const nc = await connectClient(options);
       try {
         const node = options.node ?? (await onlyNode(nc));
-        const entries = await readDeliveryLog(nc, node, {
-          ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-          ...(since ? { since } : {}),
-        });
+        const entries = (
+          await readDeliveryLog(nc, node, {
+            ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+            ...(since ? { since } : {}),
+          })
+        ).filter((e) => kinds.has(e.kind));
         if (options.json) {
           for (const e of entries) process.stdout.write(`${JSON.stringify(e)}\n`);
           return;
@@ -50,76 +63,94 @@ export function deliveriesCommand(program: Command): void {
       .requiredOption("--endpoint <name>", "the endpoint, as configured")
       .option("--since <time>", "from this RFC 3339 time, or this long ago (1h, 30m, 7d)")
       .option(
+        "--kind <kinds>",
+        `the kinds to re-send, comma-separated (${DELIVERY_KINDS.join(", ")}; default: ${REPLAYED_KINDS.join(",")})`,
+      )
+      .option(
         "-c, --config <file>",
         "YAML configuration file (env NATSMON_CONFIG): the endpoint's URL and auth",
       ),
-  ).action(async (options: ClientOptions & { endpoint: string; since?: string; config?: string }) => {
-    const since = sinceOption(options.since);
-    if (since === false) return;
-    const config = await loadNodeConfig(options.config);
-    const endpoint = findEndpoint(config, options.endpoint);
-    const nc = await connectNodeSink(config, options);
-    try {
-      const node = config.node.id;
-      const entries = await readDeliveryLog(nc, node, {
-        endpoint: endpoint.name,
-        ...(since ? { since } : {}),
-      });
-      const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
-      // One body per logged delivery, oldest first (an older log has an entry per attempt, all
-      // with the delivery's id). The retry rounds of a failed delivery carry the same body
-      // one after another, so a body just replayed is not sent again; the same body later,
-      // after others (a finding back at an earlier state), is, or the receiver would be
-      // left at the state in between.
-      const byDelivery = new Map<string, DeliveryLogEntry>();
-      for (const e of entries) if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
-      let previous: string | undefined;
-      let sent = 0;
-      let failed = 0;
-      let skipped = 0;
-      let repeats = 0;
-      for (const e of byDelivery.values()) {
-        if (e.body_digest === previous) {
-          repeats += 1;
-          continue;
+  ).action(
+    async (options: ClientOptions & { endpoint: string; since?: string; kind?: string; config?: string }) => {
+      const since = sinceOption(options.since);
+      if (since === false) return;
+      const kinds = kindOption(options.kind, REPLAYED_KINDS);
+      if (kinds === false) return;
+      const config = await loadNodeConfig(options.config);
+      const endpoint = findEndpoint(config, options.endpoint);
+      const nc = await connectNodeSink(config, options);
+      try {
+        const node = config.node.id;
+        const entries = await readDeliveryLog(nc, node, {
+          endpoint: endpoint.name,
+          ...(since ? { since } : {}),
+        });
+        const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
+        // One body per logged delivery, oldest first (an older log has an entry per attempt, all
+        // with the delivery's id). The retry rounds of a failed delivery carry the same body
+        // one after another, so a body just replayed is not sent again; the same body later,
+        // after others (a finding back at an earlier state), is, or the receiver would be
+        // left at the state in between.
+        const byDelivery = new Map<string, DeliveryLogEntry>();
+        const leftOut = new Map<DeliveryKind, Set<string>>();
+        for (const e of entries) {
+          if (!kinds.has(e.kind)) {
+            leftOut.set(e.kind, (leftOut.get(e.kind) ?? new Set()).add(e.delivery_id));
+            continue;
+          }
+          if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
         }
-        previous = e.body_digest;
-        if (e.body === undefined) {
-          skipped += 1;
-          process.stdout.write(
-            `${e.time} ${e.kind} ${e.body_digest}: body too large to be logged; skipped\n`,
+        let previous: string | undefined;
+        let sent = 0;
+        let failed = 0;
+        let skipped = 0;
+        let repeats = 0;
+        for (const e of byDelivery.values()) {
+          if (e.body_digest === previous) {
+            repeats += 1;
+            continue;
+          }
+          previous = e.body_digest;
+          if (e.body === undefined) {
+            skipped += 1;
+            process.stdout.write(
+              `${e.time} ${e.kind} ${e.body_digest}: body too large to be logged; skipped\n`,
+            );
+            continue;
+          }
+          const result = await deliver(
+            endpoint,
+            { body: e.body, alertCount: e.alert_count, systems: e.systems },
+            { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
           );
-          continue;
+          const status =
+            "status" in result.last && result.last.status !== undefined
+              ? `HTTP ${result.last.status}`
+              : "no answer";
+          // A failed answer's error already starts with its "HTTP <status>".
+          const error = "error" in result.last ? result.last.error : "failed";
+          const outcome = result.ok ? status : error.startsWith(status) ? error : `${status} (${error})`;
+          process.stdout.write(
+            `${e.time} ${e.kind} ${e.alert_count} alert(s) ${e.body_digest.slice(0, 19)}: ${outcome}\n`,
+          );
+          if (result.ok) sent += 1;
+          else failed += 1;
         }
-        const result = await deliver(
-          endpoint,
-          { body: e.body, alertCount: e.alert_count, systems: e.systems },
-          { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
-        );
-        const status =
-          "status" in result.last && result.last.status !== undefined
-            ? `HTTP ${result.last.status}`
-            : "no answer";
-        // A failed answer's error already starts with its "HTTP <status>".
-        const error = "error" in result.last ? result.last.error : "failed";
-        const outcome = result.ok ? status : error.startsWith(status) ? error : `${status} (${error})`;
-        process.stdout.write(
-          `${e.time} ${e.kind} ${e.alert_count} alert(s) ${e.body_digest.slice(0, 19)}: ${outcome}\n`,
-        );
-        if (result.ok) sent += 1;
-        else failed += 1;
+        await nc.flush();
+        const summary =
+          `replayed ${sent} of ${byDelivery.size} logged deliveries to ${endpoint.name}` +
+          `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}` +
+          `${repeats > 0 ? `, ${repeats} repeating a body already sent` : ""}` +
+          (leftOut.size > 0
+            ? `; not replayed: ${[...leftOut].map(([kind, ids]) => `${ids.size} ${kind}`).join(", ")} (--kind to include them)`
+            : "");
+        if (failed > 0) fail(summary);
+        else process.stdout.write(`${summary}\n`);
+      } finally {
+        await nc.close();
       }
-      await nc.flush();
-      const summary =
-        `replayed ${sent} of ${byDelivery.size} logged deliveries to ${endpoint.name}` +
-        `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}` +
-        `${repeats > 0 ? `, ${repeats} repeating a body already sent` : ""}`;
-      if (failed > 0) fail(summary);
-      else process.stdout.write(`${summary}\n`);
-    } finally {
-      await nc.close();
-    }
-  });
+    },
+  );
 }
 
 /**
@@ -134,6 +165,31 @@ function sinceOption(text: string | undefined): Date | undefined | false {
     fail((err as Error).message, 2);
     return false;
   }
+}
+
+/**
+ * What `deliveries replay` re-sends unless `--kind` says otherwise: the changes and
+ * Alertmanager's resends, the state the receiver was told. Test alerts would reach the
+ * receiver as new test alerts, and replays are copies of deliveries already in the log.
+ */
+const REPLAYED_KINDS: readonly DeliveryKind[] = ["change", "resend"];
+
+/**
+ * The `--kind` list given (default `fallback`); false after an unknown kind has been
+ * reported as a usage error (exit 2).
+ */
+function kindOption(text: string | undefined, fallback: readonly DeliveryKind[]): Set<DeliveryKind> | false {
+  if (text === undefined) return new Set(fallback);
+  const kinds = new Set<DeliveryKind>();
+  for (const part of text.split(",").map((k) => k.trim())) {
+    const kind = DELIVERY_KINDS.find((k) => k === part);
+    if (!kind) {
+      fail(`--kind: ${JSON.stringify(part)} is not a delivery kind (${DELIVERY_KINDS.join(", ")})`, 2);
+      return false;
+    }
+    kinds.add(kind);
+  }
+  return kinds;
 }
 
 /** The node to read, when the bus has exactly one; otherwise say which there are. */

@@ -96,6 +96,7 @@ export type {
   WebhookMessage,
   PostableAlert,
 } from "./notify-payloads.ts";
+export { DELIVERY_KINDS } from "./notify-payloads.ts";
 export type { OpsSizingReply, OpsMemoryReply, OpsStorageReply, UsageRecord } from "./ops-payloads.ts";
 export type {
   VersionReply,

@@ -27,7 +27,8 @@ export interface DeliveredAlertEntry {
 }
 
 /** Why a delivery was made. */
-export type DeliveryKind = "change" | "resend" | "test" | "replay";
+export const DELIVERY_KINDS = ["change", "resend", "test", "replay"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
 /** One HTTP attempt of a delivery. */
 export interface DeliveryAttemptEntry {

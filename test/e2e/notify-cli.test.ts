@@ -236,6 +236,36 @@ describe("natsmon notify and deliveries commands", () => {
     assert.match(result.stderr, /HTTP 500: nope/);
   });
 
+  test("deliveries replay leaves test alerts out unless --kind names them", async () => {
+    // The endpoint's only logged deliveries are the test alerts above.
+    const replay = await runNatsmon([
+      "deliveries",
+      "replay",
+      "--endpoint",
+      "broken",
+      "--config",
+      config,
+      "--server",
+      url,
+    ]);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(
+      replay.stdout,
+      /^replayed 0 of 0 logged deliveries to broken; not replayed: \d+ test \(--kind to include them\)\n$/,
+    );
+    const tests = await runNatsmon(["deliveries", "log", "--server", url, "--kind", "test", "--json"]);
+    assert.equal(tests.code, 0, tests.stderr);
+    const kinds = tests.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as DeliveryLogEntry).kind);
+    assert.ok(kinds.length > 0);
+    assert.deepEqual([...new Set(kinds)], ["test"]);
+    const bad = await runNatsmon(["deliveries", "replay", "--endpoint", "broken", "--kind", "change,tests"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--kind: "tests" is not a delivery kind \(change, resend, test, replay\)/);
+  });
+
   test("deliveries replay to a failing endpoint names its answer once per line, and exits 1", async () => {
     // The failed test above is on the log: replaying it fails the same way.
     const replay = await runNatsmon([
@@ -243,6 +273,8 @@ describe("natsmon notify and deliveries commands", () => {
       "replay",
       "--endpoint",
       "broken",
+      "--kind",
+      "test",
       "--config",
       config,
       "--server",
