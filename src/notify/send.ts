@@ -104,7 +104,9 @@ export async function postOnce(
     const ms = performance.now() - started;
     const error = timeout.aborted
       ? `no answer within ${options.timeoutMs ?? ATTEMPT_TIMEOUT_MS} ms`
-      : describeError(err);
+      : options.signal?.aborted
+        ? "stopped before the endpoint answered: natsmon is shutting down; the alerts stay in the outbox and are sent again at the next start"
+        : describeError(err);
     return { outcome: "retry", error, ms };
   }
 }

@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 import { deliver, type DeliveryRequest } from "../../../src/notify/index.ts";
 import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
 import { startHttpReceiver } from "../../harness/http-receiver.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 import { endpoint } from "./notify-lab.ts";
 
 const REQUEST: DeliveryRequest = { body: '{"alerts":[]}\n', alertCount: 0, systems: ["east"] };
@@ -98,6 +99,26 @@ describe("the attempts of one delivery", () => {
       assert.equal(e.status_code, undefined);
       assert.match(e.error ?? "", /no answer within 100 ms/);
     }
+  });
+
+  test("a delivery stopped by shutdown says so, not that an operation was aborted", async () => {
+    await using receiver = await startHttpReceiver();
+    receiver.respondWith(() => ({ status: 200, delayMs: 5_000 }));
+    const stop = new AbortController();
+    const log: DeliveryLogEntry[] = [];
+    const delivering = deliver(endpoint({ name: "e", url: receiver.url }), REQUEST, {
+      kind: "change",
+      record: (e) => log.push(e),
+      userAgent: "natsmon-test",
+      waitsMs: [10, 20],
+      signal: stop.signal,
+    });
+    await waitFor(() => receiver.requests.length > 0, { timeoutMs: 10_000, message: "the request arrived" });
+    stop.abort();
+    const result = await delivering;
+    assert.equal(result.ok, false);
+    assert.equal(log[0]?.attempts?.length, 1, "no attempt after the stop");
+    assert.match(log[0].error ?? "", /^stopped before the endpoint answered: natsmon is shutting down/);
   });
 
   test("a refused connection is a failed attempt with the reason", async () => {
