@@ -35,25 +35,31 @@ export async function* latestPerSubject(
     filter_subjects: filter,
     deliver_policy: DeliverPolicy.LastPerSubject,
   });
-  if ((await consumer.info(true)).num_pending === 0) return;
-  for (;;) {
-    const batch = await consumer.fetch({ max_messages: BATCH, expires: IDLE_PULL_MS });
-    let delivered = 0;
-    try {
-      for await (const m of batch) {
-        delivered += 1;
-        yield {
-          subject: m.subject,
-          seq: m.seq,
-          header: (name) => m.headers?.get(name) ?? "",
-          string: () => m.string(),
-        };
-        if (m.info.pending === 0) return;
+  try {
+    if ((await consumer.info(true)).num_pending === 0) return;
+    for (;;) {
+      const batch = await consumer.fetch({ max_messages: BATCH, expires: IDLE_PULL_MS });
+      let delivered = 0;
+      try {
+        for await (const m of batch) {
+          delivered += 1;
+          yield {
+            subject: m.subject,
+            seq: m.seq,
+            header: (name) => m.headers?.get(name) ?? "",
+            string: () => m.string(),
+          };
+          if (m.info.pending === 0) return;
+        }
+      } finally {
+        batch.stop();
       }
-    } finally {
-      batch.stop();
+      if (delivered === 0) return;
     }
-    if (delivered === 0) return;
+  } finally {
+    // The server would keep the consumer for its inactive threshold (five minutes): one
+    // per read, every start and every read of a bucket. A failed delete leaves just that.
+    await consumer.delete().catch(() => false);
   }
 }
 

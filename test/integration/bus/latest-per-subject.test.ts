@@ -58,3 +58,11 @@ test("messages deleted after the read began, before they came, end the read inst
   }
   assert.ok(read.length >= 1 && read.length < 1_500, `${read.length} read before the deleted tail`);
 });
+
+test("a read, whole or broken off, leaves no consumer on the stream", async () => {
+  const jsm = await jetstreamManager(nc);
+  for await (const _ of latestPerSubject(nc, "LATEST", "latest.>"));
+  for await (const _ of latestPerSubject(nc, "LATEST", "latest.>")) break;
+  for await (const _ of latestPerSubject(nc, "LATEST", "latest.none.>"));
+  assert.equal((await jsm.streams.info("LATEST")).state.consumer_count, 0);
+});
