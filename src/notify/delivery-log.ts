@@ -98,19 +98,24 @@ export async function readDeliveryLog(
       );
     });
   const entries: DeliveryLogEntry[] = [];
-  if ((await consumer.info(true)).num_pending === 0) return entries;
-  const messages = await consumer.consume({ max_messages: 1000 });
   try {
-    for await (const m of messages) {
-      try {
-        entries.push(m.json<DeliveryLogEntry>());
-      } catch {
-        // Not an entry natsmon wrote; the log is read, not judged.
+    if ((await consumer.info(true)).num_pending === 0) return entries;
+    const messages = await consumer.consume({ max_messages: 1000 });
+    try {
+      for await (const m of messages) {
+        try {
+          entries.push(m.json<DeliveryLogEntry>());
+        } catch {
+          // Not an entry natsmon wrote; the log is read, not judged.
+        }
+        if (m.info.pending === 0) break;
       }
-      if (m.info.pending === 0) break;
+    } finally {
+      messages.stop();
     }
+    return entries;
   } finally {
-    messages.stop();
+    // Or the server keeps it for its five-minute inactive threshold, one per read.
+    await consumer.delete().catch(() => false);
   }
-  return entries;
 }

@@ -61,6 +61,9 @@ test("the log of a failing endpoint keeps its last 200 deliveries, each with its
         ["1 retry 503", "2 retry 503", "3 retry 503"],
       );
     }
+    // Every read above (`deliveries log`, replay) is gone from the server once done.
+    const stream = await (await jetstreamManager(nc)).streams.info(assets.deliveryLog.name);
+    assert.equal(stream.state.consumer_count, 0, "no consumer left by the reads");
   } finally {
     await nc.close();
   }
