@@ -110,7 +110,9 @@ export async function startEndpointSender(options: {
       };
       const timer = ms === undefined ? undefined : setTimeout(done, ms);
       wake = done;
-      signal.addEventListener("abort", done, { once: true });
+      // An abort event fires once: a wait begun after the stop would otherwise last its time.
+      if (signal.aborted) done();
+      else signal.addEventListener("abort", done, { once: true });
     });
 
   // A failed change waits out its backoff here; a resend that gets through cuts it short.
@@ -127,7 +129,8 @@ export async function startEndpointSender(options: {
       const stopped = () => done(false);
       const timer = setTimeout(stopped, ms);
       retryNow = () => done(true);
-      signal.addEventListener("abort", stopped, { once: true });
+      if (signal.aborted) stopped();
+      else signal.addEventListener("abort", stopped, { once: true });
     });
 
   // One request at a time per endpoint; a resend sent while a change waits leaves out every
@@ -244,7 +247,8 @@ export async function startEndpointSender(options: {
       let retryMs = timing.retryFirstMs;
       while (batch.length > 0 && !signal.aborted) {
         const failure = await deliverBatch().catch((err: unknown) => describe(err));
-        if (failure === undefined) break;
+        // Stopped mid-delivery: the batch stays unacked for the next start; no retry to wait for.
+        if (failure === undefined || signal.aborted) break;
         log.warn({ error: failure, retry_in_ms: retryMs }, "notification delivery failed; retrying");
         // Cut short by a resend that got through: the endpoint is up, so the waits start over.
         const cut = await backoff(retryMs);

@@ -34,6 +34,40 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     await receiver?.[Symbol.asyncDispose]();
   });
 
+  test("stopping while a delivery fails ends at once, without waiting out the retry backoff", async () => {
+    // Retries an hour apart: a stop that waited for the backoff would outlast the test.
+    await lab.start([endpoint({ name: "failing", url: `${receiver.url}/failing` })], {
+      retryFirstMs: 3_600_000,
+      retryMaxMs: 3_600_000,
+      resendEveryMs: 3_600_000,
+    });
+    // A slow failure: the stop comes while the attempt waits for its answer.
+    receiver.respondWith(() => ({ status: 503, delayMs: 10_000 }));
+    const from = receiver.requests.length;
+    await lab.epoch([fire(finding(90))]);
+    await waitFor(() => receiver.requests.slice(from).some((r) => r.path === "/failing"), {
+      message: "the first attempt",
+    });
+    await lab.stop();
+    receiver.respondWith(() => ({ status: 200 }));
+    // The unacked change goes at the next start.
+    await lab.start([endpoint({ name: "failing", url: `${receiver.url}/failing` })]);
+    const delivered = await waitFor(
+      () => receiver.requests.slice(from).find((r) => r.path === "/failing" && r.status === 200),
+      { message: "the change delivered after the restart" },
+    );
+    assert.deepEqual(alertsOf(delivered), ["firing 90 warning"]);
+    // Resolved, so the endpoints of the next tests do not start with it firing.
+    await lab.epoch([resolve(finding(90), new Date())]);
+    await waitFor(
+      () => receiver.requests.slice(from).some((r) => alertsOf(r).includes("resolved 90 warning")),
+      {
+        message: "the resolve delivered",
+      },
+    );
+    await lab.stop();
+  });
+
   test("an endpoint down for a while receives every change after recovery, in order, latest state only", async () => {
     await lab.start([
       endpoint({ name: "down", url: `${receiver.url}/down`, authType: "hmac", authToken: "s3cret" }),
