@@ -115,7 +115,10 @@ async function refuseStatefulFunctions(
   if (tree.error) {
     const pragma = pragmaName(sql);
     if (pragma !== undefined && READ_ONLY_PRAGMAS.has(pragma.toLowerCase())) return;
-    throw new BadRequestError(`this statement cannot be checked as read-only: ${rule}`);
+    const hint = /pragma/i.test(sql)
+      ? " (a read-only PRAGMA passes when written plainly: PRAGMA name or PRAGMA name(args), with comments only before it and none nested)"
+      : "";
+    throw new BadRequestError(`this statement cannot be checked as read-only${hint}: ${rule}`);
   }
   const refused = [...functionNames(tree)].filter((name) => REFUSED_FUNCTIONS.has(name));
   if (refused.length > 0) {
@@ -145,27 +148,39 @@ export function pragmaName(sql: string): string | undefined {
 
 /**
  * The PRAGMA `sql` is, with its arguments as written (`PRAGMA table_info('t')` → `'t'`,
- * `PRAGMA version` → ``); undefined arguments when they are not simply `(…)` at the end.
+ * `PRAGMA version` → ``), read only when nothing in it can be read two ways: comments before
+ * it only (no `/*` inside a block comment: DuckDB nests them), and after `PRAGMA name` only
+ * `(…)` free of comment marks, then `;` and whitespace. Anything else is undefined, so the
+ * guard refuses it rather than check one PRAGMA while DuckDB runs another.
  */
 export function pragmaCall(sql: string): { name: string; args: string | undefined } | undefined {
-  const call = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*\(([\s\S]*)\))?\s*;?\s*$/i.exec(
-    withoutLeadingComments(sql),
-  );
-  if (call) return { name: call[1]!, args: call[2] ?? "" };
-  const name = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(withoutLeadingComments(sql))?.[1];
-  return name === undefined ? undefined : { name, args: undefined };
+  const rest = withoutLeadingComments(sql);
+  if (rest === undefined) return undefined;
+  const call = /^PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*\(([^;]*)\))?\s*;?\s*$/i.exec(rest);
+  if (!call) return undefined;
+  const args = call[2] ?? "";
+  if (/--|\/\*|\*\//.test(args)) return undefined;
+  return { name: call[1]!, args };
 }
 
-/** `sql` from its first token on: whitespace and comments skipped, and empty statements (`;`) too when asked. */
-function withoutLeadingComments(sql: string, semicolons = false): string {
-  const skip = semicolons
-    ? /^[\s;]+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//
-    : /^\s+|^--[^\n]*(\n|$)|^\/\*[\s\S]*?\*\//;
+/**
+ * `sql` from its first token on: whitespace and comments skipped, and empty statements (`;`)
+ * too when asked. A line comment ends at \n or \r, as DuckDB ends it; undefined when a block
+ * comment holds another `/*` (DuckDB nests block comments, this does not read them) or is not
+ * closed.
+ */
+function withoutLeadingComments(sql: string, semicolons = false): string | undefined {
+  const space = semicolons ? /^[\s;]+/ : /^\s+/;
   let rest = sql;
   for (;;) {
-    const next = rest.replace(skip, "");
-    if (next === rest) return rest;
-    rest = next;
+    const before = rest;
+    rest = rest.replace(space, "").replace(/^--[^\r\n]*/, "");
+    if (rest.startsWith("/*")) {
+      const end = rest.indexOf("*/", 2);
+      if (end < 0 || rest.slice(2, end).includes("/*")) return undefined;
+      rest = rest.slice(end + 2);
+    }
+    if (rest === before) return rest;
   }
 }
 

@@ -20,6 +20,7 @@ const ACCEPTED = [
   "PRAGMA table_info('hx.epochs')",
   "PRAGMA version",
   "-- a comment first\n/* and another */ PRAGMA database_size",
+  "-- ends at a carriage return\rPRAGMA version;",
   "SELECT 1;",
 ];
 
@@ -85,9 +86,22 @@ test("the read-only rule refuses writes, DDL, state changes, several statements 
     "SELECT json_serialize_sql('SELECT * FROM enable_logging()') AS json",
   );
   const hidden = `PRAGMA json_execute_serialized_sql('${String(serialized?.json).replaceAll("'", "''")}')`;
+  // Comments DuckDB reads differently from a simple lexer: block comments nest, and a line
+  // comment ends at \r too. Each shows a read-only PRAGMA to a reader that gets them wrong.
+  const disguised = [
+    `/* /* */ PRAGMA version */ ${hidden}`,
+    `-- \r${hidden} /*\nPRAGMA version */`,
+    `/* /* */ PRAGMA version */ PRAGMA enable_profiling`,
+    `PRAGMA table_info('x') /* */ ${hidden}`,
+  ];
   const wrong: string[] = [];
   await t.catalog.withReader(async (con) => {
-    for (const [sql, message] of [...REFUSED, [hidden, /cannot be checked as read-only/] as const]) {
+    for (const [sql, message] of [
+      ...REFUSED,
+      ...[hidden, ...disguised].map(
+        (sql) => [sql, /cannot be checked as read-only|PRAGMA statements are refused|Parser Error/] as const,
+      ),
+    ]) {
       const outcome = await prepareReadOnly(con, sql).then(
         (prepared) => (prepared.destroySync(), "accepted"),
         (err: unknown) => err,
