@@ -7,6 +7,7 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from "@duckdb/node-api";
 import { Field, RecordBatch, Schema, Struct, makeData } from "apache-arrow";
 import { QueryTimeoutError } from "../domain/index.ts";
+import { uniqueNames } from "../lib/index.ts";
 import { ArrowFieldMetadata } from "../protocol/index.ts";
 import { columnBuilder, type ColumnBuilder } from "./arrow-columns.ts";
 import { ConnectionInterrupter, clientCall } from "./connection-interrupter.ts";
@@ -170,7 +171,11 @@ async function startScan(
     bindParams(prepared, request.params ?? []);
     const statement = prepared;
     const result = await step(() => statement.stream());
-    const names = result.columnNames();
+    // A result may repeat a name (`SELECT 1 AS x, 'a' AS x`). apache-arrow matches fields by
+    // name when it builds a batch, so repeats would give the batch another schema than the
+    // stream's (and its writer ends the stream there); many Arrow readers refuse repeated
+    // names too. They are suffixed as db.query's JSON keys are (x, x_1).
+    const names = uniqueNames(result.columnNames());
     const types = result.columnTypes();
     const builders: ColumnBuilder[] = types.map(columnBuilder);
     const schema = new Schema(

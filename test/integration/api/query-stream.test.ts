@@ -216,6 +216,24 @@ describe("db.query.stream on a real server and catalog", () => {
     assert.deepEqual(Object.fromEntries(cells.map((cell, i) => [names[i]!, cell])), expected);
   });
 
+  test("repeated column names, of one type or two, stream their rows under db.query's JSON keys", async () => {
+    const sql = "SELECT 1::INTEGER AS x, 'a' AS x, 2 AS x_1, 3::INTEGER AS x FROM range(3000)";
+    const expected = await f.queryJson(sql);
+    assert.deepEqual(expected[0], { x: 1, x_2: "a", x_1: 2, x_3: 3 });
+    const reader = await readArrowStream(f.nc, f.subjects.dbQueryStream, { sql }, { timeoutMs: 10_000 });
+    const { batches, totals } = await readAll(reader);
+    assert.equal(totals?.rows, 3000);
+    assert.equal(
+      batches.reduce((n, b) => n + b.numRows, 0),
+      3000,
+    );
+    assert.deepEqual(
+      reader.schema.fields.map((field) => field.name),
+      ["x", "x_2", "x_1", "x_3"],
+    );
+    assert.deepEqual(renderBatches(batches), expected);
+  });
+
   test("infinities keep their sign, nested DECIMAL and HUGEINT are decimal strings, NULL slots carry zeros", async () => {
     const sql = `SELECT '-infinity'::TIMESTAMP_S AS s_neg, 'infinity'::TIMESTAMP_MS AS ms_pos,
         '-infinity'::TIMESTAMP_MS AS ms_neg, '-infinity'::TIMESTAMP_NS AS ns_neg,
