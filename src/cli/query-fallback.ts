@@ -29,9 +29,18 @@ export async function queryBuffered(
   nc: NatsConnection,
   system: string,
   request: QueryStreamRequest,
-  options: { format: TextFormat; timeoutMs: number },
+  options: {
+    format: TextFormat;
+    timeoutMs: number;
+    /** The stream's refusal (`503: …`), when a node answered db.query.stream with one. */
+    streamRefusal?: string;
+  },
   output: Output,
 ): Promise<void> {
+  const streamOutcome =
+    options.streamRefusal === undefined
+      ? `system "${system}" has no db.query.stream responder`
+      : `db.query.stream of system "${system}" answered ${options.streamRefusal}`;
   const h = natsHeaders();
   if (options.format !== "json") h.set(ACCEPT, CSV_MEDIA_TYPE);
   const body = stringifyExact(
@@ -52,17 +61,17 @@ export async function queryBuffered(
     }
     if (err instanceof errors.TimeoutError) {
       throw new QueryFailed(
-        `no answer from db.query within ${options.timeoutMs} ms (system "${system}" has no ` +
-          "db.query.stream responder, so the statement went to db.query)",
+        `no answer from db.query within ${options.timeoutMs} ms (${streamOutcome}, so the statement went to db.query)`,
       );
     }
     throw err;
   }
-  process.stderr.write(
-    `natsmon: system "${system}" has no db.query.stream responder; falling back to db.query (buffered, capped at db.query-max-rows)\n`,
-  );
+  // db.query's own error says what is wrong; the notice is for a result that came this way.
   const code = reply.headers?.get(ServiceErrorHeader.Code);
   if (code) throw new QueryFailed(`${code}: ${errorText(reply)}`);
+  process.stderr.write(
+    `natsmon: ${streamOutcome}; the result comes from db.query (buffered, capped at db.query-max-rows)\n`,
+  );
   if (options.format === "table") {
     await output.write(csvTable(reply.string()));
   } else {

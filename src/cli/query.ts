@@ -126,7 +126,17 @@ async function answer(
     const refused = err instanceof StreamRefusedError && err.trailer.code === String(ErrorCode.Unavailable);
     if (!(err instanceof NoResponderError) && !refused) throw err;
     if (options.format === "arrow") throw refused ? err : await arrowWithoutStream(nc, system);
-    await queryBuffered(nc, system, request, { format: options.format, timeoutMs: options.timeout }, output);
+    await queryBuffered(
+      nc,
+      system,
+      request,
+      {
+        format: options.format,
+        timeoutMs: options.timeout,
+        ...(refused ? { streamRefusal: `${err.trailer.code}: ${err.trailer.description}` } : {}),
+      },
+      output,
+    );
   }
 }
 
