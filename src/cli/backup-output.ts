@@ -20,14 +20,18 @@ export function tempPathFor(out: string, pid: number, unique = randomBytes(4).to
 
 /**
  * Why FILE cannot be written, for a person, or undefined when it can. Checked before
- * anything is asked: otherwise a directory given as FILE fails only at the final rename,
- * after the whole backup has been streamed.
+ * anything is asked: otherwise a directory given as FILE, or a missing one holding it,
+ * fails only once the whole backup (or query result) has been streamed.
  */
-export async function outputProblem(given: string, out: string): Promise<string | undefined> {
-  if (given.trim() === "") return "--out needs a file name, e.g. --out backup.duckdb";
+export async function outputProblem(
+  given: string,
+  out: string,
+  example = "backup.duckdb",
+): Promise<string | undefined> {
+  if (given.trim() === "") return `--out needs a file name, e.g. --out ${example}`;
   const found = await stat(out).catch(() => undefined);
   if (found?.isDirectory()) {
-    return `--out ${out} is a directory; name the file to write, e.g. --out ${join(out, "backup.duckdb")}`;
+    return `--out ${out} is a directory; name the file to write, e.g. --out ${join(out, example)}`;
   }
   const parent = await stat(dirname(out)).catch(() => undefined);
   if (!parent) return `--out ${out}: the directory ${dirname(out)} does not exist; create it first`;

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { setImmediate } from "node:timers/promises";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { END_OF_STREAM, ipcRowCount } from "../lib/index.ts";
@@ -11,6 +12,7 @@ import { connectClient, fail, withClientOptions, type ClientOptions } from "./cl
 import { resolveSystem } from "./discover.ts";
 import { parseParams, readSql } from "./input.ts";
 import { arrowWithoutStream, queryBuffered, QueryFailed } from "./query-fallback.ts";
+import { outputProblem } from "./backup-output.ts";
 import { openOutput, progressOn, type Output } from "./query-output.ts";
 import { resultWriter, type TextFormat } from "./result-writers.ts";
 import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
@@ -67,6 +69,13 @@ async function runQuery(sqlArg: string | undefined, options: QueryOptions): Prom
   if (options.compression && !STREAM_COMPRESSIONS.includes(options.compression)) {
     fail(`--compression must be none, lz4 or zstd, not ${options.compression}`, 2);
     return;
+  }
+  if (options.out !== undefined) {
+    const problem = await outputProblem(options.out, resolve(options.out), `result.${options.format}`);
+    if (problem) {
+      fail(problem, 2);
+      return;
+    }
   }
   const sql = await readSql(sqlArg);
   if (sql === undefined) return;

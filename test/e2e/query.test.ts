@@ -280,6 +280,19 @@ describe("natsmon query over db.query.stream on a real node", () => {
     ENDLESS_SQL,
   ];
 
+  test("--out into a missing directory, or naming a directory, is refused before the query runs", async () => {
+    const missing = join(dir.path, "no-such-dir", "x.json");
+    const r = await query(["--format", "json", "--out", missing, "SELECT 1"]);
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.stderr,
+      `natsmon: --out ${missing}: the directory ${join(dir.path, "no-such-dir")} does not exist; create it first\n`,
+    );
+    const folder = await query(["--format", "csv", "--out", dir.path, "SELECT 1"]);
+    assert.equal(folder.code, 2);
+    assert.match(folder.stderr, /is a directory; name the file to write, e\.g\. --out \S+result\.csv\n$/);
+  });
+
   test("--out onto an existing file: a failing query leaves it as it was, a successful one replaces it", async () => {
     const { folder, file } = await existingFile("replace", "the user's own data\n");
     for (const format of ["csv", "arrow"]) {
