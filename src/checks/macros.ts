@@ -15,6 +15,9 @@ import { macroName, type Check } from "./check.ts";
  *   stream or consumer metadata as a DOUBLE; NULL when absent or not a number.
  * - `checks.monitor_text(metadata, 'pinned')`: the same threshold as text.
  * - `checks.go_duration_ns('1h30m')`: a Go duration in nanoseconds; NULL when it is not one.
+ * - `checks.stream_label(domain, account, stream)`: a stream's name in findings,
+ *   `[domain/]account/stream` as the fold's messages name it (a NULL or empty domain left out).
+ * - `checks.consumer_label(domain, account, stream, consumer)`: `[domain/]account/stream/consumer`.
  */
 export const HELPER_MACROS: readonly string[] = [
   // prev_epoch is the epoch the checks last ran over before this one (ASOF), so a delta
@@ -59,6 +62,14 @@ CASE WHEN regexp_full_match(text, '[+-]?(([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|
 WHEN regexp_full_match(text, '[+-]?0') THEN 0
 END;
 COMMENT ON MACRO checks.go_duration_ns IS 'A Go duration such as 1h30m in nanoseconds; NULL when it is not one';`,
+  // Streams of one account and name in two JetStream domains (a hub and its leafnodes' own)
+  // are two streams: their findings must not read the same.
+  `CREATE OR REPLACE MACRO checks.stream_label(domain, account, stream) AS
+coalesce(nullif(domain, '') || '/', '') || account || '/' || stream;
+COMMENT ON MACRO checks.stream_label IS 'A stream named as findings name it: [domain/]account/stream, the domain left out when NULL or empty';`,
+  `CREATE OR REPLACE MACRO checks.consumer_label(domain, account, stream, consumer) AS
+checks.stream_label(domain, account, stream) || '/' || consumer;
+COMMENT ON MACRO checks.consumer_label IS 'A consumer named as findings name it: [domain/]account/stream/consumer, the domain left out when NULL or empty';`,
 ];
 
 /** `CREATE OR REPLACE MACRO checks.<code>(ep_from, ep_to, p_… := default, …) AS TABLE <sql>`. */

@@ -1,6 +1,7 @@
 /**
  * The checks' helper macros on a real catalog: checks.go_duration_ns reads a duration as
- * Go's time.ParseDuration does (natscli writes io.nats.monitor.* durations with Go).
+ * Go's time.ParseDuration does (natscli writes io.nats.monitor.* durations with Go), and
+ * checks.stream_label / checks.consumer_label name a stream or consumer with its domain.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -50,4 +51,22 @@ test("checks.go_duration_ns parses what Go's time.ParseDuration parses, and noth
     rows.map((r) => [r.text, r.ns === null ? null : Number(r.ns)]),
     CASES.map(([text, ns]) => [text, ns]),
   );
+});
+
+test("checks.stream_label and checks.consumer_label put the JetStream domain first, and leave out a NULL or empty one", async () => {
+  await using fixture = await catalogWith([]);
+  const rows = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        `SELECT checks.stream_label(d, 'APP', 'ORDERS') AS stream,
+                checks.consumer_label(d, 'APP', 'ORDERS', 'proc') AS consumer
+         FROM (VALUES ('hub', 0), ('', 1), (NULL, 2)) v(d, i) ORDER BY i`,
+      )
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(rows, [
+    { stream: "hub/APP/ORDERS", consumer: "hub/APP/ORDERS/proc" },
+    { stream: "APP/ORDERS", consumer: "APP/ORDERS/proc" },
+    { stream: "APP/ORDERS", consumer: "APP/ORDERS/proc" },
+  ]);
 });
