@@ -54,7 +54,7 @@ diffs AS (
   FROM cur c
   ASOF JOIN hx.stream_opts p ON p.stream_pk = c.stream_pk AND c.epoch > p.epoch
 )
-SELECT d.epoch, d.stream_pk AS entity_pk, i.account || '/' || i.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT d.epoch, d.stream_pk AS entity_pk, checks.stream_label(i.domain, i.account, i.name) AS entity_name, NULL::VARCHAR AS entity_key,
        l.name AS server, 'info' AS severity, CAST(d.changes AS VARCHAR[]) AS changes, d.recreated
 FROM diffs d
 JOIN hx.stream_ident i ON i.stream_pk = d.stream_pk

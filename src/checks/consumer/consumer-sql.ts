@@ -10,8 +10,8 @@
  * show it, and it joins every epoch before filtering.
  */
 
-/** `<account>/<stream>/<consumer>`, from `ci` (hx.consumer_ident) and `si` (hx.stream_ident). */
-export const CONSUMER_NAME = "si.account || '/' || si.name || '/' || ci.name";
+/** `[<domain>/]<account>/<stream>/<consumer>`, from `ci` (hx.consumer_ident) and `si` (hx.stream_ident). */
+export const CONSUMER_NAME = "checks.consumer_label(si.domain, si.account, si.name, ci.name)";
 
 /**
  * Joins naming the consumer of row `alias` (which has consumer_pk, epoch and

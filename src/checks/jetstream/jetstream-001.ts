@@ -50,7 +50,7 @@ WITH lagging AS (
     AND rs.answered AND NOT rs.is_leader AND rs.last_seq > 0 AND ls.last_seq > 0
     AND (ls.last_seq - rs.last_seq) * 100.0 > p_lag_percent * ls.last_seq
 )
-SELECT l.epoch, l.stream_replica_pk AS entity_pk, si.account || '/' || si.name || '@' || sv.name AS entity_name,
+SELECT l.epoch, l.stream_replica_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) || '@' || sv.name AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'warning' AS severity,
        ld.name AS leader, l.leader_last_seq, l.replica_last_seq, l.leader_last_seq - l.replica_last_seq AS behind_msgs,
        CAST(100.0 * (l.leader_last_seq - l.replica_last_seq) / l.leader_last_seq AS DOUBLE) AS behind_percent,

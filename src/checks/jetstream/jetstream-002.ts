@@ -26,7 +26,7 @@ export const jetstream002: Check = {
     { name: "threshold_subjects", type: "BIGINT", description: "p_max_subjects in force." },
   ],
   sql: `
-SELECT s.epoch, s.stream_pk AS entity_pk, s.account || '/' || s.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT s.epoch, s.stream_pk AS entity_pk, checks.stream_label(s.domain, s.account, s.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        s.leader AS server, 'warning' AS severity,
        s.num_subjects, s.messages, s.max_msgs_per_subject, CAST(p_max_subjects AS BIGINT) AS threshold_subjects
 FROM hx.streams s

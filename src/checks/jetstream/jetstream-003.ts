@@ -31,7 +31,7 @@ export const jetstream003: Check = {
     },
   ],
   sql: `
-SELECT s.epoch, s.stream_pk AS entity_pk, s.account || '/' || s.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT s.epoch, s.stream_pk AS entity_pk, checks.stream_label(s.domain, s.account, s.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        s.leader AS server, 'warning' AS severity,
        s.messages, s.max_msgs, CAST(100.0 * s.messages / s.max_msgs AS DOUBLE) AS used_percent,
        CAST(p_warn_percent AS DOUBLE) AS threshold_percent, s.discard

@@ -85,7 +85,7 @@ WITH led AS (
     AND CASE WHEN l.leader_server_pk IS NULL THEN rs.answered ELSE rs.offline = false END
   GROUP BY ALL
 )
-SELECT l.epoch, l.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT l.epoch, l.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        coalesce(ld.name, n.names[1]) AS server, 'critical' AS severity, ld.name AS leader,
        CAST(l.replicas AS INTEGER) AS replicas, CAST(l.replicas // 2 + 1 AS INTEGER) AS quorum,
        CAST(l.offline AS INTEGER) AS replicas_offline, coalesce(n.names, [])::VARCHAR[] AS replicas_online

@@ -26,7 +26,7 @@ export const jetstream011: Check = {
     { name: "threshold_percent", type: "DOUBLE", description: "p_warn_percent in force." },
   ],
   sql: `
-SELECT s.epoch, s.stream_pk AS entity_pk, s.account || '/' || s.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT s.epoch, s.stream_pk AS entity_pk, checks.stream_label(s.domain, s.account, s.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        s.leader AS server, 'warning' AS severity,
        s.consumer_count AS consumers, s.max_consumers,
        CAST(100.0 * s.consumer_count / s.max_consumers AS DOUBLE) AS used_percent,

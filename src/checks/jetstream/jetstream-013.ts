@@ -22,7 +22,7 @@ export const jetstream013: Check = {
   ],
   // Only the leader's figures (hx.streams) are sound; an empty stream has nothing to compare.
   sql: `
-SELECT s.epoch, s.stream_pk AS entity_pk, s.account || '/' || s.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT s.epoch, s.stream_pk AS entity_pk, checks.stream_label(s.domain, s.account, s.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        s.leader AS server, 'warning' AS severity, s.num_subjects, s.messages, s.first_seq, s.last_seq, s.num_deleted
 FROM hx.streams s
 WHERE s.epoch BETWEEN ep_from AND ep_to AND s.messages > 0 AND s.num_subjects > s.messages`,

@@ -63,7 +63,7 @@ WITH r AS (
   GROUP BY rs.epoch, ri.stream_pk
   HAVING count(*) > 1
 )
-SELECT r.epoch, r.stream_pk AS entity_pk, i.account || '/' || i.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT r.epoch, r.stream_pk AS entity_pk, checks.stream_label(i.domain, i.account, i.name) AS entity_name, NULL::VARCHAR AS entity_key,
        l.name AS server, 'critical' AS severity,
        CAST(r.compared AS INTEGER) AS replicas, r.min_messages, r.min_server, r.max_messages, r.max_server,
        r.max_messages - r.min_messages AS divergence,

@@ -42,7 +42,7 @@ WITH mirrors AS (
   WHERE mirror IS NOT NULL AND mirror_lag = 0 AND mirror_active_ns > p_stale_minutes * 60e9
 ),
 m AS (${mirrorsWithOrigin("mirrors")})
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'warning' AS severity,
        mirror, mirror_lag, mirror_active_ns, last_seq, origin_last_seq, origin_last_ts
 FROM m

@@ -41,7 +41,7 @@ WITH mirrors AS (
   WHERE mirror IS NOT NULL AND mirror_lag IS NOT NULL
 ),
 m AS (${mirrorsWithOrigin("mirrors")})
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'critical' AS severity,
        mirror, mirror_lag, lag_critical, mirror_active_ns, last_seq, origin_last_seq
 FROM m

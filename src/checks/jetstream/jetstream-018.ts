@@ -44,7 +44,7 @@ WITH mirrors AS (
   WHERE mirror IS NOT NULL AND mirror_active_ns IS NOT NULL
 ),
 m AS (${mirrorsWithOrigin("mirrors")})
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'critical' AS severity,
        mirror, mirror_active_ns, seen_critical, seen_critical_ns, mirror_lag, origin_last_ts
 FROM m

@@ -29,7 +29,7 @@ WITH st AS (
   SELECT *, CAST(coalesce(sources_count, 0) AS INTEGER) AS n_sources
   FROM (${monitoredStreams({ min_sources: countThreshold("min-sources") })})
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, 'critical' AS severity,
        n_sources AS sources_count, min_sources, sources
 FROM st

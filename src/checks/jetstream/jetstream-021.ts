@@ -31,7 +31,7 @@ export const jetstream021: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, replicas, peer_expect
+  SELECT epoch, stream_pk, domain, account, stream, leader, replicas, peer_expect
   FROM (${monitoredStreams({ peer_expect: countThreshold("peer-expect") })})
   WHERE peer_expect IS NOT NULL
 ),
@@ -45,7 +45,7 @@ p AS (
   WHERE r.epoch BETWEEN ep_from AND ep_to AND r.offline IS NOT NULL
   GROUP BY r.epoch, ri.stream_pk
 )
-SELECT st.epoch, st.stream_pk AS entity_pk, st.account || '/' || st.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT st.epoch, st.stream_pk AS entity_pk, checks.stream_label(st.domain, st.account, st.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        st.leader AS server, 'critical' AS severity,
        coalesce(p.peers, 0) AS peers, st.peer_expect, st.replicas, coalesce(p.peer_names, []) AS peer_names
 FROM st

@@ -32,11 +32,11 @@ export const jetstream022: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, peer_lag_critical
+  SELECT epoch, stream_pk, domain, account, stream, leader, peer_lag_critical
   FROM (${monitoredStreams({ peer_lag_critical: countThreshold("peer-lag-critical") })})
   WHERE peer_lag_critical IS NOT NULL
 )
-SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
+SELECT r.epoch, r.stream_replica_pk AS entity_pk, checks.stream_label(st.domain, st.account, st.stream) || '@' || sv.name AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.lag, st.peer_lag_critical, st.leader, r.current, r.offline
 FROM hx.stream_replica_stats r

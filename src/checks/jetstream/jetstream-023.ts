@@ -32,14 +32,14 @@ export const jetstream023: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, peer_seen_critical, peer_seen_critical_ns
+  SELECT epoch, stream_pk, domain, account, stream, leader, peer_seen_critical, peer_seen_critical_ns
   FROM (${monitoredStreams({
     peer_seen_critical: "checks.monitor_text(metadata, 'peer-seen-critical')",
     peer_seen_critical_ns: durationThreshold("peer-seen-critical"),
   })})
   WHERE peer_seen_critical_ns IS NOT NULL
 )
-SELECT r.epoch, r.stream_replica_pk AS entity_pk, st.account || '/' || st.stream || '@' || sv.name AS entity_name,
+SELECT r.epoch, r.stream_replica_pk AS entity_pk, checks.stream_label(st.domain, st.account, st.stream) || '@' || sv.name AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'critical' AS severity,
        r.active_ns, st.peer_seen_critical, st.peer_seen_critical_ns, st.leader, r.offline
 FROM hx.stream_replica_stats r

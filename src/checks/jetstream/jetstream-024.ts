@@ -36,7 +36,7 @@ export const jetstream024: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, messages, msgs_warn, msgs_critical
+  SELECT epoch, stream_pk, domain, account, stream, leader, messages, msgs_warn, msgs_critical
   FROM (${monitoredStreams({
     msgs_warn: countThreshold("msgs-warn"),
     msgs_critical: countThreshold("msgs-critical"),
@@ -47,7 +47,7 @@ graded AS (
          ${boundsDirection("msgs_warn", "msgs_critical")} AS direction
   FROM st
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, severity, messages, msgs_warn, msgs_critical, direction
 FROM graded
 WHERE severity IS NOT NULL`,

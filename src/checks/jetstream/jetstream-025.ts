@@ -38,7 +38,7 @@ export const jetstream025: Check = {
   minServerVersion: "2.10.0",
   sql: `
 WITH st AS (
-  SELECT epoch, stream_pk, account, stream, leader, num_subjects, subjects_warn, subjects_critical
+  SELECT epoch, stream_pk, domain, account, stream, leader, num_subjects, subjects_warn, subjects_critical
   FROM (${monitoredStreams({
     subjects_warn: countThreshold("subjects-warn"),
     subjects_critical: countThreshold("subjects-critical"),
@@ -49,7 +49,7 @@ graded AS (
          ${boundsDirection("subjects_warn", "subjects_critical")} AS direction
   FROM st
 )
-SELECT epoch, stream_pk AS entity_pk, account || '/' || stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT epoch, stream_pk AS entity_pk, checks.stream_label(domain, account, stream) AS entity_name, NULL::VARCHAR AS entity_key,
        leader AS server, severity, num_subjects, subjects_warn, subjects_critical, direction
 FROM graded
 WHERE severity IS NOT NULL`,

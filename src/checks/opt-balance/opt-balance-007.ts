@@ -52,7 +52,7 @@ WITH latest AS (
   WHERE epoch BETWEEN ep_from AND ep_to AND leader_server_pk IS NOT NULL
   GROUP BY stream_pk
 ), streams AS (
-  SELECT s.epoch, s.stream_pk, s.account, s.stream, s.leader, s.leader_server_pk, s.replicas
+  SELECT s.epoch, s.stream_pk, s.domain, s.account, s.stream, s.leader, s.leader_server_pk, s.replicas
   FROM hx.streams s
   JOIN latest l ON l.stream_pk = s.stream_pk AND l.epoch = s.epoch
   WHERE s.epoch BETWEEN ep_from AND ep_to AND s.epoch IN (SELECT epoch FROM latest) AND s.replicas > 1
@@ -65,7 +65,7 @@ WITH latest AS (
     AND CASE WHEN c.replicas > 0 THEN c.replicas ELSE st.replicas END > 1
   GROUP BY ALL
 )
-SELECT st.epoch, st.stream_pk AS entity_pk, st.account || '/' || st.stream AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT st.epoch, st.stream_pk AS entity_pk, checks.stream_label(st.domain, st.account, st.stream) AS entity_name, NULL::VARCHAR AS entity_key,
        st.leader AS server, 'info' AS severity, st.leader, CAST(c.replicated AS INTEGER) AS replicated_consumers,
        CAST(c.colocated AS INTEGER) AS colocated_consumers,
        CAST(100.0 * c.colocated / c.replicated AS DOUBLE) AS colocated_pct

@@ -38,5 +38,5 @@ export function latestRowsCte(name: string, table: string, pk: string): string {
 )`;
 }
 
-/** `<account>/<stream>`, from `si` (hx.stream_ident). */
-export const STREAM_NAME = "si.account || '/' || si.name";
+/** `[<domain>/]<account>/<stream>`, from `si` (hx.stream_ident). */
+export const STREAM_NAME = "checks.stream_label(si.domain, si.account, si.name)";

@@ -53,7 +53,7 @@ WITH idle AS (
   JOIN hx.consumer_stats s ON s.consumer_pk = w.consumer_pk AND s.epoch = w.epoch AND s.epoch BETWEEN ep_from AND ep_to
   WHERE w.samples >= p_min_samples AND w.unchanged
 )
-SELECT d.epoch, d.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT d.epoch, d.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'info' AS severity,
        CAST(d.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
        CAST(d.num_pending AS BIGINT) AS num_pending, CAST(d.last_active AS TIMESTAMPTZ) AS last_active

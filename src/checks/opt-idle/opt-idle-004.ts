@@ -37,7 +37,7 @@ export const optIdle004: Check = {
   sql: `
 WITH ${IDLE_STREAMS_CTE},
 ${latestRowsCte("latest", "hx.consumer_stats", "consumer_pk")}
-SELECT d.epoch, d.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT d.epoch, d.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'info' AS severity,
        CAST(d.delivered_stream_seq AS BIGINT) AS delivered_stream_seq,
        CAST(s.last_ts AS TIMESTAMPTZ) AS stream_last_ts, CAST(d.last_active AS TIMESTAMPTZ) AS last_active

@@ -77,7 +77,7 @@ WITH latest AS (
   WHERE conns = top
   QUALIFY count(*) OVER (PARTITION BY epoch, account_pk) = 1
 )
-SELECT c.epoch, c.consumer_pk AS entity_pk, c.account || '/' || c.stream || '/' || c.consumer AS entity_name,
+SELECT c.epoch, c.consumer_pk AS entity_pk, checks.consumer_label(c.domain, c.account, c.stream, c.consumer) AS entity_name,
        NULL::VARCHAR AS entity_key, ls.server, 'info' AS severity, ls.cluster AS leader_cluster,
        d.cluster AS client_cluster, CAST(100.0 * d.conns / d.total AS DOUBLE) AS client_cluster_pct,
        CAST(d.total AS BIGINT) AS account_connections

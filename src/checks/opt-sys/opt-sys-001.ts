@@ -36,7 +36,7 @@ WITH latest AS (
   WHERE o.max_msgs <= 0 AND o.max_bytes <= 0 AND o.max_age_ns = 0 AND o.max_msgs_per_subject <= 0
     AND NOT coalesce(o.sealed, false)
 )
-SELECT u.epoch, u.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name,
+SELECT u.epoch, u.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name,
        NULL::VARCHAR AS entity_key, ld.name AS server, 'info' AS severity,
        u.retention, u.storage, CAST(s.messages AS BIGINT) AS messages, CAST(s.bytes AS BIGINT) AS bytes
 FROM unbounded u

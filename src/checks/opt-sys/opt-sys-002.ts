@@ -59,7 +59,7 @@ WITH steps AS (
   FROM steps
   GROUP BY consumer_pk
 )
-SELECT p.epoch, p.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT p.epoch, p.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'warning' AS severity,
        CAST(p.last.redelivered AS BIGINT) AS num_redelivered, CAST(p.delivered AS BIGINT) AS delivered_in_window,
        CAST(100.0 * p.last.redelivered / p.delivered AS DOUBLE) AS redelivery_percent

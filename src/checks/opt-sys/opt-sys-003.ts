@@ -44,7 +44,7 @@ WITH latest AS (
   ASOF JOIN hx.consumer_opts o ON o.consumer_pk = l.consumer_pk AND l.epoch >= o.epoch
   WHERE o.max_ack_pending > 0 AND l.last.pending * 100.0 >= p_warn_percent * o.max_ack_pending
 )
-SELECT b.epoch, b.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT b.epoch, b.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'warning' AS severity,
        CAST(b.num_ack_pending AS BIGINT) AS num_ack_pending, CAST(b.max_ack_pending AS BIGINT) AS max_ack_pending,
        CAST(100.0 * b.num_ack_pending / b.max_ack_pending AS DOUBLE) AS ack_pending_percent

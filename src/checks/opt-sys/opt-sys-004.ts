@@ -40,7 +40,7 @@ WITH latest AS (
   ASOF JOIN hx.consumer_opts o ON o.consumer_pk = l.consumer_pk AND l.epoch >= o.epoch
   WHERE coalesce(o.deliver_subject, '') <> ''
 )
-SELECT u.epoch, u.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT u.epoch, u.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, l.name AS server, 'warning' AS severity,
        u.deliver_subject, u.deliver_group,
        (SELECT min(s.epoch) FROM hx.consumer_stats s

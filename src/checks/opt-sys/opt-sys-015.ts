@@ -68,7 +68,7 @@ judged AS (
          END AS severity
   FROM gaps
 )
-SELECT j.epoch, j.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT j.epoch, j.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, j.severity,
        j.delivered_consumer_seq AS delivered_seq, j.ack_floor_consumer_seq AS ack_floor_seq, j.gap,
        j.max_ack_pending, j.num_ack_pending

@@ -30,7 +30,7 @@ undirect AS (
   ASOF JOIN hx.stream_opts o ON o.stream_pk = s.stream_pk AND s.epoch >= o.epoch
   WHERE s.epoch BETWEEN ep_from AND ep_to AND o.replicas > 1 AND NOT o.allow_direct
 )
-SELECT u.epoch, u.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT u.epoch, u.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'info' AS severity, u.replicas
 FROM undirect u
 JOIN hx.stream_ident si ON si.stream_pk = u.stream_pk

@@ -54,7 +54,7 @@ gappy AS (
          OR (s.num_deleted >= p_ratio_min_deleted
              AND s.num_deleted * 100.0 > p_max_deleted_pct * (s.messages + s.num_deleted)))
 )
-SELECT g.epoch, g.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT g.epoch, g.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'warning' AS severity, g.messages, g.num_deleted,
        CAST(100.0 * g.num_deleted / (g.messages + g.num_deleted) AS DOUBLE) AS deleted_pct
 FROM gappy g

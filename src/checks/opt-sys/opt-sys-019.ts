@@ -63,7 +63,7 @@ busy AS (
   ASOF JOIN hx.stream_opts o ON o.stream_pk = r.stream_pk AND r.epoch >= o.epoch
   WHERE r.msgs_per_sec >= p_min_rate_per_sec AND o.duplicate_window_ns >= p_warn_window_minutes * 60e9
 )
-SELECT b.epoch, b.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT b.epoch, b.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server,
        CASE WHEN b.window_minutes >= p_crit_window_minutes THEN 'warning' ELSE 'info' END AS severity,
        CAST(b.window_minutes AS DOUBLE) AS duplicate_window_minutes, CAST(b.msgs_per_sec AS DOUBLE) AS msgs_per_sec

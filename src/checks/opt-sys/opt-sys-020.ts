@@ -35,7 +35,7 @@ export const optSys020: Check = {
   ],
   sql: `
 WITH buckets AS (
-  SELECT i.stream_pk, i.account, i.name, substr(i.name, 4) AS bucket
+  SELECT i.stream_pk, i.domain, i.account, i.name, substr(i.name, 4) AS bucket
   FROM hx.stream_ident i WHERE starts_with(i.name, 'KV_') AND length(i.name) > 3
 ),
 latest AS (
@@ -51,7 +51,7 @@ untimed AS (
   ASOF JOIN hx.stream_opts o ON o.stream_pk = s.stream_pk AND s.epoch >= o.epoch
   WHERE s.epoch BETWEEN ep_from AND ep_to AND o.max_age_ns = 0 AND s.num_deleted >= p_min_deleted
 )
-SELECT u.epoch, u.stream_pk AS entity_pk, b.account || '/' || b.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT u.epoch, u.stream_pk AS entity_pk, checks.stream_label(b.domain, b.account, b.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'info' AS severity, b.bucket, u.messages AS values_stored, u.num_deleted
 FROM untimed u
 JOIN buckets b ON b.stream_pk = u.stream_pk

@@ -44,7 +44,7 @@ js_servers AS (
   WHERE s.epoch BETWEEN ep_from AND ep_to AND o.jetstream AND s.epoch IN (SELECT epoch FROM single)
   GROUP BY ALL
 )
-SELECT r.epoch, r.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT r.epoch, r.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'info' AS severity, r.cluster, j.js_servers
 FROM single r
 JOIN js_servers j ON j.epoch = r.epoch AND j.cluster = r.cluster

@@ -56,7 +56,7 @@ aggressive AS (
   WHERE ack_policy <> 'none'
     AND (ack_wait_ns < p_min_ack_wait_secs * 1e9 OR (max_deliver > 0 AND max_deliver < p_min_max_deliver))
 )
-SELECT a.epoch, a.consumer_pk AS entity_pk, si.account || '/' || si.name || '/' || ci.name AS entity_name,
+SELECT a.epoch, a.consumer_pk AS entity_pk, checks.consumer_label(si.domain, si.account, si.name, ci.name) AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'warning' AS severity,
        CAST(a.ack_wait_ns / 1e9 AS DOUBLE) AS ack_wait_secs, a.max_deliver
 FROM aggressive a

@@ -58,7 +58,7 @@ trend AS (
          count(step) FILTER (WHERE step >= 0) / count(step) AS rising_frac
   FROM steps GROUP BY stream_pk
 )
-SELECT t.epoch, t.stream_pk AS entity_pk, si.account || '/' || si.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT t.epoch, t.stream_pk AS entity_pk, checks.stream_label(si.domain, si.account, si.name) AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'warning' AS severity, t.consumers_first, t.consumers_last, t.growth_epochs,
        CAST(t.rising_frac AS DOUBLE) AS rising_frac
 FROM trend t

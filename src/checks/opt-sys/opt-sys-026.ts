@@ -54,7 +54,7 @@ expected AS (
   ASOF LEFT JOIN hx.consumer_opts co ON co.consumer_pk = g.consumer_pk AND g.epoch >= co.epoch
 )
 SELECT e.epoch, e.raft_group_pk AS entity_pk,
-       si.account || '/' || si.name || coalesce('/' || ci.name, '') || ' (' || e.name || ')' AS entity_name,
+       checks.stream_label(si.domain, si.account, si.name) || coalesce('/' || ci.name, '') || ' (' || e.name || ')' AS entity_name,
        NULL::VARCHAR AS entity_key, sv.name AS server, 'warning' AS severity,
        e.name AS raft_group, e.kind, e.peers, e.expected_peers, e.members
 FROM expected e

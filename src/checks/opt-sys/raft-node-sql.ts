@@ -41,13 +41,13 @@ export const RAFT_NODES_CTE = `nodes AS (
 )`;
 
 /**
- * What group `g` (hx.raft_group_ident) replicates, as `<account>/<stream>[/<consumer>]` or
+ * What group `g` (hx.raft_group_ident) replicates, as `[<domain>/]<account>/<stream>[/<consumer>]` or
  * `meta group[ of domain <d>]`; needs the joins of {@link ASSET_JOINS}.
  */
 export const ASSET = `CASE g.kind
   WHEN 'meta' THEN 'meta group' || CASE WHEN g.domain <> '' THEN ' of domain ' || g.domain ELSE '' END
-  WHEN 'consumer' THEN si.account || '/' || si.name || '/' || ci.name
-  ELSE si.account || '/' || si.name END`;
+  WHEN 'consumer' THEN checks.consumer_label(si.domain, si.account, si.name, ci.name)
+  ELSE checks.stream_label(si.domain, si.account, si.name) END`;
 
 /** Joins naming group `g`'s stream `si` and consumer `ci`, when it has them. */
 export const ASSET_JOINS = `LEFT JOIN hx.stream_ident si ON si.stream_pk = g.stream_pk
@@ -58,5 +58,5 @@ export const ASSET_COLUMN = {
   name: "asset",
   type: "VARCHAR",
   description:
-    "What the group replicates: <account>/<stream>, <account>/<stream>/<consumer>, or the meta group.",
+    "What the group replicates: [<domain>/]<account>/<stream>, [<domain>/]<account>/<stream>/<consumer>, or the meta group.",
 } as const;

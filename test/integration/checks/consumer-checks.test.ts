@@ -47,7 +47,7 @@ test("consumer-006..011 read counts as the NATS CLI does: an integer > 0, anythi
     const rows = await rowsOf("consumer-006", [
       procOn210({ "io.nats.monitor.outstanding-ack-critical": value }),
     ]);
-    assert.deepEqual(names(rows), fires ? ["APP/ORDERS/proc"] : [], `threshold ${value}`);
+    assert.deepEqual(names(rows), fires ? ["hub/APP/ORDERS/proc"] : [], `threshold ${value}`);
   }
 });
 
@@ -98,7 +98,7 @@ test("consumer-009 fires for a consumer that never delivered, as the CLI's 'No d
       r.since_ns,
       r.threshold_ns,
     ]),
-    [["APP/ORDERS/laggard", null, null, 3_600_000_000_000]],
+    [["hub/APP/ORDERS/laggard", null, null, 3_600_000_000_000]],
   );
   const unparsable = editConsumer(
     "laggard",
@@ -146,7 +146,7 @@ test("a replica the leader no longer calls current, on a server that did not ans
   }, withoutN3());
   assert.deepEqual(
     (await rowsOf("consumer-001", [crashed])).map((r) => [r.entity_name, r.offline_reported, r.active_ns]),
-    [["APP/ORDERS/proc@n3", false, 12_000_000_000]],
+    [["hub/APP/ORDERS/proc@n3", false, 12_000_000_000]],
   );
   // The same view while n3 answers: a replica catching up, not a replica down.
   const catchingUp = procPeers((peers) => (peers.find((p) => p.name === "n3")!.current = false));
@@ -168,7 +168,7 @@ test("consumer-002 leaves down replicas to consumer-001; consumer-003 counts the
       r.replicas_down,
       r.down_servers,
     ]),
-    [["APP/ORDERS/proc", 3, 2, ["n2", "n3"]]],
+    [["hub/APP/ORDERS/proc", 3, 2, ["n2", "n3"]]],
   );
 });
 
@@ -186,8 +186,8 @@ test("consumer-004 and -005 need the consumer leader's own copy of the stream to
   const everywhere = editStream("ORDERS", (s) =>
     Object.assign(s.state as object, { first_seq: 500, last_seq: 1000 }),
   );
-  assert.deepEqual(names(await rowsOf("consumer-004", [everywhere])), ["APP/ORDERS/proc"]);
-  assert.deepEqual(names(await rowsOf("consumer-005", [everywhere])), ["APP/ORDERS/push1"]);
+  assert.deepEqual(names(await rowsOf("consumer-004", [everywhere])), ["hub/APP/ORDERS/proc"]);
+  assert.deepEqual(names(await rowsOf("consumer-005", [everywhere])), ["hub/APP/ORDERS/push1"]);
 });
 
 test("consumer-004 does not report a caught-up consumer of an emptied work queue", async () => {

@@ -78,9 +78,9 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
     };
     const fromReplicas = { ...fromLeader, leader: null };
     assert.deepEqual(rows, {
-      "APP/ORDERS": fromLeader,
-      "APP/KV_config": fromLeader,
-      "APP/WORKQ": fromReplicas,
+      "hub/APP/ORDERS": fromLeader,
+      "hub/APP/KV_config": fromLeader,
+      "hub/APP/WORKQ": fromReplicas,
     });
   });
 
@@ -93,7 +93,7 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
       withoutServers(["n2", "n3"]),
     );
     const rows = await lost([labReplies(), follower]);
-    assert.deepEqual(rows["APP/ORDERS"], {
+    assert.deepEqual(rows["hub/APP/ORDERS"], {
       server: "n1",
       leader: null,
       replicas: 3,
@@ -112,7 +112,7 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
 
   test("once the survivor has no leader at all, it still fires, naming the server that answered", async () => {
     const rows = await lost([labReplies(), n2AloneWithoutLeaders()]);
-    for (const name of ["APP/ORDERS", "APP/WORKQ", "APP/KV_config"]) {
+    for (const name of ["hub/APP/ORDERS", "hub/APP/WORKQ", "hub/APP/KV_config"]) {
       assert.deepEqual(
         rows[name],
         { server: "n2", leader: null, replicas: 3, quorum: 2, replicas_offline: 2, replicas_online: ["n2"] },
@@ -163,7 +163,7 @@ describe("jetstream-008 on an R3 stream losing two of its three servers", () => 
       orders.cluster.replicas = peers(["n3"], ["n3"]);
     });
     const rows = await lost([r2]);
-    assert.deepEqual(rows["APP/ORDERS"], {
+    assert.deepEqual(rows["hub/APP/ORDERS"], {
       server: "n2",
       leader: "n2",
       replicas: 2,

@@ -94,7 +94,7 @@ describe("opt-sys-002 over a consumer sequence that steps back", () => {
       proc(100_200, 50),
       proc(100_300, 50),
     ]);
-    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 300n]]);
+    assert.deepEqual(shown(rows), [["hub/APP/ORDERS/proc", 300n]]);
   });
 
   test("a step back of 5 (new consumer leader) counts as no delivery, not as the whole sequence", async () => {
@@ -104,7 +104,7 @@ describe("opt-sys-002 over a consumer sequence that steps back", () => {
       proc(100_095, 50),
       proc(100_195, 50),
     ]);
-    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 200n]]);
+    assert.deepEqual(shown(rows), [["hub/APP/ORDERS/proc", 200n]]);
   });
 
   test("a consumer created again counts its new sequence", async () => {
@@ -114,7 +114,7 @@ describe("opt-sys-002 over a consumer sequence that steps back", () => {
       [proc(100_000, 50), proc(100_100, 50), proc(60, 50, again), proc(160, 50, again)],
       { p_redelivery_percent: 0 },
     );
-    assert.deepEqual(shown(rows), [["APP/ORDERS/proc", 260n]]);
+    assert.deepEqual(shown(rows), [["hub/APP/ORDERS/proc", 260n]]);
   });
 });
 
@@ -177,7 +177,7 @@ describe("opt-sys-024 on a consumer with a backoff", () => {
     const rows = await run("opt-sys-024", [
       workers({ ack_wait: 1e9, backoff: [1e9, 5e9, 10e9], max_deliver: 20 }),
     ]);
-    assert.deepEqual(shown(rows), [["APP/WORKQ/workers", 10, 20n]]);
+    assert.deepEqual(shown(rows), [["hub/APP/WORKQ/workers", 10, 20n]]);
   });
 });
 
@@ -201,7 +201,10 @@ describe("opt-sys-016 on servers before 2.9, which send no allow_direct", () => 
   });
 
   test("on 2.9.10 the R3 streams without direct gets still fire", async () => {
-    assert.deepEqual(names(await run("opt-sys-016", [labReplies()])).sort(), ["APP/ORDERS", "APP/WORKQ"]);
+    assert.deepEqual(names(await run("opt-sys-016", [labReplies()])).sort(), [
+      "hub/APP/ORDERS",
+      "hub/APP/WORKQ",
+    ]);
   });
 });
 
@@ -220,9 +223,9 @@ describe("opt-sys-019 on a stream created again in the window", () => {
   test("150 messages an epoch count alike whether the stream was created again or not", async () => {
     const again = "2026-01-01T00:00:05Z";
     const steady = await run("opt-sys-019", [orders(100_000), orders(100_150), orders(100_300)]);
-    assert.deepEqual(rates(steady), [["APP/ORDERS", 15]]);
+    assert.deepEqual(rates(steady), [["hub/APP/ORDERS", 15]]);
     const recreated = await run("opt-sys-019", [orders(100_000), orders(150, again), orders(300, again)]);
-    assert.deepEqual(rates(recreated), [["APP/ORDERS", 15]]);
+    assert.deepEqual(rates(recreated), [["hub/APP/ORDERS", 15]]);
   });
 });
 

@@ -50,8 +50,8 @@ test("a stream's message count moves from warning to critical and back within bo
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.severity, r.messages, r.msgs_warn, r.msgs_critical, r.direction]),
     [
-      ["APP/ORDERS", "warning", 1010n, 1000n, 2000n, "above"],
-      ["APP/ORDERS", "critical", 2500n, 1000n, 2000n, "above"],
+      ["hub/APP/ORDERS", "warning", 1010n, 1000n, 2000n, "above"],
+      ["hub/APP/ORDERS", "critical", 2500n, 1000n, 2000n, "above"],
     ],
   );
   // The same entity in both epochs: the engine sees a severity change, not a new finding.
@@ -80,9 +80,9 @@ test("critical below warning means too few; a single bound counts upwards; 0, ne
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.severity, r.messages, r.direction]),
     [
-      ["APP/EVENTS", "warning", 4544n, "below"],
-      ["APP/ORDERS", "critical", 1010n, "below"],
-      ["APP/WORKQ", "critical", 40n, "above"],
+      ["hub/APP/EVENTS", "warning", 4544n, "below"],
+      ["hub/APP/ORDERS", "critical", 1010n, "below"],
+      ["hub/APP/WORKQ", "critical", 40n, "above"],
     ],
   );
 });
@@ -106,9 +106,9 @@ test("subject counts follow the same bounds: too few subjects when critical is b
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.severity, r.num_subjects, r.direction]),
     [
-      ["APP/EVENTS", "critical", 6n, "above"],
-      ["APP/ORDERS", "critical", 11n, "below"],
-      ["APP/WORKQ", "warning", 40n, "above"],
+      ["hub/APP/EVENTS", "critical", 6n, "above"],
+      ["hub/APP/ORDERS", "critical", 11n, "below"],
+      ["hub/APP/WORKQ", "warning", 40n, "above"],
     ],
   );
 });
@@ -121,7 +121,7 @@ test("seen thresholds are Go durations: 1m30s fires a mirror silent for 2 minute
   const rows = await rowsOver("jetstream-018", [mirror(120e9), mirror(80e9)]);
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.mirror_active_ns, r.seen_critical, r.seen_critical_ns]),
-    [["APP/ORDERS_MIRROR", 120_000_000_000n, "1m30s", 90_000_000_000n]],
+    [["hub/APP/ORDERS_MIRROR", 120_000_000_000n, "1m30s", 90_000_000_000n]],
   );
 });
 
@@ -132,8 +132,8 @@ test("the metadata in force at each epoch counts: bounds removed by a later conf
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.severity]),
     [
-      ["APP/ORDERS", "warning"],
-      ["APP/ORDERS", "warning"],
+      ["hub/APP/ORDERS", "warning"],
+      ["hub/APP/ORDERS", "warning"],
     ],
   );
   assert.notEqual(rows[0]!.epoch, rows[1]!.epoch);

@@ -33,7 +33,7 @@ async function rows(replies: ScrapeReply[]): Promise<Record<string, unknown>[]> 
 test("replicas all reported current yet 10,000 messages apart are a divergence, naming the short and the long replica", async () => {
   const [row, ...more] = await rows(diverged({ current: true }));
   assert.deepEqual(more, []);
-  assert.equal(row?.entity_name, "APP/ORDERS");
+  assert.equal(row?.entity_name, "hub/APP/ORDERS");
   assert.equal(row?.server, "n2");
   assert.deepEqual(
     [row?.min_server, row?.min_messages, row?.max_messages, row?.divergence, row?.replicas],
