@@ -13,7 +13,17 @@ export interface DeliveredStore {
   load(): Promise<Map<string, DeliveredAlertEntry>>;
   /** Records a delivery that succeeded. */
   apply(put: ReadonlyMap<string, DeliveredAlertEntry>, remove: ReadonlySet<string>): Promise<void>;
+  /** Which receiver the known state is of (receiverDigest), undefined when never recorded. */
+  receiver(): Promise<string | undefined>;
+  setReceiver(digest: string): Promise<void>;
 }
+
+/**
+ * The key recording which receiver the state is of. Alert keys are `<system>.<finding key>`,
+ * always with a dot, so a single token cannot be one of them (and load() skips it: its
+ * value is no alert).
+ */
+const RECEIVER_KEY = "receiver";
 
 export async function openDeliveredStore(
   nc: NatsConnection,
@@ -46,6 +56,13 @@ export async function openDeliveredStore(
       for (let i = 0; i < writes.length; i += IN_FLIGHT) {
         await Promise.all(writes.slice(i, i + IN_FLIGHT).map((w) => w()));
       }
+    },
+    async receiver() {
+      const entry = await kv.get(keyOf(RECEIVER_KEY));
+      return entry?.operation === "PUT" ? entry.string() : undefined;
+    },
+    async setReceiver(digest) {
+      await kv.put(keyOf(RECEIVER_KEY), digest);
     },
   };
 }

@@ -7,7 +7,7 @@ import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodi
 import { openDeliveredStore } from "./delivered-store.ts";
 import { endpointId } from "./delivery-log.ts";
 import { latestOutboxEntries, readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
-import { endpointFilterDigest, endpointSends, type DisabledChecks } from "./patterns.ts";
+import { endpointFilterDigest, endpointSends, receiverDigest, type DisabledChecks } from "./patterns.ts";
 import { planDelivery, resendAlerts, type KeyedEntry } from "./plan-delivery.ts";
 import { deliver, type RecordAttempt } from "./send.ts";
 
@@ -61,6 +61,22 @@ export async function startEndpointSender(options: {
     endpointSends(endpoint, options.disabledChecks, system, code);
   const store = await openDeliveredStore(options.nc, options.nodeId, id);
   const known = await store.load();
+  // Pointed at another receiver (url or type changed): it was told nothing. Forgetting what
+  // the old one knows makes the sender tell it every firing alert (the changed filter digest
+  // has the outbox read again); the old receiver gets no resolves.
+  const receiver = receiverDigest(endpoint);
+  const before = await store.receiver();
+  if (before !== receiver) {
+    if (before !== undefined && known.size > 0) {
+      await store.apply(new Map(), new Set(known.keys()));
+      log.info(
+        { forgotten: known.size },
+        "the endpoint's url or type changed: its new receiver is told every alert firing now",
+      );
+      known.clear();
+    }
+    await store.setReceiver(receiver);
+  }
   // Alerts the endpoint no longer wants (its patterns or systems changed, or the check was
   // disabled) are forgotten: no resolve will follow them (baseline rule 3), none is resent,
   // and an Alertmanager lets them expire at the endsAt it was last given.

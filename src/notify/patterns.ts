@@ -44,16 +44,29 @@ export function endpointSends(
 }
 
 /**
+ * Which receiver an endpoint reaches: its type and URL. What natsmon knows the receiver was
+ * told belongs to it; an endpoint pointed elsewhere starts over with what is firing now.
+ */
+export function receiverDigest(endpoint: Pick<EndpointConfig, "type" | "url">): string {
+  return createHash("sha256")
+    .update(JSON.stringify({ type: endpoint.type, url: endpoint.url }), "utf8")
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
  * A short digest of everything that decides which findings an endpoint's sender handles
- * (its subscriptions, ignore list and systems, and the checks disabled per system): when it
- * changes, entries the sender once passed over may now be wanted.
+ * (its subscriptions, ignore list and systems, and the checks disabled per system) and of
+ * the receiver it reaches: when it changes, entries the sender once passed over may now be
+ * wanted, or a new receiver must be told what is firing.
  */
 export function endpointFilterDigest(
-  endpoint: Pick<EndpointConfig, "subscriptions" | "ignore" | "systems">,
+  endpoint: Pick<EndpointConfig, "subscriptions" | "ignore" | "systems" | "type" | "url">,
   disabled: DisabledChecks,
 ): string {
   const sorted = (list: readonly string[]) => [...list].sort();
   const filter = {
+    receiver: receiverDigest(endpoint),
     subscriptions: sorted(endpoint.subscriptions),
     ignore: sorted(endpoint.ignore),
     systems: sorted(endpoint.systems),

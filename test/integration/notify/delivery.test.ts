@@ -68,6 +68,23 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     await lab.stop();
   });
 
+  test("an endpoint pointed at another receiver tells it what is firing; the old one hears no more", async () => {
+    await lab.start([endpoint({ name: "moving", url: `${receiver.url}/old` })]);
+    const from = receiver.requests.length;
+    const at = (path: string) => receiver.requests.slice(from).filter((r) => r.path === path);
+    await lab.epoch([fire(finding(70))]);
+    await waitFor(() => at("/old").length > 0, { message: "the old receiver told" });
+    await lab.start([endpoint({ name: "moving", url: `${receiver.url}/new` })]);
+    const told = await waitFor(() => at("/new")[0], { message: "the new receiver told" });
+    assert.deepEqual(alertsOf(told), ["firing 70 warning"]);
+    await lab.epoch([resolve(finding(70), new Date())]);
+    await waitFor(() => at("/new").some((r) => alertsOf(r).includes("resolved 70 warning")), {
+      message: "the resolve at the new receiver",
+    });
+    assert.deepEqual(at("/old").map(alertsOf), [["firing 70 warning"]]);
+    await lab.stop();
+  });
+
   test("an endpoint down for a while receives every change after recovery, in order, latest state only", async () => {
     await lab.start([
       endpoint({ name: "down", url: `${receiver.url}/down`, authType: "hmac", authToken: "s3cret" }),

@@ -144,7 +144,13 @@ describe("resendAlerts", () => {
 });
 
 describe("endpointFilterDigest", () => {
-  const base = { subscriptions: ["jetstream-003"], ignore: [], systems: [] };
+  const base = {
+    subscriptions: ["jetstream-003"],
+    ignore: [],
+    systems: [],
+    type: "webhook" as const,
+    url: "https://hooks.example.com/a",
+  };
   test("the same filter in another order is the same digest; a widened one, or a check disabled, is another", () => {
     const digest = endpointFilterDigest(base, new Map());
     assert.equal(
@@ -158,5 +164,8 @@ describe("endpointFilterDigest", () => {
     assert.notEqual(endpointFilterDigest({ ...base, systems: ["east"] }, new Map()), digest);
     assert.notEqual(endpointFilterDigest(base, new Map([["east", ["server-019"]]])), digest);
     assert.equal(endpointFilterDigest(base, new Map([["east", []]])), digest);
+    // Another receiver: it must be told what is firing.
+    assert.notEqual(endpointFilterDigest({ ...base, url: "https://hooks.example.com/b" }, new Map()), digest);
+    assert.notEqual(endpointFilterDigest({ ...base, type: "alertmanager" }, new Map()), digest);
   });
 });
