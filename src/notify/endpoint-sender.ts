@@ -9,7 +9,8 @@ import { endpointId } from "./delivery-log.ts";
 import { latestOutboxEntries, readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
 import { endpointFilterDigest, endpointSends, receiverDigest, type DisabledChecks } from "./patterns.ts";
 import { planDelivery, resendAlerts, type KeyedEntry } from "./plan-delivery.ts";
-import { deliver, type RecordAttempt } from "./send.ts";
+import { deliver, type AttemptResult, type RecordAttempt } from "./send.ts";
+import { failureAdvice } from "./failure-advice.ts";
 
 /** At most this many outbox entries go into one delivery. */
 const MAX_BATCH = 1000;
@@ -157,7 +158,10 @@ export async function startEndpointSender(options: {
     lock = run.catch(() => undefined);
     return run;
   };
-  const send = async (requests: readonly DeliveryRequest[], kind: "change" | "resend") => {
+  const send = async (
+    requests: readonly DeliveryRequest[],
+    kind: "change" | "resend",
+  ): Promise<Failure | undefined> => {
     for (const request of requests) {
       const result = await deliver(endpoint, request, {
         kind,
@@ -169,7 +173,7 @@ export async function startEndpointSender(options: {
       });
       if (!result.ok) {
         const last = result.last;
-        return `${"error" in last ? last.error : "failed"} (${result.attempts} attempt(s))`;
+        return { error: `${"error" in last ? last.error : "failed"} (${result.attempts} attempt(s))`, last };
       }
     }
     return undefined;
@@ -205,7 +209,7 @@ export async function startEndpointSender(options: {
   };
 
   /** Sends what the batch changes for the receiver; on success records it and acks the batch. */
-  const deliverBatch = (): Promise<string | undefined> =>
+  const deliverBatch = (): Promise<Failure | undefined> =>
     // The known state changes inside the lock, so a resend never sees a delivered change as pending.
     exclusive(async () => {
       const plan = planDelivery(batch, known, endpoint.type);
@@ -262,10 +266,14 @@ export async function startEndpointSender(options: {
       merge();
       let retryMs = timing.retryFirstMs;
       while (batch.length > 0 && !signal.aborted) {
-        const failure = await deliverBatch().catch((err: unknown) => describe(err));
+        const failure = await deliverBatch().catch((err: unknown): Failure => ({ error: describe(err) }));
         // Stopped mid-delivery: the batch stays unacked for the next start; no retry to wait for.
         if (failure === undefined || signal.aborted) break;
-        log.warn({ error: failure, retry_in_ms: retryMs }, "notification delivery failed; retrying");
+        const { fields, nextStep } = advise(endpoint, failure);
+        log.warn(
+          { error: failure.error, ...fields, retry_in_ms: retryMs },
+          `notification delivery failed; retrying${nextStep}`,
+        );
         // Cut short by a resend that got through: the endpoint is up, so the waits start over.
         const cut = await backoff(retryMs);
         retryMs = cut ? timing.retryFirstMs : Math.min(retryMs * 2, timing.retryMaxMs);
@@ -283,9 +291,13 @@ export async function startEndpointSender(options: {
       const active = resendAlerts(known, planDelivery(pending, known, endpoint.type), stale, sends);
       const requests = deliveryRequests(endpoint.type, endpoint.name, active, body, new Date());
       const failure = await send(requests, "resend");
-      if (failure)
-        log.warn({ error: failure }, "active alerts could not be sent again; next try in a minute");
-      else if (requests.length > 0) retryNow();
+      if (failure) {
+        const { fields, nextStep } = advise(endpoint, failure);
+        log.warn(
+          { error: failure.error, ...fields },
+          `active alerts could not be sent again; next try in a minute${nextStep}`,
+        );
+      } else if (requests.length > 0) retryNow();
     }).catch((err: unknown) => log.error({ err }, "resend failed"));
   let resendTimer: NodeJS.Timeout | undefined;
   let resending: Promise<unknown> = Promise.resolve();
@@ -312,6 +324,19 @@ export async function startEndpointSender(options: {
       await lock;
     },
   };
+}
+
+/** Why a delivery failed: its error, and its last attempt when one was made (not when it threw). */
+interface Failure {
+  readonly error: string;
+  readonly last?: AttemptResult;
+}
+
+/** A failure warning's fields and next step (after a colon), when an attempt was made. */
+function advise(endpoint: EndpointConfig, failure: Failure) {
+  if (!failure.last) return { fields: {}, nextStep: "" };
+  const advice = failureAdvice(endpoint, failure.last);
+  return { fields: advice.fields, nextStep: `: ${advice.nextStep}` };
 }
 
 function describe(err: unknown): string {

@@ -30,4 +30,6 @@ export {
   ATTEMPT_WAITS_MS,
 } from "./send.ts";
 export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
+export { failureAdvice, publicUrl } from "./failure-advice.ts";
+export type { FailureAdvice } from "./failure-advice.ts";
 export { endpointId, deliveryLogWriter, readDeliveryLog, writeDeliveryLogEntry } from "./delivery-log.ts";

@@ -8,7 +8,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { checkDescription } from "../../../src/checks/index.ts";
 import type { EndpointConfig } from "../../../src/config/index.ts";
 import type { FiringFinding, Severity, Transition } from "../../../src/domain/index.ts";
-import { silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger, type Logger } from "../../../src/lib/index.ts";
 import {
   readDeliveryLog,
   startNotifier,
@@ -100,13 +100,15 @@ export interface NotifyLab extends AsyncDisposable {
   readonly nodeId: string;
   /**
    * Starts (or restarts) the node's notifier with these endpoints (and checks disabled per
-   * system); the outbox is not pruned unless `pruning` says when.
+   * system); the outbox is not pruned unless `pruning` says when. It logs to `log`, by
+   * default nowhere.
    */
   start(
     endpoints: readonly EndpointConfig[],
     timing?: SenderTiming,
     disabledChecks?: DisabledChecks,
     pruning?: OutboxPruning,
+    log?: Logger,
   ): Promise<Notifier>;
   /** Hands one epoch's transitions to the running notifier, as the catalog side does. */
   epoch(transitions: readonly Transition[], system?: string): Promise<Date>;
@@ -126,7 +128,13 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
     sink,
     nc,
     nodeId,
-    async start(endpoints, timing = FAST, disabledChecks = new Map(), pruning = NO_PRUNING) {
+    async start(
+      endpoints,
+      timing = FAST,
+      disabledChecks = new Map(),
+      pruning = NO_PRUNING,
+      log = silentLogger(),
+    ) {
       await stop();
       notifier = await startNotifier({
         nc,
@@ -136,7 +144,7 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
         disabledChecks,
         body: { describe: checkDescription, externalUrl: "https://natsmon.example.com", systemCount: 1 },
         userAgent: "natsmon-test",
-        log: silentLogger(),
+        log,
         timing,
         pruning,
       });
