@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { discoverNodes } from "../bus/index.ts";
-import { deliver, deliveryLogWriter, readDeliveryLog } from "../notify/index.ts";
+import { deliver, deliveryLogWriter, planReplay, readDeliveryLog, replayedBody } from "../notify/index.ts";
 import { DELIVERY_KINDS, type DeliveryKind, type DeliveryLogEntry } from "../protocol/index.ts";
 import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
@@ -86,32 +86,18 @@ export function deliveriesCommand(program: Command): void {
           ...(since ? { since } : {}),
         });
         const record = deliveryLogWriter(nc, node, createLogger("warn", { app: "natsmon" }));
-        // One body per logged delivery, oldest first (an older log has an entry per attempt, all
-        // with the delivery's id). The retry rounds of a failed delivery carry the same body
-        // one after another, so a body just replayed is not sent again; the same body later,
-        // after others (a finding back at an earlier state), is, or the receiver would be
-        // left at the state in between.
-        const byDelivery = new Map<string, DeliveryLogEntry>();
-        const leftOut = new Map<DeliveryKind, Set<string>>();
-        for (const e of entries) {
-          if (!kinds.has(e.kind)) {
-            leftOut.set(e.kind, (leftOut.get(e.kind) ?? new Set()).add(e.delivery_id));
-            continue;
-          }
-          if (!byDelivery.has(e.delivery_id)) byDelivery.set(e.delivery_id, e);
-        }
-        let previous: string | undefined;
+        const plan = planReplay(entries, kinds, endpoint.type);
         let sent = 0;
         let failed = 0;
         let skipped = 0;
         let repeats = 0;
-        for (const e of byDelivery.values()) {
-          if (e.body_digest === previous) {
+        for (const step of plan.steps) {
+          const e = step.entry;
+          if (step.action === "repeat") {
             repeats += 1;
             continue;
           }
-          previous = e.body_digest;
-          if (e.body === undefined) {
+          if (step.action === "too-large") {
             skipped += 1;
             process.stdout.write(
               `${e.time} ${e.kind} ${e.body_digest}: body too large to be logged; skipped\n`,
@@ -120,7 +106,11 @@ export function deliveriesCommand(program: Command): void {
           }
           const result = await deliver(
             endpoint,
-            { body: e.body, alertCount: e.alert_count, systems: e.systems },
+            {
+              body: replayedBody(endpoint.type, e, step.body, new Date()),
+              alertCount: e.alert_count,
+              systems: e.systems,
+            },
             { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
           );
           const status =
@@ -138,11 +128,11 @@ export function deliveriesCommand(program: Command): void {
         }
         await nc.flush();
         const summary =
-          `replayed ${sent} of ${byDelivery.size} logged deliveries to ${endpoint.name}` +
+          `replayed ${sent} of ${plan.steps.length} logged deliveries to ${endpoint.name}` +
           `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}` +
           `${repeats > 0 ? `, ${repeats} repeating a body already sent` : ""}` +
-          (leftOut.size > 0
-            ? `; not replayed: ${[...leftOut].map(([kind, ids]) => `${ids.size} ${kind}`).join(", ")} (--kind to include them)`
+          (plan.leftOut.size > 0
+            ? `; not replayed: ${[...plan.leftOut].map(([kind, n]) => `${n} ${kind}`).join(", ")} (--kind to include them)`
             : "");
         if (failed > 0) fail(summary);
         else process.stdout.write(`${summary}\n`);

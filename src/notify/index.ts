@@ -33,3 +33,5 @@ export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
 export { failureAdvice, publicUrl } from "./failure-advice.ts";
 export type { FailureAdvice } from "./failure-advice.ts";
 export { endpointId, deliveryLogWriter, readDeliveryLog, writeDeliveryLogEntry } from "./delivery-log.ts";
+export { planReplay, replayedBody } from "./replay-plan.ts";
+export type { ReplayPlan, ReplayStep } from "./replay-plan.ts";
