@@ -1,7 +1,14 @@
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { discoverNodes } from "../bus/index.ts";
-import { deliver, deliveryLogWriter, planReplay, readDeliveryLog, replayedBody } from "../notify/index.ts";
+import {
+  deliver,
+  deliveryLogWriter,
+  loggedEndpoints,
+  planReplay,
+  readDeliveryLog,
+  replayedBody,
+} from "../notify/index.ts";
 import { DELIVERY_KINDS, type DeliveryKind, type DeliveryLogEntry } from "../protocol/index.ts";
 import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
@@ -39,12 +46,14 @@ export function deliveriesCommand(program: Command): void {
       const nc = await connectClient(options);
       try {
         const node = options.node ?? (await onlyNode(nc));
-        const entries = (
-          await readDeliveryLog(nc, node, {
-            ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-            ...(since ? { since } : {}),
-          })
-        ).filter((e) => kinds.has(e.kind));
+        const logged = await readDeliveryLog(nc, node, {
+          ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+          ...(since ? { since } : {}),
+        });
+        if (options.endpoint !== undefined && logged.length === 0) {
+          await checkLoggedEndpoint(nc, node, options.endpoint);
+        }
+        const entries = logged.filter((e) => kinds.has(e.kind));
         if (options.json) {
           for (const e of entries) process.stdout.write(`${JSON.stringify(e)}\n`);
           return;
@@ -190,6 +199,19 @@ async function onlyNode(nc: NatsConnection): Promise<string> {
     nodes.length === 0
       ? "no natsmon node answered on this bus; name one with --node"
       : `several nodes answer (${nodes.map((n) => n.node_id).join(", ")}); name one with --node`,
+  );
+}
+
+/**
+ * Throws, naming the endpoints the log does have, when it has no delivery to `endpoint` at
+ * all: a mistyped name would otherwise read as an endpoint with nothing to show.
+ */
+async function checkLoggedEndpoint(nc: NatsConnection, node: string, endpoint: string): Promise<void> {
+  const names = await loggedEndpoints(nc, node);
+  if (names.includes(endpoint)) return;
+  throw new Error(
+    `the delivery log of node "${node}" has no delivery to an endpoint named "${endpoint}"; ` +
+      (names.length > 0 ? `it has deliveries to: ${names.join(", ")}` : "it holds no deliveries"),
   );
 }
 

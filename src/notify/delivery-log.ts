@@ -68,13 +68,22 @@ export async function writeDeliveryLogEntry(
 }
 
 /**
- * Reads the delivery log, oldest first: every endpoint or one, from `since` on. Reading stops
- * at the last message present when it began.
+ * The names of the endpoints the node's delivery log holds deliveries of, sorted: read from
+ * each endpoint's latest entry, since a subject carries the name only when it is a token.
+ */
+export async function loggedEndpoints(nc: NatsConnection, nodeId: string): Promise<string[]> {
+  const latest = await readDeliveryLog(nc, nodeId, { latestPerEndpoint: true });
+  return [...new Set(latest.map((e) => e.endpoint))].sort();
+}
+
+/**
+ * Reads the delivery log, oldest first: every endpoint or one, from `since` on, or only each
+ * endpoint's latest delivery. Reading stops at the last message present when it began.
  */
 export async function readDeliveryLog(
   nc: NatsConnection,
   nodeId: string,
-  options: { endpoint?: string; since?: Date } = {},
+  options: { endpoint?: string; since?: Date; latestPerEndpoint?: boolean } = {},
 ): Promise<DeliveryLogEntry[]> {
   const subjects = nodeSubjects(nodeId);
   const filter =
@@ -85,9 +94,11 @@ export async function readDeliveryLog(
   const consumer = await jetstream(nc)
     .consumers.get(stream, {
       filter_subjects: filter,
-      ...(options.since
-        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }
-        : { deliver_policy: DeliverPolicy.All }),
+      ...(options.latestPerEndpoint
+        ? { deliver_policy: DeliverPolicy.LastPerSubject }
+        : options.since
+          ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }
+          : { deliver_policy: DeliverPolicy.All }),
     })
     .catch((err: unknown) => {
       if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;

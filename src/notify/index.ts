@@ -32,6 +32,12 @@ export {
 export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
 export { failureAdvice, publicUrl } from "./failure-advice.ts";
 export type { FailureAdvice } from "./failure-advice.ts";
-export { endpointId, deliveryLogWriter, readDeliveryLog, writeDeliveryLogEntry } from "./delivery-log.ts";
+export {
+  endpointId,
+  deliveryLogWriter,
+  loggedEndpoints,
+  readDeliveryLog,
+  writeDeliveryLogEntry,
+} from "./delivery-log.ts";
 export { planReplay, replayedBody } from "./replay-plan.ts";
 export type { ReplayPlan, ReplayStep } from "./replay-plan.ts";

@@ -108,6 +108,13 @@ describe("natsmon notify and deliveries commands", () => {
     assert.ok(entry, "the delivery the receiver got is logged with its digest");
     assert.equal(entry.status_code, 200);
     assert.equal(entry.body, delivered.body.toString("utf8"));
+    const misnamed = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "nosuch"]);
+    assert.equal(misnamed.code, 1);
+    assert.equal(misnamed.stdout, "");
+    assert.match(
+      misnamed.stderr,
+      /^natsmon: the delivery log of node "mon" has no delivery to an endpoint named "nosuch"; it has deliveries to: hook\n$/,
+    );
     const elsewhere = await runNatsmon(["deliveries", "log", "--server", url, "--node", "nosuch"]);
     assert.equal(elsewhere.code, 1);
     assert.match(

@@ -1,8 +1,9 @@
 /**
- * `deliveries replay` (README: Notifications) against Debian's real prometheus-alertmanager,
- * a real nats-server holding the delivery log and the CLI spawned as a process: a replayed
- * firing alert is active in the Alertmanager however old its log entry, and the retry rounds
- * of one failed delivery reach it once.
+ * `deliveries replay` and `deliveries log` (README: Notifications) against Debian's real
+ * prometheus-alertmanager, a real nats-server holding the delivery log and the CLI spawned as
+ * a process: a replayed firing alert is active in the Alertmanager however old its log
+ * entry, the retry rounds of one failed delivery reach it once, and an endpoint the log has
+ * nothing of is named as such.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -21,7 +22,7 @@ import { endpoint, finding, fire, startNotifyLab, FAST, type NotifyLab } from ".
 
 const MINUTE = 60_000;
 
-describe("deliveries replay against a real Alertmanager", () => {
+describe("deliveries replay and log against a real Alertmanager", () => {
   let lab: NotifyLab;
   let am: AlertmanagerProcess;
   let receiver: HttpReceiver;
@@ -29,6 +30,8 @@ describe("deliveries replay against a real Alertmanager", () => {
   let config: string;
   const replay = (name: string) =>
     runNatsmon(["deliveries", "replay", "--endpoint", name, "--config", config, "--server", lab.sink.url]);
+  const log = (...args: string[]) =>
+    runNatsmon(["deliveries", "log", "--server", lab.sink.url, "--node", lab.nodeId, ...args]);
   const activeOf = async (pk: number) =>
     (await am.alerts()).filter((a) => a.labels.entity_pk === String(pk)).map((a) => a.labels.severity);
 
@@ -120,6 +123,21 @@ describe("deliveries replay against a real Alertmanager", () => {
     assert.deepEqual(await activeOf(2), ["critical"], "the firing alert active; the resolved one not");
     assert.equal(active!.status.state, "active");
     assert.ok(new Date(active!.endsAt) > new Date(), "it ends ahead, as after a live send");
+  });
+
+  test("deliveries log of an endpoint the log does not have says so and lists those it has", async () => {
+    const result = await log("--endpoint", "nosuch");
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, "");
+    assert.equal(
+      result.stderr,
+      'natsmon: the delivery log of node "amcli" has no delivery to an endpoint named "nosuch"; ' +
+        "it has deliveries to: am, am-old\n",
+    );
+    // An endpoint that is logged, with nothing in the window asked for, is just that.
+    const none = await log("--endpoint", "am-old", "--since", new Date(Date.now() + MINUTE).toISOString());
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, "(no rows)\n");
   });
 });
 
