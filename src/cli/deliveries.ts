@@ -14,6 +14,7 @@ import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
 import { findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";
+import { answerCell } from "./answer-cell.ts";
 import { renderTable } from "./table.ts";
 
 /** `natsmon deliveries log|replay`: read the delivery log, re-send what it holds. */
@@ -223,9 +224,10 @@ function row(e: DeliveryLogEntry): Record<string, unknown> {
     // An older log has one entry per attempt: its number stands in for the count.
     attempts: e.attempts?.length ?? e.attempt,
     outcome: e.outcome,
-    answer: e.status_code ?? e.error ?? "",
     ms: Math.round(e.duration_ms),
     alerts: e.alert_count,
     digest: e.body_digest.slice(0, 19),
+    // Last, as the one column of free text: a long answer runs on without pushing the others.
+    answer: answerCell(e),
   };
 }

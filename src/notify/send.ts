@@ -92,9 +92,10 @@ export async function postOnce(
     if (status >= 200 && status < 300) return { outcome: "ok", status, ms };
     if (status >= 300 && status < 400) {
       const to = response.headers.get("location");
+      // The target first: `deliveries log` shows the start of the error.
       const error =
-        `HTTP ${status}: the endpoint redirects${to ? ` to ${to}` : ""}, and natsmon does not follow ` +
-        "redirects (the alert would not arrive); set the endpoint's url to the address that answers";
+        `HTTP ${status}: ${to ? `redirects to ${to}` : "a redirect without a location"}; natsmon does not ` +
+        "follow redirects (the alert would not arrive): set the endpoint's url to the address that answers";
       return { outcome: "retry", status, error, ms };
     }
     const error = `HTTP ${status}${text ? `: ${text.slice(0, ERROR_TEXT_MAX).trim()}` : ""}`;

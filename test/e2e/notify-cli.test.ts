@@ -96,7 +96,7 @@ describe("natsmon notify and deliveries commands", () => {
   test("deliveries log shows the attempt, as a table and as JSON", async () => {
     const table = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "hook"]);
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /hook\s+change\s+1\s+ok\s+200/);
+    assert.match(table.stdout, /hook\s+change\s+1\s+ok\s+\d+\s+\d+\s+sha256:[0-9a-f]{12}\s+200\n/);
     const json = await runNatsmon(["deliveries", "log", "--server", url, "--json"]);
     assert.equal(json.code, 0, json.stderr);
     const entries = json.stdout
@@ -241,6 +241,9 @@ describe("natsmon notify and deliveries commands", () => {
     assert.equal(result.code, 1);
     assert.match(result.stdout, /endpoint broken is disabled; testing it anyway/);
     assert.match(result.stderr, /HTTP 500: nope/);
+    const table = await runNatsmon(["deliveries", "log", "--server", url, "--endpoint", "broken"]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /broken\s+test\s+1\s+retry\s+\d+\s+1\s+sha256:[0-9a-f]{12}\s+500 nope\n/);
   });
 
   test("deliveries replay leaves test alerts out unless --kind names them", async () => {

@@ -2,8 +2,8 @@
  * `deliveries replay` and `deliveries log` (README: Notifications) against Debian's real
  * prometheus-alertmanager, a real nats-server holding the delivery log and the CLI spawned as
  * a process: a replayed firing alert is active in the Alertmanager however old its log
- * entry, the retry rounds of one failed delivery reach it once, and an endpoint the log has
- * nothing of is named as such.
+ * entry, the retry rounds of one failed delivery reach it once, and the log's table shows
+ * what a failing receiver answered.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -11,7 +11,14 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { checkDescription } from "../../../src/checks/index.ts";
-import { deliveryRequests, writeDeliveryLogEntry, type PlannedAlert } from "../../../src/notify/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import {
+  deliver,
+  deliveryLogWriter,
+  deliveryRequests,
+  writeDeliveryLogEntry,
+  type PlannedAlert,
+} from "../../../src/notify/index.ts";
 import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
 import { startAlertmanager, type AlertmanagerProcess } from "../../harness/start-alertmanager.ts";
 import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
@@ -125,6 +132,40 @@ describe("deliveries replay and log against a real Alertmanager", () => {
     assert.ok(new Date(active!.endsAt) > new Date(), "it ends ahead, as after a live send");
   });
 
+  test("deliveries log shows each answer's status and the start of its reason", async () => {
+    const record = deliveryLogWriter(lab.nc, lab.nodeId, silentLogger());
+    // Alertmanager refuses an alert without labels; a receiver that moved redirects.
+    await deliver(
+      endpoint({ name: "am-bad", type: "alertmanager", url: am.url }),
+      { body: '[{"labels":{}}]\n', alertCount: 1, systems: ["east"] },
+      { kind: "test", record, userAgent: "natsmon-test", waitsMs: [] },
+    );
+    await deliver(
+      endpoint({ name: "moved", url: `${receiver.url}/moved` }),
+      { body: "{}\n", alertCount: 1, systems: ["east"] },
+      { kind: "test", record, userAgent: "natsmon-test", waitsMs: [] },
+    );
+    await waitFor(async () => (await lab.log("moved")).length > 0, { message: "the redirect logged" });
+    const table = await log("--kind", "test");
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(
+      table.stdout,
+      /\n\S+\s+am-bad\s+test\s+1\s+rejected\s+\d+\s+1\s+sha256:[0-9a-f]{12}\s+400 at least one label pair required\n/,
+    );
+    assert.match(
+      table.stdout,
+      /\n\S+\s+moved\s+test\s+1\s+retry\s+.*\s302 redirects to https:\/\/am\.example\.com\/api\/v2\/alerts;/,
+    );
+    const widths = table.stdout
+      .split("\n")
+      .filter((l) => l.includes("moved"))
+      .map((l) => l.length);
+    assert.ok(
+      widths.every((w) => w <= 160),
+      "the table stays readable",
+    );
+  });
+
   test("deliveries log of an endpoint the log does not have says so and lists those it has", async () => {
     const result = await log("--endpoint", "nosuch");
     assert.equal(result.code, 1);
@@ -132,7 +173,7 @@ describe("deliveries replay and log against a real Alertmanager", () => {
     assert.equal(
       result.stderr,
       'natsmon: the delivery log of node "amcli" has no delivery to an endpoint named "nosuch"; ' +
-        "it has deliveries to: am, am-old\n",
+        "it has deliveries to: am, am-bad, am-old, moved\n",
     );
     // An endpoint that is logged, with nothing in the window asked for, is just that.
     const none = await log("--endpoint", "am-old", "--since", new Date(Date.now() + MINUTE).toISOString());
