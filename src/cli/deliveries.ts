@@ -13,7 +13,7 @@ import { DELIVERY_KINDS, type DeliveryKind, type DeliveryLogEntry } from "../pro
 import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
-import { findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";
+import { answerOf, findEndpoint, loadNodeConfig, parseSince } from "./endpoint-config.ts";
 import { answerCell } from "./answer-cell.ts";
 import { renderTable } from "./table.ts";
 
@@ -123,10 +123,7 @@ export function deliveriesCommand(program: Command): void {
             },
             { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
           );
-          const status =
-            "status" in result.last && result.last.status !== undefined
-              ? `HTTP ${result.last.status}`
-              : "no answer";
+          const status = answerOf(result.last);
           // A failed answer's error already starts with its "HTTP <status>".
           const error = "error" in result.last ? result.last.error : "failed";
           const outcome = result.ok ? status : error.startsWith(status) ? error : `${status} (${error})`;

@@ -1,6 +1,7 @@
 import { checkCatalogue } from "../checks/index.ts";
 import { resolveTime } from "./backup-plan.ts";
 import { loadConfig, formatConfigIssues, type Config, type EndpointConfig } from "../config/index.ts";
+import type { AttemptResult } from "../notify/index.ts";
 
 /**
  * Loads the configuration exactly as `natsmon run` does (file, environment, the same
@@ -50,4 +51,10 @@ function parseDurationText(text: string): number | undefined {
     match[2] as "ms" | "s" | "m" | "h" | "d"
   ];
   return Number(match[1]) * unit;
+}
+
+/** What the endpoint answered to an attempt, for a line of output: its status, or why there is none. */
+export function answerOf(last: AttemptResult): string {
+  if (last.outcome === "unsent") return "not sent";
+  return last.status === undefined ? "no answer" : `HTTP ${last.status}`;
 }

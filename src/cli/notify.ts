@@ -15,7 +15,7 @@ import {
 import type { DeliveryLogEntry } from "../protocol/index.ts";
 import { fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
-import { findEndpoint, loadNodeConfig } from "./endpoint-config.ts";
+import { answerOf, findEndpoint, loadNodeConfig } from "./endpoint-config.ts";
 
 /** The code of the test alert: no check has it, so it carries no scope, category or summary of one. */
 export const TEST_ALERT_CODE = "natsmon-test";
@@ -41,7 +41,7 @@ export function notifyCommand(program: Command): void {
     if (entry) await log.write(entry);
     await log.close();
     const last = result.last;
-    const answer = "status" in last && last.status !== undefined ? `HTTP ${last.status}` : "no answer";
+    const answer = answerOf(last);
     const line = `${endpoint.type} endpoint ${name} at ${targetUrl(endpoint)}: ${answer} in ${Math.round(last.ms)} ms`;
     if (result.ok) process.stdout.write(`${line}: test alert delivered\n`);
     else fail(`${line}: ${"error" in last ? last.error : "failed"}`);

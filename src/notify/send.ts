@@ -13,11 +13,15 @@ const LOGGED_BODY_MAX = 512 * 1024;
 /** How much of an error body the log keeps. */
 const ERROR_TEXT_MAX = 300;
 
-/** The outcome of one HTTP attempt: a value, never an exception. */
+/**
+ * The outcome of one HTTP attempt: a value, never an exception. `unsent`: the request could not
+ * be built (a local fault, found before anything went out); trying again would fail the same way.
+ */
 export type AttemptResult =
   | { readonly outcome: "ok"; readonly status: number; readonly ms: number }
   | { readonly outcome: "retry"; readonly status?: number; readonly error: string; readonly ms: number }
-  | { readonly outcome: "rejected"; readonly status: number; readonly error: string; readonly ms: number };
+  | { readonly outcome: "rejected"; readonly status: number; readonly error: string; readonly ms: number }
+  | { readonly outcome: "unsent"; readonly error: string; readonly ms: number };
 
 /** The outcome of a delivery: its last attempt, and how many were made. */
 export interface DeliveryResult {
@@ -76,16 +80,11 @@ export async function postOnce(
   const started = performance.now();
   const timeout = AbortSignal.timeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const request = buildRequest(endpoint, body, options.userAgent, signal);
+  if (typeof request === "string")
+    return { outcome: "unsent", error: request, ms: performance.now() - started };
   try {
-    const response = await fetch(targetUrl(endpoint), {
-      method: "POST",
-      headers: requestHeaders(endpoint, body, options.userAgent),
-      body,
-      signal,
-      // Followed, a 301/302/303 turns the POST into a GET without its body, and the
-      // target's 200 would count as delivered though nothing was: a failed attempt instead.
-      redirect: "manual",
-    });
+    const response = await fetch(request);
     const text = await response.text();
     const ms = performance.now() - started;
     const status = response.status;
@@ -113,9 +112,52 @@ export async function postOnce(
 }
 
 /**
+ * The POST, or why it cannot be made: a header value fetch refuses, say an auth-token with a
+ * line break (start-up validation refuses those, so this is the last guard). The reason names
+ * the header, never its value: fetch's own message quotes the value, which carries the secret.
+ */
+function buildRequest(
+  endpoint: EndpointConfig,
+  body: string,
+  userAgent: string,
+  signal: AbortSignal,
+): Request | string {
+  const unsent = (why: string) =>
+    `not sent: the request could not be built: ${why}; nothing reached the endpoint`;
+  const headers = requestHeaders(endpoint, body, userAgent);
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      const auth = name !== "user-agent" && name !== "content-type";
+      return unsent(
+        auth
+          ? `the ${name} header, made from the endpoint's auth settings, is not a valid HTTP header value ` +
+              "(natsmon config check names the fault)"
+          : `the ${name} header is not a valid HTTP header value`,
+      );
+    }
+  }
+  try {
+    return new Request(targetUrl(endpoint), {
+      method: "POST",
+      headers,
+      body,
+      signal,
+      // Followed, a 301/302/303 turns the POST into a GET without its body, and the
+      // target's 200 would count as delivered though nothing was: a failed attempt instead.
+      redirect: "manual",
+    });
+  } catch (err) {
+    return unsent(describeError(err));
+  }
+}
+
+/**
  * One delivery: up to three attempts with increasing waits, stopping at the first success or
- * rejection (spec: Limits; Errors, delivery responses). The delivery is recorded once, when it
- * ends, with every attempt in it: the log keeps deliveries, not attempts (spec: Limits).
+ * rejection (spec: Limits; Errors, delivery responses), or at a request that cannot be built.
+ * The delivery is recorded once, when it ends, with every attempt in it: the log keeps
+ * deliveries, not attempts (spec: Limits).
  */
 export async function deliver(
   endpoint: EndpointConfig,
@@ -150,7 +192,9 @@ export async function deliver(
     attempts.push({
       attempt: attempts.length + 1,
       time: time.toISOString(),
-      outcome: result.outcome,
+      // The log knows ok, retry and rejected: a request not built is a failure the sender
+      // tries again later (its error says it was not sent), with no status.
+      outcome: result.outcome === "unsent" ? "retry" : result.outcome,
       ...("status" in result && result.status !== undefined ? { status_code: result.status } : {}),
       ...(result.outcome === "ok" ? {} : { error: result.error }),
       duration_ms: roundMs(result.ms),

@@ -160,3 +160,44 @@ describe("a redirecting receiver", () => {
     });
   }
 });
+
+describe("a request that cannot be built", () => {
+  // Start-up validation refuses these tokens; the sender must still say what happened if one
+  // gets through, not report the receiver as silent.
+  const rows = [
+    { given: "a bearer token with a line break", authType: "bearer", authToken: "s3cret\nx" },
+    { given: "a bearer token fetch cannot encode", authType: "bearer", authToken: "s3cret-🔑" },
+  ] as const;
+  for (const r of rows) {
+    test(`given ${r.given}, the delivery is logged as not sent, once, naming the header but not the secret`, async () => {
+      await using receiver = await startHttpReceiver();
+      const log: DeliveryLogEntry[] = [];
+      const broken = endpoint({ name: "e", url: receiver.url, authType: r.authType, authToken: r.authToken });
+      const result = await deliver(broken, REQUEST, {
+        kind: "change",
+        record: (e) => log.push(e),
+        userAgent: "natsmon-test",
+        waitsMs: [10, 20],
+      });
+      assert.equal(result.ok, false);
+      assert.equal(result.last.outcome, "unsent");
+      assert.equal(result.attempts, 1, "trying again would fail the same way");
+      const [entry] = log as [DeliveryLogEntry];
+      assert.equal(entry.attempts?.length, 1);
+      assert.equal(entry.outcome, "retry", "the sender tries the batch again later");
+      assert.equal(entry.status_code, undefined);
+      assert.equal(
+        entry.error,
+        "not sent: the request could not be built: the authorization header, made from the endpoint's auth " +
+          "settings, is not a valid HTTP header value (natsmon config check names the fault); " +
+          "nothing reached the endpoint",
+      );
+      assert.ok(!entry.error.includes("s3cret"), "the token is not in the log");
+      // The receiver was up all along: a good request reaches it, the broken one never did.
+      const { result: good } = await deliverOnce(receiver.url);
+      assert.equal(good.ok, true);
+      assert.equal(receiver.requests.length, 1);
+      assert.equal(receiver.requests[0]!.headers.authorization, undefined);
+    });
+  }
+});
