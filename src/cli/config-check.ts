@@ -1,6 +1,6 @@
 import { checkCatalogue } from "../checks/index.ts";
 import type { Command } from "commander";
-import { loadConfig, formatConfigIssues } from "../config/index.ts";
+import { loadConfig, formatConfigIssue, formatConfigIssues, type ConfigIssue } from "../config/index.ts";
 import { fail } from "./client.ts";
 
 /** `natsmon config check`: the start-up validation, without starting anything. */
@@ -17,11 +17,13 @@ export function configCommand(program: Command): void {
         env: process.env,
         checks: checkCatalogue(),
       });
+      // Warnings are printed with the errors too, so one run shows everything to fix.
       if (!result.ok) {
         fail(`${file ?? "configuration"} is invalid:\n${formatConfigIssues(result.errors)}`, 2);
+        printWarnings(result.warnings);
         return;
       }
-      for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+      printWarnings(result.warnings);
       const c = result.config;
       process.stdout.write(
         `${file ?? "configuration"} is valid: node ${c.node.id}, ` +
@@ -29,4 +31,9 @@ export function configCommand(program: Command): void {
           `${c.notifications.endpoints.length} notification endpoint(s)\n`,
       );
     });
+}
+
+/** Each warning on stderr, as `warning: path: message`. */
+export function printWarnings(warnings: readonly ConfigIssue[]): void {
+  for (const warning of warnings) process.stderr.write(`warning: ${formatConfigIssue(warning)}\n`);
 }

@@ -1,6 +1,7 @@
 import { checkCatalogue } from "../checks/index.ts";
 import { resolveTime } from "./backup-plan.ts";
 import { loadConfig, formatConfigIssues, type Config, type EndpointConfig } from "../config/index.ts";
+import { printWarnings } from "./config-check.ts";
 import type { AttemptResult } from "../notify/index.ts";
 
 /**
@@ -16,7 +17,7 @@ export async function loadNodeConfig(file: string | undefined): Promise<Config> 
     checks: checkCatalogue(),
   });
   if (!result.ok) throw new Error(`invalid configuration:\n${formatConfigIssues(result.errors)}`);
-  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  printWarnings(result.warnings);
   return result.config;
 }
 

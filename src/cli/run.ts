@@ -1,7 +1,8 @@
 import { checkCatalogue } from "../checks/index.ts";
 import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { loadConfig, formatConfigIssues } from "../config/index.ts";
+import { loadConfig, formatConfigIssue, formatConfigIssues } from "../config/index.ts";
+import { printWarnings } from "./config-check.ts";
 import { createLogger } from "../lib/index.ts";
 import { Role } from "../domain/index.ts";
 import { startNode } from "../node/index.ts";
@@ -52,11 +53,15 @@ export function runCommand(program: Command): void {
         });
         if (!result.ok) {
           fail(`invalid configuration:\n${formatConfigIssues(result.errors)}`, 2);
+          printWarnings(result.warnings);
           return;
         }
         const config = result.config;
         const log = createLogger(config.log.level, { app: "natsmon" });
-        for (const warning of result.warnings) log.warn(warning);
+        for (const warning of result.warnings) {
+          const fields = { path: warning.path, ...(warning.endpoint ? { endpoint: warning.endpoint } : {}) };
+          log.warn(fields, `configuration: ${formatConfigIssue(warning)}`);
+        }
         // Where ops.version.check looks for releases (npm's registry unless a mirror is named).
         const registry = process.env.NATSMON_UPDATE_REGISTRY;
         // Tests shorten the once-a-minute retry of a catalog that would not open, and retention's round.

@@ -8,6 +8,7 @@ const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
 interface Issue {
   path: string;
   message: string;
+  endpoint?: string;
 }
 
 /** A pattern that names only retired checks: accepted, sends nothing (pattern rule 4). */
@@ -51,9 +52,9 @@ export function endpointIssues(
   raw: EndpointLists | undefined,
   systems: ReadonlySet<string> | undefined,
   known: ReadonlySet<string> | undefined,
-): { issues: Issue[]; warnings: string[] } {
+): { issues: Issue[]; warnings: Issue[] } {
   const issues: Issue[] = [];
-  const warnings: string[] = [];
+  const warnings: Issue[] = [];
   const names = new Map<string, string>();
   for (const type of ["webhook", "alertmanager"] as const) {
     (raw?.[type] ?? []).forEach((e, i) => {
@@ -87,9 +88,10 @@ export function endpointIssues(
           if (issue) issues.push(issue);
           else if (p !== "" && retiredOnly(p, known)) {
             const why = RETIRED_CHECKS.get(p.replace(/\*$/, ""));
-            warnings.push(
-              `${at}.${field}[${j}]: "${p}" names a retired check${why ? ` (${why})` : ""}; it sends nothing`,
-            );
+            warnings.push({
+              path: `${at}.${field}[${j}]`,
+              message: `"${p}" names a retired check${why ? ` (${why})` : ""}; it sends nothing`,
+            });
           }
         });
       }
@@ -100,6 +102,22 @@ export function endpointIssues(
     });
   }
   return { issues, warnings };
+}
+
+/**
+ * The issue with the name of the endpoint its path lies in, when that endpoint has one, so a
+ * message says which endpoint it is about without counting entries in the file. `raw` is the
+ * file as read: a name the schema refused is still shown if it is text.
+ */
+export function withEndpointName<T extends Issue>(issue: T, raw: Record<string, unknown>): T {
+  const match = /^notifications\.(webhook|alertmanager)\[(\d+)\]/.exec(issue.path);
+  if (!match) return issue;
+  const lists = raw.notifications as Record<string, unknown> | undefined;
+  const list = typeof lists === "object" && lists !== null ? lists[match[1]!] : undefined;
+  const entry: unknown = Array.isArray(list) ? list[Number(match[2])] : undefined;
+  const name =
+    typeof entry === "object" && entry !== null ? (entry as Record<string, unknown>).name : undefined;
+  return typeof name === "string" && name !== "" ? { ...issue, endpoint: name } : issue;
 }
 
 /** The endpoints of a file that passed validation, with their defaults. */

@@ -3,7 +3,7 @@
  * validated, fully defaulted, frozen Config flows out, or every problem at once, each
  * named by its path. Owns no state.
  */
-export { loadConfig, formatConfigIssues } from "./load.ts";
+export { loadConfig, formatConfigIssue, formatConfigIssues } from "./load.ts";
 export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
 export { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 export { envName } from "./sources.ts";

@@ -6,16 +6,25 @@ import { fileSchema } from "./schema.ts";
 import { applyOverrides } from "./sources.ts";
 import { buildConfig, configIssues } from "./resolve.ts";
 import { salvage } from "./salvage.ts";
+import { withEndpointName } from "./endpoints.ts";
 import type { Config } from "./types.ts";
 import type { CheckCatalogue } from "./check-settings.ts";
 
 export interface ConfigIssue {
+  /** Where in the file, e.g. `notifications.webhook[4].auth-token`. */
   path: string;
   message: string;
+  /** The name of the notification endpoint the path lies in, when it has one. */
+  endpoint?: string;
 }
 
+/**
+ * A frozen Config, or every error; either way the warnings: settings accepted that do
+ * nothing, which `config check` prints and a starting node logs.
+ */
 export type ConfigResult =
-  { ok: true; config: Config; warnings: string[] } | { ok: false; errors: ConfigIssue[] };
+  | { ok: true; config: Config; warnings: ConfigIssue[] }
+  | { ok: false; errors: ConfigIssue[]; warnings: ConfigIssue[] };
 
 export interface LoadOptions {
   file?: string;
@@ -41,6 +50,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
       return {
         ok: false,
         errors: [{ path: "(file)", message: `cannot read ${options.file}: ${(err as Error).message}` }],
+        warnings: [],
       };
     }
     const doc = parseDocument(text, { prettyErrors: true });
@@ -48,6 +58,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
       return {
         ok: false,
         errors: doc.errors.map((e) => ({ path: "(file)", message: e.message.split("\n")[0]! })),
+        warnings: [],
       };
     }
     const value: unknown = doc.toJS();
@@ -56,6 +67,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
         return {
           ok: false,
           errors: [{ path: "(file)", message: "the configuration must be a YAML mapping" }],
+          warnings: [],
         };
       }
       raw = value as Record<string, unknown>;
@@ -75,9 +87,11 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
     ...schemaIssues,
     ...later.issues.filter((i) => !refused.some((r) => within(i.path, r))),
   ];
-  if (!parsed.success || errors.length > 0) return { ok: false, errors };
+  const named = (issues: ConfigIssue[]) => issues.map((i) => withEndpointName(i, raw));
+  const warnings = named(later.warnings);
+  if (!parsed.success || errors.length > 0) return { ok: false, errors: named(errors), warnings };
   const config = buildConfig(parsed.data, options.hostname ?? safeHostname());
-  return { ok: true, config: deepFreeze(config), warnings: later.warnings };
+  return { ok: true, config: deepFreeze(config), warnings };
 }
 
 /** Whether `path` is `outer` or lies inside it (`a.b[0]` is inside `a.b` and `a`). */
@@ -86,8 +100,20 @@ function within(path: string, outer: string): boolean {
   return path === outer || path.startsWith(`${outer}.`) || path.startsWith(`${outer}[`);
 }
 
-export function formatConfigIssues(errors: readonly ConfigIssue[]): string {
-  return errors.map((e) => `${e.path}: ${e.message}`).join("\n");
+/** One issue as `path: message`, an endpoint's path naming it: `notifications.webhook[4] (ops-hook).url: …`. */
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const path =
+    issue.endpoint === undefined
+      ? issue.path
+      : issue.path.replaceAll(
+          /notifications\.(?:webhook|alertmanager)\[\d+\]/g,
+          (at) => `${at} (${issue.endpoint})`,
+        );
+  return `${path}: ${issue.message}`;
+}
+
+export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
+  return issues.map(formatConfigIssue).join("\n");
 }
 
 function zodIssues(error: z.ZodError): ConfigIssue[] {

@@ -64,7 +64,7 @@ export function configIssues(
   view: View,
   given: ReadonlySet<string>,
   checks: CheckCatalogue | undefined,
-): { issues: ResolveIssue[]; warnings: string[] } {
+): { issues: ResolveIssue[]; warnings: ResolveIssue[] } {
   const issues: ResolveIssue[] = [];
   if (given.has("system") && given.has("systems")) {
     issues.push({ path: "systems", message: "give either system (one) or systems (a list), not both" });

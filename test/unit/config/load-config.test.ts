@@ -99,10 +99,11 @@ describe("loadConfig", () => {
     if (result.ok) return;
     assert.deepEqual(result.errors.map((e) => e.path).sort(), EVERY_SECTION_PATHS);
     const text = formatConfigIssues(result.errors);
-    assert.match(text, /^notifications\.webhook\[2\]\.auth-type: "digest" is not one of/m);
+    // Each endpoint's problems name it, after its index, when it has a name.
+    assert.match(text, /^notifications\.webhook\[2\] \(c\)\.auth-type: "digest" is not one of/m);
     assert.match(
       text,
-      /^notifications\.webhook\[3\]\.name: "c" is already used by notifications\.webhook\[2\]$/m,
+      /^notifications\.webhook\[3\] \(c\)\.name: "c" is already used by notifications\.webhook\[2\]$/m,
     );
     assert.match(text, /^notifications\.webhook\[4\]\.subscriptions\[0\]: "SERVER_001" is an old-style/m);
   });
@@ -368,7 +369,10 @@ describe("natsmon config check", () => {
     test(`natsmon ${name} exits 2 naming every problem of a file with problems in several sections`, async () => {
       const r = await runNatsmon([...command, "--config", FIXTURES + "problems-in-every-section.yaml"]);
       assert.equal(r.code, 2, r.stderr);
-      const paths = [...r.stderr.matchAll(/^(\S+): /gm)].map((m) => m[1]).filter((p) => p !== "natsmon");
+      // Errors only: the endpoints without subscriptions are warned about after them.
+      const paths = [...r.stderr.matchAll(/^(\S+)(?: \(\w+\))?(\S*): /gm)]
+        .map((m) => `${m[1]}${m[2]}`)
+        .filter((p) => p !== "natsmon" && p !== "warning");
       assert.deepEqual(paths.sort(), EVERY_SECTION_PATHS);
     });
   }
@@ -378,7 +382,7 @@ describe("natsmon config check", () => {
     assert.equal(r.code, 2);
     assert.match(
       r.stderr,
-      /notifications\.alertmanager\[0\]\.name: "ops" is already used by notifications\.webhook\[0\]/,
+      /notifications\.alertmanager\[0\] \(ops\)\.name: "ops" is already used by notifications\.webhook\[0\]/,
     );
   });
 });
