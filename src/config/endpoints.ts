@@ -2,8 +2,7 @@ import { RETIRED_CHECKS, currentCheckCode, isOldStyleCode } from "../domain/inde
 import type { RawConfig, RawEndpoint } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
 import type { AuthType, EndpointConfig } from "./types.ts";
-
-const AUTH_TYPES: readonly string[] = ["basic", "bearer", "hmac"];
+import { authIssues } from "./endpoint-auth.ts";
 
 interface Issue {
   path: string;
@@ -69,18 +68,9 @@ export function endpointIssues(
         const problem = urlProblem(e.url);
         if (problem) issues.push({ path: `${at}.url`, message: problem });
       }
-      const auth = e["auth-type"] || undefined;
-      if (auth !== undefined && !AUTH_TYPES.includes(auth)) {
-        issues.push({
-          path: `${at}.auth-type`,
-          message: `"${auth}" is not one of basic, bearer, hmac (or empty)`,
-        });
-      }
-      if (auth === "basic" && !e["auth-user"])
-        issues.push({ path: `${at}.auth-user`, message: "is required with auth-type basic" });
-      if (auth && AUTH_TYPES.includes(auth) && !e["auth-token"]) {
-        issues.push({ path: `${at}.auth-token`, message: `is required with auth-type ${auth}` });
-      }
+      const auth = authIssues(e, at);
+      issues.push(...auth.issues);
+      warnings.push(...auth.warnings);
       for (const field of ["subscriptions", "ignore"] as const) {
         (e[field] ?? []).forEach((p, j) => {
           if (p === undefined) return;
