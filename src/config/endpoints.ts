@@ -10,6 +10,12 @@ interface Issue {
   endpoint?: string;
 }
 
+/** The systems a node serves, and those of them it holds the catalog role for. */
+export interface ServedSystems {
+  readonly served: ReadonlySet<string>;
+  readonly catalog: ReadonlySet<string>;
+}
+
 /** A pattern that names only retired checks: accepted, sends nothing (pattern rule 4). */
 function retiredOnly(pattern: string, known: ReadonlySet<string> | undefined): boolean {
   const matches = (code: string) =>
@@ -46,10 +52,11 @@ type EndpointLists = Salvaged<NonNullable<RawConfig["notifications"]>>;
  * not, is checked, and each problem names the endpoint by its path. `systems` is undefined
  * when the served systems are unknown (their own settings are invalid): endpoints are then
  * not checked against them, rather than refused for a system that is only misspelt there.
+ * Warnings name settings that are accepted but do nothing.
  */
 export function endpointIssues(
   raw: EndpointLists | undefined,
-  systems: ReadonlySet<string> | undefined,
+  systems: ServedSystems | undefined,
   known: ReadonlySet<string> | undefined,
 ): { issues: Issue[]; warnings: Issue[] } {
   const issues: Issue[] = [];
@@ -86,12 +93,50 @@ export function endpointIssues(
         });
       }
       (e.systems ?? []).forEach((s, j) => {
-        if (s !== undefined && systems && !systems.has(s))
+        if (s !== undefined && systems && !systems.served.has(s))
           issues.push({ path: `${at}.systems[${j}]`, message: `"${s}" is not a system this node serves` });
       });
+      // A disabled endpoint sends nothing anyway: only an enabled one is told why it never would.
+      if (e.enabled !== false) warnings.push(...neverSends(e, at, systems));
     });
   }
   return { issues, warnings };
+}
+
+/**
+ * Why an enabled endpoint would never send from this node, though it is valid: no
+ * subscriptions (pattern rule 3), or none of its systems has its catalog side here. Only a
+ * catalog side writes transitions to the node's outbox, which the node's senders read; the
+ * node's file lists every system it serves with its roles, so this is known at start-up.
+ */
+function neverSends(e: Salvaged<RawEndpoint>, at: string, systems: ServedSystems | undefined): Issue[] {
+  const warnings: Issue[] = [];
+  if ((e.subscriptions ?? []).length === 0) {
+    warnings.push({
+      path: `${at}.subscriptions`,
+      message:
+        `is ${e.subscriptions ? "empty" : "not set"}, so the endpoint sends nothing; ` +
+        'subscribe to "*" for every check, or set enabled: false',
+    });
+  }
+  if (systems === undefined) return warnings;
+  const listed = (e.systems ?? []).filter((s) => s !== undefined);
+  const noCatalog = (s: string) => systems.served.has(s) && !systems.catalog.has(s);
+  const why =
+    "only a system's catalog side sends notifications, so the endpoint never sends from this node; " +
+    "configure it on the node that holds the catalog role";
+  if (listed.length > 0 && listed.every(noCatalog)) {
+    warnings.push({
+      path: `${at}.systems`,
+      message: `names only systems this node holds no catalog role for (${listed.join(", ")}): ${why}`,
+    });
+  } else if (listed.length === 0 && systems.catalog.size === 0) {
+    warnings.push({
+      path: `${at}.systems`,
+      message: `is empty, so it means every system this node serves, and this node holds the catalog role for none: ${why}`,
+    });
+  }
+  return warnings;
 }
 
 /**

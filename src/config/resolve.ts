@@ -93,8 +93,18 @@ export function configIssues(
   // Served systems are unknown when a system, or the list, is invalid itself.
   const listInvalid = given.has("systems") && view.systems === undefined;
   const ids = rawSystems.map(({ raw: s }) => s?.id);
-  const served = listInvalid || ids.includes(undefined) ? undefined : new Set(ids as string[]);
-  const endpoints = endpointIssues(view.notifications, served, checks && new Set(checks.keys()));
+  // Roles default to both. Roles the schema refused (empty, or a misspelt one) count as holding
+  // the catalog: they are an error already, and an endpoint is not warned about a role the
+  // file may well mean to give.
+  const catalog = rawSystems.filter(({ raw: s }) => {
+    const roles = s?.roles;
+    return !roles || roles.length === 0 || roles.includes(undefined) || roles.includes("catalog");
+  });
+  const sides =
+    listInvalid || ids.includes(undefined)
+      ? undefined
+      : { served: new Set(ids as string[]), catalog: new Set(catalog.map(({ raw: s }) => s!.id!)) };
+  const endpoints = endpointIssues(view.notifications, sides, checks && new Set(checks.keys()));
   return { issues: [...issues, ...endpoints.issues], warnings: endpoints.warnings };
 }
 
