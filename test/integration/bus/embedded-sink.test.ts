@@ -42,6 +42,29 @@ describe("the embedded sink", () => {
     await sys.close();
   });
 
+  test("starting leaves no closed connection behind: natsmon watching its own sink reports none", async () => {
+    await using dir = await tempDir();
+    await using sink = await startEmbeddedSink(SINK, dir.path);
+    const sys = await connect({
+      servers: sink.system.url,
+      user: sink.system.user,
+      pass: sink.system.password,
+    });
+    try {
+      const reply = await sys.request(
+        "$SYS.REQ.SERVER.PING.CONNZ",
+        JSON.stringify({ state: 1 }) /* ConnClosed */,
+        {
+          timeout: 2000,
+        },
+      );
+      const closed = reply.json<{ data: { connections?: { reason?: string; name?: string }[] } }>().data;
+      assert.deepEqual(closed.connections ?? [], []);
+    } finally {
+      await sys.close();
+    }
+  });
+
   test("runs the server with natsmon's GOGC, or the one natsmon's environment sets", async () => {
     /** The GOGC the embedded server runs with when natsmon's own GOGC is `gogc`. */
     const serverGogc = async (gogc: string | undefined): Promise<string | undefined> => {
