@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { SinkConfig } from "../config/index.ts";
+import { EMBEDDED_SERVER_NAME } from "../protocol/index.ts";
 import type { ConnectTarget } from "./connect.ts";
 import { natsServerConfig } from "./nats-server-config.ts";
 import { startNatsServer, type NatsServerProcess } from "./nats-server-process.ts";
@@ -43,7 +44,7 @@ export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Pr
       env: { GOGC: process.env.GOGC ?? EMBEDDED_GOGC },
       ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
       configText: natsServerConfig({
-        serverName: "natsmon-embedded",
+        serverName: EMBEDDED_SERVER_NAME,
         host: config.embedded.host,
         port: config.embedded.port,
         workDir,

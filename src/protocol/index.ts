@@ -5,6 +5,7 @@
 export {
   PING_SUBJECT,
   SERVICE_NAME,
+  EMBEDDED_SERVER_NAME,
   SERVICE_VERSION,
   systemSubject,
   anySystemSubject,

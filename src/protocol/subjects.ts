@@ -8,6 +8,8 @@ export const PING_SUBJECT = `${PREFIX}.ping`;
 
 /** Name and version the micro service registers with (spec: Versioning). */
 export const SERVICE_NAME = "monitor";
+/** server_name of the nats-server natsmon runs itself as its embedded sink. */
+export const EMBEDDED_SERVER_NAME = "natsmon-embedded";
 export const SERVICE_VERSION = "0.0.1";
 
 /** `$MON.sys.<system_id>.<suffix>`: the system space. */

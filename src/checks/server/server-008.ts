@@ -1,3 +1,4 @@
+import { EMBEDDED_SERVER_NAME } from "../../protocol/index.ts";
 import type { Check } from "../check.ts";
 
 /**
@@ -14,7 +15,7 @@ export const server008: Check = {
   code: "server-008",
   name: "Unexpected Server Restart",
   description:
-    "The server's process started again (VARZ `start` changed, and with it the server id) while its nats-server version stayed the same: not an upgrade, so a crash, an out-of-memory kill, a host reboot or a restart by hand. The server dropped every client, route, gateway and leafnode connection, and its JetStream replicas had to catch up afterwards. The check compares with the last epoch of the past hour, up to the epoch checked before, in which the server answered, so a restart during a backlog the checks skipped is still seen.",
+    "The server's process started again (VARZ `start` changed, and with it the server id) while its nats-server version stayed the same: not an upgrade, so a crash, an out-of-memory kill, a host reboot or a restart by hand. The server dropped every client, route, gateway and leafnode connection, and its JetStream replicas had to catch up afterwards. The check compares with the last epoch of the past hour, up to the epoch checked before, in which the server answered, so a restart during a backlog the checks skipped is still seen. natsmon's own embedded server (natsmon-embedded), which starts and stops with natsmon, is not reported.",
   remediation:
     "Read the server's log around `start` for a panic, `Server Exiting` or `Initiating Shutdown`, and the host's log for OOM kills (`dmesg`, `journalctl -k`), container restarts or reboots. If memory ran out, check `mem` against the host's or container's limit and JetStream memory use. After the restart, confirm with `nats server report jetstream` that its replicas are current again. A planned restart can be acknowledged by letting the finding resolve on the next epoch.",
   scope: "server",
@@ -59,5 +60,7 @@ FROM cur
 ASOF JOIN earlier p ON p.server_pk = cur.server_pk AND cur.prev_epoch >= p.epoch
 WHERE p.epoch >= cur.epoch - INTERVAL 1 HOUR
   AND p.start <> cur.start
-  AND p.version = cur.version`,
+  AND p.version = cur.version
+  -- natsmon's own embedded server starts and stops with natsmon: expected, whatever the cause.
+  AND cur.server <> '${EMBEDDED_SERVER_NAME}'`,
 };
