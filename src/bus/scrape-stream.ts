@@ -19,6 +19,7 @@ import {
   type RawReply,
   type ScrapePartRef,
 } from "../protocol/index.ts";
+import { passesByWaiting } from "./transient.ts";
 
 /** Room left in each message for headers, below the server's max_payload. */
 const HEADER_ROOM = 4096;
@@ -31,19 +32,6 @@ export interface PublishRetry {
   readonly signal?: AbortSignal;
   /** Called once when publishes start being retried (not again until one succeeds), with why. */
   readonly onRetry?: (subject: string, cause: Error) => void;
-}
-
-/**
- * A JetStream leader election (the stream's leader lost, its servers restarting) leaves
- * the stream without a leader for a few seconds: nats.js reports no responders as
- * "jetstream is not enabled", and requests in flight time out. Anything else (a payload
- * too large, a stream deleted or not matching) does not pass by waiting.
- */
-function passes(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  if (["JetStreamNotEnabled", "TimeoutError", "NoRespondersError"].includes(err.name)) return true;
-  // 503 statuses: "JetStream system temporarily unavailable" and the like.
-  return err.name === "JetStreamApiError" && (err as Error & { status?: number }).status === 503;
 }
 
 const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000];
@@ -68,7 +56,7 @@ export class ScrapePublisher {
   }
 
   /**
-   * Publishes, retrying what a leader election explains (`passes`) until `retry.forMs`
+   * Publishes, retrying what a leader election explains (`passesByWaiting`) until `retry.forMs`
    * has gone by: the msg-id makes a message the stream did take after all a duplicate it
    * drops, so a retry never stores anything twice.
    */
@@ -82,8 +70,8 @@ export class ScrapePublisher {
         this.#retrying = false;
         return ack;
       } catch (err) {
-        if (!passes(err) || signal?.aborted || Date.now() >= giveUpAt) {
-          if (attempt === 0 || !passes(err)) throw err;
+        if (!passesByWaiting(err) || signal?.aborted || Date.now() >= giveUpAt) {
+          if (attempt === 0 || !passesByWaiting(err)) throw err;
           throw new Error(
             `the scrape stream did not take ${subject} for ${Math.round((Date.now() - started) / 1000)} s ` +
               `(${(err as Error).message}): its JetStream servers are down or electing no leader; ` +
