@@ -2,7 +2,13 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { nodeAssets, nodeSubjects, systemAssets, systemSubjects } from "../protocol/index.ts";
+import {
+  nodeAssets,
+  nodeSubjects,
+  ROLE_CLAIMS_BUCKET,
+  systemAssets,
+  systemSubjects,
+} from "../protocol/index.ts";
 
 const STREAMS_DIR = fileURLToPath(new URL("../../streams/", import.meta.url));
 
@@ -47,6 +53,26 @@ export async function findingsBucketConfig(systemId: string, replicas: number): 
     config.max_msgs_per_subject !== 1
   ) {
     throw new Error(`streams/findings-baseline.json does not match protocol/subjects.ts (bucket ${bucket})`);
+  }
+  return { ...config, num_replicas: replicas };
+}
+
+/**
+ * The role-claims KV bucket of the sink (one for every system and node on it), checked
+ * against the bucket name protocol/ builds. Its max_age is how long the claim of a holder
+ * that stopped refreshing it survives.
+ */
+export async function claimsBucketConfig(replicas: number): Promise<StreamConfig> {
+  const config = await loadStreamDefinition("role-claims.json", {});
+  const bucket = ROLE_CLAIMS_BUCKET;
+  if (
+    config.name !== `KV_${bucket}` ||
+    config.subjects.length !== 1 ||
+    config.subjects[0] !== `$KV.${bucket}.>` ||
+    config.max_msgs_per_subject !== 1 ||
+    !(config.max_age > 0)
+  ) {
+    throw new Error(`streams/role-claims.json does not match protocol/subjects.ts (bucket ${bucket})`);
   }
   return { ...config, num_replicas: replicas };
 }

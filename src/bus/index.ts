@@ -2,7 +2,8 @@
  * The sink bus and natsmon's JetStream assets: connections, the embedded nats-server,
  * stream definitions loaded from streams/, the scrape-stream adapters (publisher on the
  * scrape side, durable commit consumer on the catalog side) and the discovery request
- * that clients broadcast. JsMsg never leaves here.
+ * that clients broadcast, and the role claims that keep one node per (system, role) on a
+ * bus. JsMsg never leaves here.
  */
 export { connectNats, connectionOptions, describeTarget, probeNats } from "./connect.ts";
 export type { ConnectTarget } from "./connect.ts";
@@ -17,6 +18,7 @@ export {
   loadStreamDefinition,
   scrapeStreamConfig,
   findingsBucketConfig,
+  claimsBucketConfig,
   notifyAssetConfigs,
 } from "./assets.ts";
 export { ScrapePublisher, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
@@ -25,3 +27,5 @@ export { latestPerKey, latestPerSubject } from "./kv-read.ts";
 export type { StoredMessage } from "./kv-read.ts";
 export { discoverNodes } from "./discover.ts";
 export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";
+export { startRoleClaims, CLAIM_REFRESH_MS } from "./role-claims.ts";
+export type { ClaimResult, RoleClaims } from "./role-claims.ts";

@@ -18,6 +18,9 @@ export {
   systemSubjects,
   systemAssets,
   endpointName,
+  ROLE_CLAIMS_BUCKET,
+  roleClaimKey,
+  claimProbeSubject,
 } from "./subjects.ts";
 export type { SystemSubjects } from "./subjects.ts";
 export { ScrapeHeader, ACCEPT, CSV_MEDIA_TYPE, JSON_MEDIA_TYPE, API_VERSION_HEADER } from "./headers.ts";
@@ -26,6 +29,7 @@ export type {
   OpsInfoReply,
   DiscoverySystem,
   DiscoveryReply,
+  RefusedRole,
   QueryRequest,
   ScrapePartRef,
   CommitMarker,
@@ -106,3 +110,4 @@ export type {
   PprofRequest,
   PprofReply,
 } from "./node-payloads.ts";
+export type { RoleClaim } from "./claim-payloads.ts";

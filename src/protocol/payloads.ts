@@ -25,6 +25,18 @@ export interface DiscoverySystem {
   roles: string[];
   metadata?: Record<string, string>;
   catalog_error?: string;
+  /**
+   * Roles configured for this system on this node that it does not serve because another
+   * live node held them when it started (natsmon's addition to the spec's reply); omitted
+   * when none. `roles` lists only the roles served.
+   */
+  refused?: RefusedRole[];
+}
+
+/** A role a node left unserved: who holds it. */
+export interface RefusedRole {
+  role: string;
+  held_by: { node_id: string; host?: string };
 }
 
 /** `$MON.ping` reply (spec: Discovery reply). */

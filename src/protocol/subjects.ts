@@ -116,6 +116,26 @@ export function systemAssets(systemId: string) {
   } as const;
 }
 
+/**
+ * The sink's KV bucket of role claims (its stream is `KV_<bucket>`): one key per system and
+ * role, `<system_id>.<role>`, held by the one node that serves that role on this bus.
+ */
+export const ROLE_CLAIMS_BUCKET = "MON_CLAIMS";
+
+/** The key of one role of one system in {@link ROLE_CLAIMS_BUCKET}. */
+export function roleClaimKey(systemId: string, role: string): string {
+  return `${assertToken(systemId, "system id")}.${assertToken(role, "role")}`;
+}
+
+/**
+ * `$MON.node.<node_id>.claim.<instance>`: answered by the running process (`instance`, fresh
+ * at every start) that holds claims, so a node finding a claim can ask whether its holder
+ * still runs; "no responders" says at once that it does not.
+ */
+export function claimProbeSubject(nodeId: string, instance: string): string {
+  return nodeSubject(nodeId, `claim.${assertToken(instance, "claim instance")}`);
+}
+
 /** Subjects of one node's notification pipeline (architecture §2), built once. */
 export function nodeSubjects(nodeId: string) {
   const n = (suffix: string) => nodeSubject(nodeId, suffix);

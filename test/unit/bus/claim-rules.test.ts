@@ -1,0 +1,79 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { afterWaiting, claimStep, refreshStep, type ClaimSeen } from "../../../src/bus/claim-rules.ts";
+import type { RoleClaim } from "../../../src/protocol/index.ts";
+
+const OURS = "INSTANCEOURS";
+const claimOf = (node_id: string, instance: string): RoleClaim => ({
+  node_id,
+  instance,
+  host: "h1",
+  version: "0.0.1",
+  since: "2026-01-01T00:00:00.000Z",
+});
+const A = claimOf("a", "INSTANCEA");
+const held = (claim: RoleClaim | undefined, revision = 7): ClaimSeen => ({ kind: "held", revision, claim });
+const FREE: ClaimSeen = { kind: "free" };
+
+describe("claimStep: a starting node finding a role's key", () => {
+  const rows: [string, ClaimSeen, Parameters<typeof claimStep>[2], ReturnType<typeof claimStep>][] = [
+    ["the key is free (never claimed, released or lapsed): create it", FREE, undefined, { kind: "create" }],
+    [
+      "its own claim (a create stored, its reply lost): adopt it",
+      held(claimOf("a", OURS)),
+      undefined,
+      { kind: "adopt", revision: 7 },
+    ],
+    [
+      "another instance's claim, not asked yet: ask whether it runs",
+      held(A),
+      undefined,
+      { kind: "probe", holder: A },
+    ],
+    ["the holder answers: refuse the role", held(A), "answers", { kind: "refuse", holder: A }],
+    [
+      "nothing listens for the holder (killed, stopped): take over at its revision",
+      held(A),
+      "gone",
+      { kind: "take-over", revision: 7, from: A },
+    ],
+    [
+      "the holder does not answer in time: wait for its claim to lapse or move",
+      held(A),
+      "silent",
+      { kind: "wait", revision: 7, holder: A },
+    ],
+    [
+      "a value no natsmon wrote: take over, nobody to ask",
+      held(undefined),
+      undefined,
+      { kind: "take-over", revision: 7, from: undefined },
+    ],
+  ];
+  for (const [name, seen, liveness, expected] of rows) {
+    test(name, () => assert.deepEqual(claimStep(seen, OURS, liveness), expected));
+  }
+
+  test("the same node id in another process is another holder: it is asked, not adopted", () => {
+    assert.deepEqual(claimStep(held(claimOf("a", "INSTANCEB")), OURS, undefined).kind, "probe");
+  });
+});
+
+describe("afterWaiting: waiting on a silent holder", () => {
+  test("the claim lapsed: create it", () => assert.deepEqual(afterWaiting(FREE, 7, A), { kind: "create" }));
+  test("the claim did not move: go on waiting", () =>
+    assert.deepEqual(afterWaiting(held(A, 7), 7, A), { kind: "wait" }));
+  test("the claim moved (its holder refreshed it, or another node took it): refuse, naming who holds it now", () => {
+    const B = claimOf("b", "INSTANCEB");
+    assert.deepEqual(afterWaiting(held(B, 9), 7, A), { kind: "refuse", holder: B });
+  });
+});
+
+describe("refreshStep: a holder whose rewrite was refused", () => {
+  test("still its own claim at a newer revision: adopt that revision", () =>
+    assert.deepEqual(refreshStep(held(claimOf("a", OURS), 12), OURS), { kind: "adopt", revision: 12 }));
+  test("the claim lapsed and nobody took it: claim it again", () =>
+    assert.deepEqual(refreshStep(FREE, OURS), { kind: "reclaim" }));
+  test("another process holds it: the role is lost to it", () =>
+    assert.deepEqual(refreshStep(held(A), OURS), { kind: "lost", holder: A }));
+});
