@@ -347,3 +347,21 @@ export async function lastCommitMarker(
     return undefined;
   }
 }
+
+/**
+ * Where a system's commit markers stand: the stream sequence of the last one written, and of
+ * the last one its catalog consumer handed out (to whichever process pulled it). A catalog
+ * that sees no epoch reads them to tell a quiet scraper from markers that went elsewhere.
+ */
+export async function commitProgress(
+  nc: NatsConnection,
+  systemId: string,
+): Promise<{ lastCommitSeq: number; deliveredSeq: number }> {
+  const jsm = await jetstreamManager(nc);
+  const assets = systemAssets(systemId);
+  const last = await jsm.streams
+    .getMessage(assets.scrapeStream, { last_by_subj: systemSubjects(systemId).scrapeCommit })
+    .catch(() => null);
+  const consumer = await jsm.consumers.info(assets.scrapeStream, assets.catalogConsumer);
+  return { lastCommitSeq: last?.seq ?? 0, deliveredSeq: consumer.delivered.stream_seq };
+}

@@ -1,6 +1,6 @@
 import { startEpochWatch } from "./epoch-watch.ts";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { consumeCommits } from "../bus/index.ts";
+import { commitProgress, consumeCommits } from "../bus/index.ts";
 import {
   applyRetention,
   backupStatementFor,
@@ -196,12 +196,16 @@ export function createCatalogSide(options: {
     ]);
     const watch = startEpochWatch({
       intervalMs: () => (scrapeIntervalNs ?? system.scraper.intervalMs * 1_000_000) / 1_000_000,
+      progress: () => commitProgress(sink, system.id),
       log,
     });
-    stopConsumer = () => (watch.stop(), consumer.stop());
+    stopConsumer = async () => {
+      await watch.stop();
+      await consumer.stop();
+    };
     loop = (async () => {
       for await (const delivery of consumer.commits) {
-        watch.seen();
+        watch.seen(delivery.seq);
         await handleCommit(open, delivery, {
           sink,
           tracker,
@@ -213,6 +217,7 @@ export function createCatalogSide(options: {
           log,
           faults: options.faults,
         });
+        watch.folded();
         lastSeq = delivery.seq;
         scrapeIntervalNs = delivery.marker.scrape_interval_ns ?? scrapeIntervalNs;
         await runRetention();

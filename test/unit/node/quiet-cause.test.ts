@@ -1,0 +1,16 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { quietCause } from "../../../src/node/epoch-watch.ts";
+
+describe("quietCause: why no epoch reaches a catalog", () => {
+  test("no marker written since the last one it got: the scraper is quiet", () =>
+    assert.equal(quietCause(40, 40, { lastCommitSeq: 40, deliveredSeq: 40 }), "no-commits"));
+  test("a fresh catalog on a stream nothing writes to: the scraper is quiet", () =>
+    assert.equal(quietCause(0, 0, { lastCommitSeq: 0, deliveredSeq: 0 }), "no-commits"));
+  test("the consumer handed out markers this catalog never got: another process pulls from it", () =>
+    assert.equal(quietCause(40, 40, { lastCommitSeq: 52, deliveredSeq: 52 }), "taken-elsewhere"));
+  test("markers its earlier run got, before this watch began, are no sign of anyone else", () =>
+    assert.equal(quietCause(0, 40, { lastCommitSeq: 40, deliveredSeq: 40 }), "no-commits"));
+  test("markers wait in the stream and the consumer hands out none: undelivered", () =>
+    assert.equal(quietCause(40, 40, { lastCommitSeq: 52, deliveredSeq: 40 }), "undelivered"));
+});
