@@ -4,7 +4,6 @@ import type { Command } from "commander";
 import { loadConfig, formatConfigIssue, formatConfigIssues } from "../config/index.ts";
 import { printWarnings } from "./config-check.ts";
 import { createLogger } from "../lib/index.ts";
-import { Role } from "../domain/index.ts";
 import { startNode } from "../node/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { fail } from "./client.ts";
@@ -85,8 +84,7 @@ export function runCommand(program: Command): void {
           throw err;
         }
         // A system whose catalog this node holds can be queried here; with several, name it.
-        const catalogs = config.systems.filter((s) => s.roles.includes(Role.Catalog));
-        const system = catalogs[0]?.id;
+        const system = node.systems.find((s) => s.catalog)?.system.id;
         const server =
           (node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`) +
           (config.systems.length > 1 && system ? ` --system ${system}` : "");
@@ -106,10 +104,12 @@ export function runCommand(program: Command): void {
             .filter((l) => l !== "")
             .join("\n") + "\n",
         );
-        await stop.received;
+        // A role lost to another node (its reason is logged) stops the node too, with code 1, so a
+        // supervisor restarts it and the restart leaves that role to the node that holds it.
+        const lostRole = await Promise.race([stop.received.then(() => false), node.lost.then(() => true)]);
         await node[Symbol.asyncDispose]();
         // Libraries may keep handles open after a clean stop; the node is done, so is the process.
-        process.exit(0);
+        process.exit(lostRole ? 1 : 0);
       },
     );
 }

@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { discoverNodes } from "../bus/index.ts";
+import type { DiscoverySystem } from "../protocol/index.ts";
 import { connectClient, withClientOptions, type ClientOptions } from "./client.ts";
 import { renderTable } from "./table.ts";
 import { parseTimeoutMs } from "./timeout-option.ts";
@@ -30,7 +31,7 @@ export function systemsCommand(program: Command): void {
               version: r.version,
               system: s.id,
               roles: s.roles.join(","),
-              status: s.catalog_error ? `catalog error: ${s.catalog_error}` : "ok",
+              status: statusOf(s),
             })),
       );
       process.stdout.write(rows.length ? renderTable(rows) : "no natsmon node answered $MON.ping\n");
@@ -38,4 +39,16 @@ export function systemsCommand(program: Command): void {
       await nc.close();
     }
   });
+}
+
+/** A system's status on one node: its catalog error, the roles it left to another node, or ok. */
+function statusOf(system: DiscoverySystem): string {
+  const notes = [
+    ...(system.catalog_error ? [`catalog error: ${system.catalog_error}`] : []),
+    ...(system.refused ?? []).map(
+      (r) =>
+        `${r.role} refused: served by node ${r.held_by.node_id}${r.held_by.host ? ` (host ${r.held_by.host})` : ""}`,
+    ),
+  ];
+  return notes.length > 0 ? notes.join("; ") : "ok";
 }

@@ -1,4 +1,6 @@
+import { hostname } from "node:os";
 import type { Config } from "../config/index.ts";
+import { startRoleClaims, type RoleClaims } from "../bus/index.ts";
 import {
   startApi,
   opsMetricsHandler,
@@ -11,7 +13,7 @@ import { nodeOpsPort } from "./node-ops.ts";
 import { checkDescription } from "../checks/index.ts";
 import { startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
 import { Role } from "../domain/index.ts";
-import type { DiscoveryReply } from "../protocol/index.ts";
+import type { DiscoveryReply, RoleClaim } from "../protocol/index.ts";
 import { createMetrics, VERSION, type Logger } from "../lib/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogEndpoints } from "./catalog-endpoints.ts";
@@ -20,20 +22,29 @@ import { scrapeEndpoints } from "./scrape-endpoints.ts";
 import { createScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
+import { claimRoles, describeHolder, type RoleGrant } from "./claim-roles.ts";
 
 export interface RunningNode extends AsyncDisposable {
   readonly nodeId: string;
   /** Where clients reach the bus this node serves on. */
   readonly url: string;
   readonly embedded: boolean;
+  /** The pipelines of the systems it serves a role of. */
   readonly systems: readonly SystemPipeline[];
   discovery(): DiscoveryReply;
+  /**
+   * Resolves, with why, if the node loses a role it serves to another node (see
+   * bus/role-claims.ts): the side has stopped, and the caller stops the node, since its
+   * endpoints cannot be withdrawn one role at a time.
+   */
+  readonly lost: Promise<string>;
 }
 
 /**
  * Starts a node: the sink bus (embedded when none is configured), the notifier, the micro
- * service and the discovery ping with every side's endpoints, then each system's
- * pipeline. Disposal runs in reverse: systems, API, notifier, bus.
+ * service, the claims of its roles (a role another live node serves is left unserved), the
+ * discovery ping with every claimed side's endpoints, then each system's pipeline.
+ * Disposal runs in reverse: systems, API, claims, notifier, bus.
  */
 export async function startNode(
   config: Config,
@@ -52,6 +63,8 @@ export async function startNode(
      * stopped, as when a step fails, and startNode rejects with the signal's reason.
      */
     signal?: AbortSignal;
+    /** Named in this node's role claims (default: the OS hostname). */
+    host?: string;
   },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
@@ -59,6 +72,7 @@ export async function startNode(
   const sink = await startSink(config, nodeId);
   const systems: SystemPipeline[] = [];
   const metrics = createMetrics(nodeId);
+  let grant: RoleGrant = { served: new Map(), refused: new Map() };
   const discovery = (): DiscoveryReply => {
     // Held even when its database would not open (spec: "holds the system's catalog but its
     // database is not open"): ops.info is the configuration's, and answers then too.
@@ -69,14 +83,18 @@ export async function startNode(
       capabilities: firstCatalog ? firstCatalog.opsInfo() : {},
       systems: config.systems.map((system) => {
         const running = systems.find((s) => s.system.id === system.id);
-        const hasScrape = system.roles.includes(Role.Scrape);
+        const roles = grant.served.get(system.id) ?? [];
+        const refused = grant.refused.get(system.id) ?? [];
         return {
           id: system.id,
-          roles: [...system.roles],
-          ...(hasScrape && Object.keys(system.metadata).length > 0
+          roles: [...roles],
+          ...(roles.includes(Role.Scrape) && Object.keys(system.metadata).length > 0
             ? { metadata: { ...system.metadata } }
             : {}),
           ...(running?.catalog?.error ? { catalog_error: running.catalog.error } : {}),
+          ...(refused.length > 0
+            ? { refused: refused.map((r) => ({ ...r, held_by: { ...r.held_by } })) }
+            : {}),
         };
       }),
       ...(Object.keys(config.node.metadata).length > 0 ? { metadata: { ...config.node.metadata } } : {}),
@@ -86,6 +104,24 @@ export async function startNode(
   let notifier: Notifier | undefined;
   const catalogs = new Map<string, CatalogSide>();
   const scrapes = new Map<string, ScrapeSide>();
+  let claims: RoleClaims | undefined;
+  let onLost: (reason: string) => void = () => {};
+  const lost = new Promise<string>((resolve) => (onLost = resolve));
+  const loseRole = (systemId: string, role: Role, holder: RoleClaim | undefined) => {
+    const reason =
+      `this node no longer holds the ${role} role of system ${systemId}: ` +
+      `${holder ? describeHolder(holder, nodeId) : "another node"} holds it now (this node's claim lapsed while it ` +
+      "was stalled or cut off from the sink, or was overwritten); this node stops, so that one node serves the role";
+    log.error({ system: systemId, role, holder_node: holder?.node_id, holder_host: holder?.host }, reason);
+    // Stopped at once, ahead of the node: it must not write or fold another epoch.
+    const side = role === Role.Scrape ? scrapes.get(systemId) : catalogs.get(systemId);
+    if (side) {
+      Promise.resolve(side[Symbol.asyncDispose]()).catch((err: unknown) =>
+        log.error({ err }, "stopping the side failed"),
+      );
+    }
+    onLost(reason);
+  };
   const stopIfAborted = () => options.signal?.throwIfAborted();
   try {
     stopIfAborted();
@@ -121,12 +157,26 @@ export async function startNode(
       "ops.pprof": opsPprofHandler(nodeOps),
       "ops.metrics": opsMetricsHandler(nodeOps),
     });
+    // One live node per role of a system on this bus: each role is claimed on the sink
+    // before its endpoints are served, so a second node for it serves none of them.
+    if (config.systems.some((s) => s.roles.length > 0)) {
+      stopIfAborted();
+      claims = await startRoleClaims({
+        nc: sink.nc,
+        replicas: config.sink.replicas,
+        holder: { nodeId, host: options.host ?? hostname(), version: VERSION },
+        log,
+        onLost: loseRole,
+      });
+      grant = await claimRoles(config.systems, claims, log);
+    }
     // $MON.ping lists every system with its roles, so each side's endpoints are served before
     // ping answers: 503 "opening" or "starting" until its pipeline has started it, rather than
     // no responder at all (spec: each db endpoint answers 503 while it is not open).
     for (const system of config.systems) {
       const systemLog = log.child({ system: system.id });
-      if (system.roles.includes(Role.Catalog)) {
+      const roles = grant.served.get(system.id) ?? [];
+      if (roles.includes(Role.Catalog)) {
         const catalog = createCatalogSide({
           sink: sink.nc,
           system,
@@ -142,7 +192,7 @@ export async function startNode(
         catalogs.set(system.id, catalog);
         await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));
       }
-      if (system.roles.includes(Role.Scrape)) {
+      if (roles.includes(Role.Scrape)) {
         const scrape = createScrapeSide({
           sink: sink.nc,
           sinkSystem: sink.systemTarget,
@@ -159,6 +209,7 @@ export async function startNode(
     await api.answerPing();
     for (const system of config.systems) {
       stopIfAborted();
+      if (!grant.served.has(system.id)) continue;
       systems.push(
         await startSystemPipeline({
           sink: sink.nc,
@@ -178,14 +229,21 @@ export async function startNode(
     for (const scrape of scrapes.values()) await scrape[Symbol.asyncDispose]();
     for (const catalog of catalogs.values()) await catalog[Symbol.asyncDispose]();
     await api?.[Symbol.asyncDispose]();
+    await claims?.[Symbol.asyncDispose]();
     await notifier?.[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
     throw err;
   }
   const startedApi = api;
   const startedNotifier = notifier;
+  const heldClaims = claims;
   log.info(
-    { url: sink.url, embedded: sink.embedded !== undefined, systems: config.systems.map((s) => s.id) },
+    {
+      url: sink.url,
+      embedded: sink.embedded !== undefined,
+      systems: config.systems.map((s) => s.id),
+      roles: Object.fromEntries(grant.served),
+    },
     "node started",
   );
   return {
@@ -194,9 +252,12 @@ export async function startNode(
     embedded: sink.embedded !== undefined,
     systems,
     discovery,
+    lost,
     async [Symbol.asyncDispose]() {
       for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
       await startedApi[Symbol.asyncDispose]();
+      // Released once nothing here serves the roles, so a node that claims them next is alone.
+      await heldClaims?.[Symbol.asyncDispose]();
       await startedNotifier[Symbol.asyncDispose]();
       await sink[Symbol.asyncDispose]();
       log.info("node stopped");

@@ -32,6 +32,7 @@ const NATSMON_GRANTS = {
     "$JS.FC.>",
     "$KV.MON_FINDINGS_prod.>",
     "$KV.MON_DELIVERED_guarded.>",
+    "$KV.MON_CLAIMS.>",
     "_INBOX.>",
     "$SRV.>",
   ],
@@ -113,7 +114,7 @@ describe("subject permissions on the sink", () => {
     await dir?.[Symbol.asyncDispose]();
   });
 
-  test("natsmon runs with only the grants the README lists: its streams, buckets and delivery log exist", async () => {
+  test("natsmon runs with only the grants the README lists: its streams, buckets (role claims too) and delivery log exist", async () => {
     const app = await connect({ servers: server.clientUrl, user: "app", pass: "app" });
     try {
       const names: string[] = [];
@@ -124,6 +125,7 @@ describe("subject permissions on the sink", () => {
         "MON_OUTBOX_guarded",
         "KV_MON_DELIVERED_guarded",
         "webhook-deliveries_guarded",
+        "KV_MON_CLAIMS",
       ]) {
         assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
       }

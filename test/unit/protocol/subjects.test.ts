@@ -2,6 +2,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   PING_SUBJECT,
+  ROLE_CLAIMS_BUCKET,
+  claimProbeSubject,
+  roleClaimKey,
   endpointName,
   nodeSubject,
   systemAssets,
@@ -52,5 +55,13 @@ describe("subjects", () => {
       findingsBucket: "MON_FINDINGS_prod",
     });
     assert.match(endpointName("prod", "db.query"), /^[-\w]+$/);
+  });
+
+  test("role claims: one key per system and role in one bucket, and a probe subject per node process", () => {
+    assert.equal(ROLE_CLAIMS_BUCKET, "MON_CLAIMS");
+    assert.equal(roleClaimKey("prod", "catalog"), "prod.catalog");
+    assert.equal(claimProbeSubject("node-a", "Xy12"), "$MON.node.node-a.claim.Xy12");
+    assert.throws(() => roleClaimKey("a.b", "scrape"), /not a valid id/);
+    assert.throws(() => claimProbeSubject("node-a", "x.y"), /not a valid id/);
   });
 });
