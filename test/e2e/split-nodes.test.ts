@@ -14,7 +14,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import { createInbox, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { SERVICE_INFO_WAIT_MS } from "../../src/api/unknown-system.ts";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { nodeAssets, systemAssets, systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
+import {
+  nodeAssets,
+  ROLE_CLAIMS_BUCKET,
+  systemAssets,
+  systemSubjects,
+  type CommitMarker,
+} from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
@@ -235,6 +241,7 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
       cat.outboxStream,
       `KV_${cat.deliveredBucket}`,
       cat.deliveryLogStream,
+      `KV_${ROLE_CLAIMS_BUCKET}`,
     ]) {
       assert.equal((await jsm.streams.info(name)).config.num_replicas, 3, name);
     }

@@ -1,0 +1,52 @@
+/**
+ * Where a system's commit markers stand, as a starved catalog reads them: the last marker
+ * written, and the last one its durable consumer handed out to whichever process pulled it.
+ * Real nats-server with JetStream.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { commitProgress, consumeCommits, ensureStream, scrapeStreamConfig } from "../../../src/bus/index.ts";
+import { systemSubjects } from "../../../src/protocol/index.ts";
+import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+
+let server: TestServer;
+let nc: NatsConnection;
+const S = systemSubjects("prog");
+
+before(async () => {
+  server = await startTestServer("progress");
+  nc = await connect({ servers: server.url });
+  await ensureStream(await jetstreamManager(nc), await scrapeStreamConfig("prog", 1));
+});
+
+after(async () => {
+  await nc?.close();
+  await server?.[Symbol.asyncDispose]();
+});
+
+test("none written, then one written and handed out to another process pulling from the consumer", async () => {
+  // Another process's consumer of the same durable: it makes the consumer, and takes what comes.
+  const other = await consumeCommits(nc, "prog", { ackWaitMs: 30_000 });
+  try {
+    assert.deepEqual(await commitProgress(nc, "prog"), { lastCommitSeq: 0, deliveredSeq: 0 });
+    const js = jetstream(nc);
+    await js.publish(S.scrapePart("varz"), "{}");
+    const commit = await js.publish(
+      S.scrapeCommit,
+      JSON.stringify({ epoch: new Date().toISOString(), parts: [] }),
+    );
+    for await (const delivery of other.commits) {
+      assert.equal(delivery.seq, commit.seq);
+      break;
+    }
+    assert.deepEqual(await commitProgress(nc, "prog"), {
+      lastCommitSeq: commit.seq,
+      deliveredSeq: commit.seq,
+    });
+  } finally {
+    await other.stop();
+  }
+});
