@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isToken } from "../domain/index.ts";
 import { MAX_TIMER_MS, parseDuration } from "./duration.ts";
+import { memoryLimitProblem } from "./memory-limit.ts";
 
 const token = z.string().refine(isToken, "must be a token of letters, digits, _ and - only");
 const duration = z
@@ -33,6 +34,14 @@ const natsUrl = z
     "must be nats://host:port (or tls://, ws://, wss://), comma-separated for several",
   );
 const labels = z.record(z.string(), z.string());
+/** DuckDB's memory_limit, trimmed as DuckDB would read it. */
+const memoryLimit = z
+  .string()
+  .trim()
+  .superRefine((v, ctx) => {
+    const problem = memoryLimitProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 const natsAuth = {
   creds: z.string().optional(),
@@ -55,7 +64,8 @@ export const scraperSchema = z.strictObject({
 export const dbSchema = z.strictObject({
   // 0 keeps everything.
   retention: duration.optional(),
-  "memory-limit": z.string().optional(),
+  "memory-limit": memoryLimit.optional(),
+  // 0 leaves DuckDB its default, a thread per core; DuckDB takes any count from 1.
   threads: z.number().int().min(0).optional(),
   "query-max-rows": z.number().int().positive().optional(),
   "query-timeout": timeout.optional(),

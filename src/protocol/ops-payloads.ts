@@ -11,7 +11,7 @@ export interface OpsSizingReply {
     /** In force, as DuckDB reports it (e.g. "1.0 GiB"). */
     memory_limit: string;
     threads: number;
-    /** As configured: db.memory-limit ("" = DuckDB's default) and db.threads (0 = one per core). */
+    /** As configured: db.memory-limit ("none" or a negative size = no limit) and db.threads (0 = one per core). */
     configured: { memory_limit: string; threads: number };
   };
   machine: { memory_bytes: number; free_memory_bytes: number; cores: number };
