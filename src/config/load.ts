@@ -7,6 +7,7 @@ import { applyOverrides } from "./sources.ts";
 import { buildConfig, configIssues } from "./resolve.ts";
 import { salvage } from "./salvage.ts";
 import { withEndpointName } from "./endpoints.ts";
+import { fileIssues } from "./file-settings.ts";
 import type { Config } from "./types.ts";
 import type { CheckCatalogue } from "./check-settings.ts";
 
@@ -38,7 +39,8 @@ export interface LoadOptions {
 
 /**
  * YAML file, then `NATSMON_*` env, then flags, validated once into a frozen, defaulted
- * Config. Every problem is reported together, each named by its path.
+ * Config. Every problem is reported together, each named by its path, the files the
+ * configuration names (credentials, the nats-server binary) checked as well.
  */
 export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResult> {
   let raw: Record<string, unknown> = {};
@@ -81,11 +83,12 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
   const view = parsed.success ? parsed.data : (salvage(fileSchema, raw) ?? {});
   const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
   const later = configIssues(view, given, options.checks);
+  const files = await fileIssues(view, options.env ?? {});
   const refused = schemaIssues.flatMap((i) => i.path.split(", "));
   const errors = [
     ...overrideIssues,
     ...schemaIssues,
-    ...later.issues.filter((i) => !refused.some((r) => within(i.path, r))),
+    ...[...later.issues, ...files].filter((i) => !refused.some((r) => within(i.path, r))),
   ];
   const named = (issues: ConfigIssue[]) => issues.map((i) => withEndpointName(i, raw));
   const warnings = named(later.warnings);

@@ -1,0 +1,128 @@
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import type { RawConfig, RawSystem } from "./schema.ts";
+import type { Salvaged } from "./salvage.ts";
+
+interface Issue {
+  path: string;
+  message: string;
+}
+
+/** A setting that names a file: read (credentials), or run (the nats-server binary). */
+interface FileSetting {
+  readonly path: string;
+  readonly file: string;
+  readonly use: "read" | "run";
+}
+
+/**
+ * The files the configuration names, checked the way the node will use them, so that a
+ * missing or unreadable one is refused with its path at start-up (and by `config check`)
+ * instead of failing later: a system's credentials as a system that can never be reached
+ * (retried for ever), the sink's as a sink without JetStream. This is the one part of
+ * validation that reads the filesystem, so it runs in the load step, after the schema, on
+ * whatever of the file passed it. Relative paths are taken from the working directory, as
+ * the node opens them.
+ */
+export async function fileIssues(
+  view: Salvaged<RawConfig>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Issue[]> {
+  const problems = await Promise.all(
+    fileSettings(view).map(async (s) => {
+      const problem = s.use === "run" ? await runProblem(s.file, env) : await readProblem(s.file);
+      return problem === undefined ? undefined : { path: s.path, message: problem };
+    }),
+  );
+  return problems.filter((p) => p !== undefined);
+}
+
+function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
+  const settings: FileSetting[] = [];
+  const read = (path: string, file: string | undefined) => {
+    // An empty value is no value: the node connects without credentials.
+    if (file) settings.push({ path, file, use: "read" });
+  };
+  // The sink's credentials are used even with the embedded sink, by the commands that
+  // connect to the node's bus as its configuration names it (deliveries, notify).
+  read("sink.creds", view.sink?.creds);
+  const binary = view.sink?.embedded?.binary;
+  // The binary is started only when there is no sink.url.
+  if (binary && !view.sink?.url) settings.push({ path: "sink.embedded.binary", file: binary, use: "run" });
+  const systems: [string, Salvaged<RawSystem> | undefined][] = [
+    ["system", view.system],
+    ...(view.systems ?? []).map((s, i) => [`systems[${i}]`, s] as [string, Salvaged<RawSystem> | undefined]),
+  ];
+  for (const [at, system] of systems) {
+    read(`${at}.nats.creds`, system?.nats?.creds);
+    (system?.nats?.accounts ?? []).forEach((account, j) => {
+      read(`${at}.nats.accounts[${j}].creds`, account?.creds);
+    });
+  }
+  return settings;
+}
+
+/** `file` as the message names it: a relative path with where it lies. */
+function named(file: string): string {
+  return isAbsolute(file) ? file : `${file} (${resolve(file)})`;
+}
+
+async function readProblem(file: string): Promise<string | undefined> {
+  const missing = await kindProblem(file);
+  if (missing) return missing;
+  try {
+    await access(file, constants.R_OK);
+    return undefined;
+  } catch (err) {
+    return `${named(file)} cannot be read: ${reason(err)}`;
+  }
+}
+
+/**
+ * The nats-server binary: a path, or a bare name that the node's spawn looks up on PATH
+ * (of the environment natsmon was given).
+ */
+async function runProblem(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  if (!file.includes("/")) {
+    for (const dir of (env.PATH ?? "").split(delimiter)) {
+      if (dir && (await executable(join(dir, file)))) return undefined;
+    }
+    return `${file} is not found on PATH`;
+  }
+  const missing = await kindProblem(file);
+  if (missing) return missing;
+  return (await executable(file)) ? undefined : `${named(file)} is not executable`;
+}
+
+/** That `file` is there and is not a directory. */
+async function kindProblem(file: string): Promise<string | undefined> {
+  try {
+    const s = await stat(file);
+    return s.isDirectory() ? `${named(file)} is a directory, not a file` : undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return `${named(file)} does not exist`;
+    return `${named(file)} cannot be read: ${reason(err)}`;
+  }
+}
+
+async function executable(file: string): Promise<boolean> {
+  try {
+    if ((await stat(file)).isDirectory()) return false;
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The system's reason without Node's prefix: "permission denied", not "EACCES: permission denied, access '…'". */
+function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "EACCES" || e.code === "EPERM") return "permission denied";
+  return e.message;
+}
