@@ -38,6 +38,17 @@ export interface NatsmonProcess extends AsyncDisposable {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+const SETPRIV = "/usr/bin/setpriv";
+
+export interface SpawnNatsmonOptions {
+  /**
+   * Run so that file modes bind natsmon, as they bind a user: when the tests run as root,
+   * without the capabilities that let root read any file (util-linux setpriv drops them
+   * from the bounding set, so the root process it starts never has them).
+   */
+  honourFileModes?: boolean;
+}
+
 /**
  * Runs `natsmon <args>` as a separate process, exactly as a user would, node's flags
  * included. `stdin`, when given, is piped into the process and closed; otherwise stdin is
@@ -47,8 +58,14 @@ export function spawnNatsmon(
   args: readonly string[],
   env: Record<string, string> = {},
   stdin?: string,
+  options: SpawnNatsmonOptions = {},
 ): NatsmonProcess {
-  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], {
+  const argv = [...NODE_FLAGS, MAIN, ...args];
+  const [command, commandArgs]: [string, string[]] =
+    options.honourFileModes && process.getuid?.() === 0
+      ? [SETPRIV, ["--bounding-set", "-dac_override,-dac_read_search", "--", process.execPath, ...argv]]
+      : [process.execPath, argv];
+  const child = spawn(command, commandArgs, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -98,8 +115,9 @@ export async function runNatsmon(
   args: readonly string[],
   env: Record<string, string> = {},
   stdin?: string,
+  options: SpawnNatsmonOptions = {},
 ): Promise<{ code: number | string; stdout: string; stdoutBytes: Buffer; stderr: string }> {
-  const p = spawnNatsmon(args, env, stdin);
+  const p = spawnNatsmon(args, env, stdin, options);
   const code = await p.exited;
   return { code, stdout: p.stdout(), stdoutBytes: p.stdoutBytes(), stderr: p.stderr() };
 }

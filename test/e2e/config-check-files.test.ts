@@ -1,0 +1,96 @@
+/**
+ * `natsmon config check` and `natsmon run`, spawned as a user runs them, on files naming
+ * settings start-up cannot use: a db.memory-limit DuckDB refuses, and credentials files that
+ * are missing, unreadable or a directory. Every problem is printed with its path, and run
+ * stops before starting anything.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { runNatsmon } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+
+const lines = (text: string) => text.split("\n").filter((l) => l !== "");
+const NOT_A_SIZE =
+  '"lots" is not a size: write a number and a unit, such as "4GB", "512MiB" or "1.5GB", or "none" for no limit';
+
+/** A node's file with every kind of file problem and a memory limit DuckDB refuses, and the lines it must print. */
+async function badFile(dir: string): Promise<{ file: string; errors: string[] }> {
+  const locked = join(dir, "sink.creds");
+  await writeFile(locked, "creds");
+  await chmod(locked, 0o000);
+  const accountDir = join(dir, "app.creds");
+  await mkdir(accountDir);
+  const file = join(dir, "natsmon.yaml");
+  await writeFile(
+    file,
+    [
+      `node: {data-dir: ${JSON.stringify(join(dir, "data"))}}`,
+      `sink: {embedded: {port: -1}, creds: ${locked}}`,
+      "system:",
+      "  id: prod",
+      "  nats:",
+      "    url: nats://127.0.0.1:4999",
+      "    creds: /nonexistent/sys.creds",
+      `    accounts: [{name: APP, creds: ${accountDir}}]`,
+      "db: {memory-limit: lots}",
+      "",
+    ].join("\n"),
+  );
+  return {
+    file,
+    errors: [
+      `db.memory-limit: ${NOT_A_SIZE}`,
+      `sink.creds: ${locked} cannot be read: permission denied`,
+      "system.nats.creds: /nonexistent/sys.creds does not exist",
+      `system.nats.accounts[0].creds: ${accountDir} is a directory, not a file`,
+    ],
+  };
+}
+
+describe("settings start-up cannot use, as the commands print them", () => {
+  test("natsmon config check exits 2 naming the memory limit and every credentials file, each by its path", async () => {
+    await using dir = await tempDir();
+    const { file, errors } = await badFile(dir.path);
+    const r = await runNatsmon(["config", "check", "--config", file], {}, undefined, {
+      honourFileModes: true,
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.deepEqual(lines(r.stderr), [`natsmon: ${file} is invalid:`, ...errors]);
+  });
+
+  test("natsmon run refuses the same file before starting anything, with the same lines", async () => {
+    await using dir = await tempDir();
+    const { file, errors } = await badFile(dir.path);
+    const r = await runNatsmon(["run", "--config", file], {}, undefined, { honourFileModes: true });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.deepEqual(lines(r.stderr), ["natsmon: invalid configuration:", ...errors]);
+  });
+
+  test("natsmon run refuses a system's db.memory-limit that DuckDB cannot use, naming its path, and starts nothing", async () => {
+    await using dir = await tempDir();
+    const file = join(dir.path, "natsmon.yaml");
+    const data = join(dir.path, "data");
+    await writeFile(
+      file,
+      [
+        `node: {id: n, data-dir: ${JSON.stringify(data)}}`,
+        "sink: {embedded: {port: -1}}",
+        "systems: [{id: a, db: {memory-limit: 80%}}, {id: b, db: {memory-limit: 16MB}}]",
+        "",
+      ].join("\n"),
+    );
+    const r = await runNatsmon(["run", "--config", file]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.deepEqual(lines(r.stderr), [
+      "natsmon: invalid configuration:",
+      'systems[0].db.memory-limit: "80%": DuckDB takes no percentage for its memory limit; give a size such as "4GB" or "512MiB"',
+      'systems[1].db.memory-limit: must be at least 32MB: with "16MB" natsmon\'s catalog would not open ' +
+        "(DuckDB runs out of memory creating its tables)",
+    ]);
+  });
+});
