@@ -16,6 +16,8 @@ export interface NatsServerConfigOptions {
   workDir: string;
   /** JetStream store directory; JetStream is off when absent. */
   storeDir?: string;
+  /** JetStream's memory and file storage limits (max_memory_store, max_file_store), bytes; the server's defaults when absent. */
+  jetstreamMax?: { memoryBytes?: number; fileBytes?: number };
   maxPayload?: number;
   /** Accounts with their users; the first with `jetstream` gets JetStream. */
   accounts?: { name: string; jetstream?: boolean; users: NatsUser[] }[];
@@ -34,7 +36,13 @@ export function natsServerConfig(o: NatsServerConfigOptions): string {
     `pid_file: ${q(`${o.workDir}/nats-server.pid`)}`,
   ];
   if (o.maxPayload) lines.push(`max_payload: ${o.maxPayload}`);
-  if (o.storeDir) lines.push(`jetstream { store_dir: ${q(o.storeDir)} }`);
+  if (o.storeDir) {
+    const limits = [
+      o.jetstreamMax?.memoryBytes === undefined ? "" : `, max_memory_store: ${o.jetstreamMax.memoryBytes}`,
+      o.jetstreamMax?.fileBytes === undefined ? "" : `, max_file_store: ${o.jetstreamMax.fileBytes}`,
+    ].join("");
+    lines.push(`jetstream { store_dir: ${q(o.storeDir)}${limits} }`);
+  }
   if (o.accounts?.length) {
     lines.push("accounts {");
     for (const account of o.accounts) {

@@ -3,12 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsServerProcess } from "../../src/bus/index.ts";
-import { SYS_USER, launch, portOf, type ServerSpec } from "./start-nats-server.ts";
+import { SYS_USER, launch, portOf, storeDirOf, type ServerSpec } from "./start-nats-server.ts";
 import { waitFor } from "./wait-for.ts";
 
 export interface ClusterNode {
   readonly name: string;
   readonly url: string;
+  /** The server's JetStream store directory (streams under `jetstream/<account>/streams/`). */
+  readonly storeDir: string;
   readonly running: boolean;
   stop(): Promise<void>;
   kill(): Promise<void>;
@@ -34,13 +36,18 @@ export interface TestCluster extends AsyncDisposable {
  * (same ports, same store) and rejoin.
  */
 export async function startTestCluster(
-  options: { size?: number; name?: string; extraConfig?: string } = {},
+  options: {
+    size?: number;
+    name?: string;
+    extraConfig?: string;
+    jetstreamMax?: ServerSpec["jetstreamMax"];
+  } = {},
 ): Promise<TestCluster> {
   const size = options.size ?? 3;
   const clusterName = options.name ?? "c1";
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startCluster(size, clusterName, options.extraConfig);
+      return await startCluster(size, clusterName, options.extraConfig, options.jetstreamMax);
     } catch (err) {
       // The probes' ports are free again between the probe and the real start, and another
       // process (a test running alongside) may take one meanwhile: the node then cannot
@@ -56,7 +63,12 @@ const START_ATTEMPTS = 3;
 class PortsTakenError extends Error {}
 
 /** `extraConfig` is appended to every node's configuration once the ports are known (a gateway, say). */
-async function startCluster(size: number, clusterName: string, extraConfig?: string): Promise<TestCluster> {
+async function startCluster(
+  size: number,
+  clusterName: string,
+  extraConfig?: string,
+  jetstreamMax?: ServerSpec["jetstreamMax"],
+): Promise<TestCluster> {
   const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
   // JetStream clustering refuses to start without routes, and routes need ports: a first
   // start without JetStream lets the OS choose each node's ports, then all start for real.
@@ -77,6 +89,7 @@ async function startCluster(size: number, clusterName: string, extraConfig?: str
   }
   for (const spec of specs) {
     spec.jetstream = true;
+    if (jetstreamMax) spec.jetstreamMax = jetstreamMax;
     spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
     if (extraConfig) spec.extraConfig = extraConfig;
   }
@@ -96,6 +109,7 @@ async function startCluster(size: number, clusterName: string, extraConfig?: str
   const nodes: ClusterNode[] = specs.map((spec, i) => ({
     name: spec.name,
     url: `nats://127.0.0.1:${spec.port}`,
+    storeDir: storeDirOf(spec),
     get running() {
       return procs[i] !== undefined;
     },

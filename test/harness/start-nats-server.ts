@@ -21,6 +21,8 @@ export interface ServerSpec {
   cluster?: { name: string; port: number; routes: string[] };
   /** Default true. */
   jetstream?: boolean;
+  /** JetStream's memory and file storage limits, bytes; nats-server's defaults when absent. */
+  jetstreamMax?: { memoryBytes?: number; fileBytes?: number };
   /** Config text appended as is (gateway and leafnodes blocks). */
   extraConfig?: string;
   /** Accounts besides SYS and APP (JetStream paging tests want many). */
@@ -39,7 +41,8 @@ export function testServerConfig(spec: ServerSpec): string {
     host: "127.0.0.1",
     port: spec.port,
     workDir: spec.workDir,
-    ...(spec.jetstream === false ? {} : { storeDir: join(spec.workDir, "jetstream") }),
+    ...(spec.jetstream === false ? {} : { storeDir: storeDirOf(spec) }),
+    ...(spec.jetstreamMax ? { jetstreamMax: spec.jetstreamMax } : {}),
     accounts: [
       { name: "SYS", users: [SYS_USER] },
       { name: "APP", jetstream: true, users: [APP_USER, { user: "local" }] },
@@ -50,6 +53,11 @@ export function testServerConfig(spec: ServerSpec): string {
     ...(spec.cluster ? { cluster: { host: "127.0.0.1", ...spec.cluster } } : {}),
   });
   return spec.extraConfig ? base + spec.extraConfig : base;
+}
+
+/** The JetStream store directory of a spec's server (nats-server keeps its streams under `jetstream/` in it). */
+export function storeDirOf(spec: ServerSpec): string {
+  return join(spec.workDir, "jetstream");
 }
 
 /** The credentials of an extra account's one user. */

@@ -19,13 +19,21 @@ import type { CommitMarker } from "../../../src/protocol/index.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { marker, TEST_DB } from "../catalog/lab-epoch.ts";
 
-/** One epoch of a fixture: its replies, and optionally marker fields to override (servers_expected, …). */
+/**
+ * One epoch of a fixture: its replies, and optionally marker fields to override
+ * (servers_expected, …) and its time (RFC 3339, after the epoch before; live tests pass when
+ * they scraped it, where the time between epochs matters).
+ */
 export type FixtureEpoch =
   | readonly ScrapeReply[]
-  | { readonly replies: readonly ScrapeReply[]; readonly marker?: Partial<CommitMarker> };
+  | {
+      readonly replies: readonly ScrapeReply[];
+      readonly marker?: Partial<CommitMarker>;
+      readonly at?: string;
+    };
 
 /**
- * A check's fixture: epochs folded in order (10 s apart); the check runs over the last one.
+ * A check's fixture: epochs folded in order (10 s apart unless timed); the check runs over the last one.
  * `fires` must make it return at least one row (for each entity named in `firesFor`, when
  * given); `passes` must make it return none.
  */
@@ -72,7 +80,7 @@ export async function catalogWith(
     for (const [i, e] of epochs.entries()) {
       const replies = "replies" in e ? e.replies : e;
       const overrides = "replies" in e ? (e.marker ?? {}) : {};
-      const epoch = fixtureEpochTime(i);
+      const epoch = ("replies" in e ? e.at : undefined) ?? fixtureEpochTime(i);
       const result = await foldEpoch(catalog, {
         markerSeq: i + 1,
         marker: marker(epoch, replies, overrides),
