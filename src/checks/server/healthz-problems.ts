@@ -1,14 +1,17 @@
 /**
- * The HEALTHZ problems of each server in the window, one row each with its kind, as a CTE
- * (`healthz_problems`) for the checks that read HEALTHZ by kind (server-014, -015, -016).
+ * The HEALTHZ problems of each server in the window, one row each with its kind and the asset
+ * it names, as a CTE (`healthz_problems`) for the checks that read HEALTHZ by kind (server-014,
+ * -015, -016).
  *
  * 2.10+ answers the details request with `errors[]`, folded as `TYPE account > stream: error`,
- * so the kind is the leading type. 2.9 (or a reply without details) has only the first
- * problem's text in `error`: its kind is read from the server's fixed wording ("JetStream
- * stream '…' is not current", "JetStream account '…' could not be resolved", …), so the
- * checks also work on 2.9 servers and need no minimum version.
+ * so the kind is the leading type and the asset what follows it. 2.9 (or a reply without
+ * details) has only the first problem's text in `error`: its kind is read from the server's
+ * fixed wording ("JetStream stream '…' is not current", "JetStream account '…' could not be
+ * resolved", …) and the asset from the quotes, so the checks also work on 2.9 servers and need
+ * no minimum version. `asset` is '' when the problem names none.
  */
-export const HEALTHZ_PROBLEMS_CTE = `
+export function healthzProblemsCte(from = "ep_from"): string {
+  return `
 healthz_reported AS (
   SELECT s.epoch, s.server_pk, i.name AS server, s.healthz_status, s.healthz_errors IS NOT NULL AS typed,
          unnest(CASE
@@ -17,7 +20,7 @@ healthz_reported AS (
            ELSE []::VARCHAR[] END) AS problem
   FROM hx.server_stats s
   JOIN hx.server_ident i ON i.server_pk = s.server_pk
-  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.healthz_status IS NOT NULL
+  WHERE s.epoch BETWEEN ${from} AND ep_to AND s.healthz_status IS NOT NULL
 ),
 healthz_problems AS (
   SELECT epoch, server_pk, server, healthz_status, problem,
@@ -28,6 +31,14 @@ healthz_problems AS (
            WHEN problem LIKE 'JetStream account %' THEN 'ACCOUNT'
            WHEN problem ILIKE '%jetstream%' THEN 'JETSTREAM'
            ELSE 'CONNECTION'
-         END AS kind
+         END AS kind,
+         CASE
+           WHEN typed THEN regexp_extract(problem, '^[A-Z_]+ ([^:]+):', 1)
+           ELSE regexp_extract(problem, '''([^'']+)''', 1)
+         END AS asset
   FROM healthz_reported
 )`;
+}
+
+/** {@link healthzProblemsCte} over the epochs of the window. */
+export const HEALTHZ_PROBLEMS_CTE = healthzProblemsCte();
