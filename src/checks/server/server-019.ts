@@ -4,7 +4,7 @@ export const server019: Check = {
   code: "server-019",
   name: "JetStream Storage vs Configured Limit",
   description:
-    "JetStream file storage in use on the server approaches the max_store configured for the server (unlike server-017, which compares with what accounts reserved). At the limit the server refuses new file-backed streams and writes that need more space, whatever the accounts' own limits allow. Warning from the warning percentage, critical from the critical one.",
+    "JetStream file storage in use on the server approaches the max_store configured for the server (server-017 judges what the streams' byte limits reserve of it). At the limit the server refuses new file-backed streams and writes that need more space, whatever the accounts' own limits allow. Warning from the warning percentage, critical from the critical one.",
   remediation:
     "See what uses the space with `nats server report jetstream` and `nats stream report`; purge or cap large streams (`nats stream purge`, `max_bytes`, `max_age`), move replicas to servers with room (`nats stream cluster peer-remove`), or raise `jetstream { max_file_store }` (max_store) in the server configuration once the disk has the space, and reload or restart the server.",
   scope: "server",
