@@ -27,6 +27,8 @@ export interface RoleClaims extends AsyncDisposable {
 export const CLAIM_REFRESH_MS = 2_000;
 /** How long a holder has to answer "do you run?". */
 const PROBE_TIMEOUT_MS = 2_000;
+/** How long a stop waits to release its claims. */
+const RELEASE_TIMEOUT_MS = 1_000;
 /** How often the claim of a silent holder is looked at while waiting for it to lapse. */
 const WAIT_POLL_MS = 1_000;
 /** Steps before a claim that keeps changing hands is given up on (several nodes starting at once). */
@@ -217,16 +219,27 @@ export async function startRoleClaims(options: {
       clearInterval(refreshTimer);
       await refreshing;
       // Only a claim still at the revision this node wrote: never one another node holds now.
-      for (const [key, { revision }] of held) {
-        await kv
-          .delete(key, { previousSeq: revision })
-          .catch((err: unknown) =>
-            log.warn(
+      // All at once and briefly: a Ctrl-C reaches the embedded server with natsmon (one process
+      // group), so at a stop the sink may be gone already, and a claim lapses by itself anyway.
+      await Promise.all(
+        [...held].map(async ([key, { revision }]) => {
+          let timer: NodeJS.Timeout | undefined;
+          const gaveUp = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("no answer")), RELEASE_TIMEOUT_MS);
+          });
+          try {
+            await Promise.race([kv.delete(key, { previousSeq: revision }), gaveUp]);
+          } catch (err) {
+            // Nothing to do about it: the next node takes the claim over once it lapses.
+            log.info(
               { key, err: (err as Error).message },
-              "could not release the role claim; it lapses by itself",
-            ),
-          );
-      }
+              "the role claim was not released (the sink did not answer); it lapses by itself within seconds",
+            );
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+      );
       held.clear();
       probeSub.unsubscribe();
     },
