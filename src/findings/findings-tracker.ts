@@ -27,6 +27,13 @@ export const BaselineStart = {
   Seeded: "seeded",
   /** Neither: the first epoch establishes the baseline and publishes nothing. */
   Empty: "empty",
+  /**
+   * The bucket holds a baseline but the catalog has no check run: the catalog was rebuilt
+   * (a new data dir), and the stored entries name the old file's entity pks. The first epoch
+   * establishes the baseline and publishes nothing (rule 2), keeping the start of each
+   * finding that is still up under the same name.
+   */
+  Replaced: "replaced",
 } as const;
 export type BaselineStart = (typeof BaselineStart)[keyof typeof BaselineStart];
 
@@ -47,6 +54,8 @@ export interface FindingsTracker extends AsyncDisposable {
   firing(): ReadonlyMap<string, FiringFinding>;
   /** The epoch the firing set reflects; undefined until a baseline exists. */
   baselineEpoch(): Date | undefined;
+  /** True until the first epoch has established the baseline (starts empty or replaced). */
+  establishing(): boolean;
 }
 
 export interface FindingsTrackerOptions {
@@ -76,7 +85,9 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
   let baseline = stored.findings;
   let baselineEpoch = stored.epoch;
   let start: BaselineStart = BaselineStart.Stored;
-  if (!stored.saved) {
+  if (stored.saved) {
+    if ((await options.latestFindings()) === undefined) start = BaselineStart.Replaced;
+  } else {
     const latest = await options.latestFindings();
     if (latest === undefined) {
       start = BaselineStart.Empty;
@@ -89,10 +100,12 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
   }
   log.info(
     { bucket: store.bucket, start, firing: baseline.size, epoch: baselineEpoch },
-    "findings baseline ready",
+    start === BaselineStart.Replaced
+      ? "findings baseline ready, from a catalog this one replaced: the first epoch establishes it anew and publishes nothing; endpoints are told the findings under their new entity pks"
+      : "findings baseline ready",
   );
 
-  let establishing = start === BaselineStart.Empty;
+  let establishing = start === BaselineStart.Empty || start === BaselineStart.Replaced;
   const onEpoch = async (
     result: EpochFindings,
     beforeSave?: (transitions: readonly Transition[]) => Promise<void>,
@@ -104,13 +117,17 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       );
       return [];
     }
-    const { transitions, baseline: next } = diffFindings(baseline, result.findings, {
+    // A replaced catalog's pks mean other entities: its first epoch is diffed against nothing.
+    const replacing = establishing && start === BaselineStart.Replaced;
+    const diffed = diffFindings(replacing ? new Map() : baseline, result.findings, {
       epoch: result.epoch,
       answered: new Set(result.answered),
       ...(result.expected ? { expected: new Set(result.expected) } : {}),
       disabled: disabledCodes(configured, result.findings),
       failed: new Set(result.failed.map((f) => f.code)),
     });
+    const transitions = diffed.transitions;
+    const next = replacing ? keepStarts(diffed.baseline, baseline) : diffed.baseline;
     const published = establishing ? [] : transitions;
     if (beforeSave && published.length > 0) await beforeSave(published);
     await store.save(result.epoch, baselineChanges(baseline, next));
@@ -139,10 +156,39 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
         ? new Map([...baseline].filter(([, f]) => !configured.has(f.code)))
         : baseline,
     baselineEpoch: () => baselineEpoch,
+    establishing: () => establishing,
     async [Symbol.asyncDispose]() {
       await queue;
     },
   };
+}
+
+/**
+ * A finding's identity by name (code, entity type, name, key), for a catalog rebuilt with new
+ * pks. A name two findings share tells nothing, so it matches nothing.
+ */
+const nameOf = (f: FiringFinding) =>
+  JSON.stringify([f.code, f.entityType, f.entityName, f.entityKey ?? null]);
+
+function byName(findings: Iterable<FiringFinding>): Map<string, FiringFinding | null> {
+  const named = new Map<string, FiringFinding | null>();
+  for (const f of findings) named.set(nameOf(f), named.has(nameOf(f)) ? null : f);
+  return named;
+}
+
+/** `next` with the start of each finding the old baseline held under the same name. */
+function keepStarts(
+  next: ReadonlyMap<string, FiringFinding>,
+  old: ReadonlyMap<string, FiringFinding>,
+): Map<string, FiringFinding> {
+  const oldByName = byName(old.values());
+  const nextByName = byName(next.values());
+  const kept = new Map<string, FiringFinding>();
+  for (const [id, f] of next) {
+    const before = oldByName.get(nameOf(f));
+    kept.set(id, before && nextByName.get(nameOf(f)) === f ? { ...f, startsAt: before.startsAt } : f);
+  }
+  return kept;
 }
 
 /** Configured codes plus any the catalog flagged disabled on a row. */

@@ -254,8 +254,9 @@ export function createCatalogSide(options: {
       firingSince: (epoch) => firingSince(open, epoch.toISOString()),
       log,
     });
-    // The catalog's copy of the firing set (grades) starts from the baseline as loaded.
-    await recordFiring(open, tracker);
+    // The catalog's copy of the firing set (grades) starts from the baseline as loaded, unless
+    // that baseline names another catalog file's pks (it is established anew at the first epoch).
+    if (!tracker.establishing()) await recordFiring(open, tracker);
     await syncNotifications(options.notifier, system.id, tracker, log);
     await startIndexing(open, tracker);
   };

@@ -92,7 +92,7 @@ export async function handleCommit(
     // the same outbox entries again (deduplicated); a crash after it finds nothing new.
     if (checked && ctx.tracker) {
       const epoch = parseEpoch(marker.epoch);
-      const establishing = ctx.tracker.baselineEpoch() === undefined;
+      const establishing = ctx.tracker.establishing();
       const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
         ctx.notifier.enqueue(ctx.systemId, epoch, found),
       );

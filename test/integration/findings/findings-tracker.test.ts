@@ -109,6 +109,40 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     }
   });
 
+  test("a catalog rebuilt beside a stored baseline publishes nothing on its first epoch and keeps the starts of findings still up", async () => {
+    {
+      await using old = await trackerLab(nc, "rebuilt");
+      await using first = await old.tracker(nc);
+      await first.onEpoch(await old.epoch(0, [X, Y]));
+      await first.onEpoch(await old.epoch(1, [X, Y]));
+    }
+    // A new data dir: the same entities get other pks, and pk 2 now names another stream.
+    await using lab = await trackerLab(nc, "rebuilt");
+    await using tracker = await lab.tracker(nc);
+    assert.equal(tracker.start, "replaced");
+    assert.equal(tracker.establishing(), true);
+    const movedX: Row = { ...X, pk: 7 };
+    const other: Row = {
+      code: Y.code,
+      type: "server",
+      pk: 2,
+      name: "n3",
+      server: "n3",
+      severity: "critical",
+    };
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [movedX, other])), []);
+    assert.equal(tracker.establishing(), false);
+    const expected = mapOf(firing(movedX, epochTime(0)), firing(other, epochTime(2)));
+    assert.deepEqual(tracker.firing(), expected);
+    const stored = await (await openFindingsBaseline(nc, "rebuilt", silentLogger())).load();
+    assert.deepEqual(stored.findings, expected);
+    // From here on, changes publish as usual.
+    const t3 = await tracker.onEpoch(await lab.epoch(3, [movedX]));
+    assert.deepEqual(t3, [
+      { status: "resolved", finding: firing(other, epochTime(2)), endsAt: epochTime(3) },
+    ]);
+  });
+
   test("a disabled check's findings never fire, and disabling one drops its findings without a resolve", async () => {
     await using lab = await trackerLab(nc, "disabled");
     {
