@@ -21,6 +21,14 @@ export interface RoleClaims extends AsyncDisposable {
   /** This process's claim value (its instance is fresh at every start). */
   readonly own: RoleClaim;
   claim(systemId: string, role: Role): Promise<ClaimResult>;
+  /**
+   * True while this node still holds the role, read from the sink now. A node stalled past
+   * its claim's lapse may have lost the role before a refresh could tell it: asked before an
+   * epoch leaves the node (the commit marker, the feed, the marker's ack). A role found lost
+   * goes the way a refused refresh goes (onLost). A sink that does not answer says nothing
+   * new: true, as the refresh goes on trying.
+   */
+  confirm(systemId: string, role: Role): Promise<boolean>;
 }
 
 /** How often a holder rewrites its claims; the bucket's max_age (10 s) is how long one survives without. */
@@ -76,8 +84,8 @@ export async function startRoleClaims(options: {
   });
   await nc.flush();
 
-  const read = async (key: string): Promise<ClaimSeen> => {
-    const entry = await patiently(() => kv.get(key));
+  const read = async (key: string, once = false): Promise<ClaimSeen> => {
+    const entry = once ? await kv.get(key) : await patiently(() => kv.get(key));
     if (!entry || entry.operation !== "PUT") return { kind: "free" };
     return { kind: "held", revision: entry.revision, claim: parseClaim(entry.string()) };
   };
@@ -156,8 +164,7 @@ export async function startRoleClaims(options: {
         holder = step.holder;
         break;
     }
-    held.delete(key);
-    options.onLost(entry.systemId, entry.role, holder);
+    if (held.delete(key)) options.onLost(entry.systemId, entry.role, holder);
   };
   const refreshAll = async () => {
     for (const key of [...held.keys()]) {
@@ -214,6 +221,17 @@ export async function startRoleClaims(options: {
         liveness = undefined;
       }
       throw new Error(`the claim ${key} kept changing hands; is more than one node starting for it?`);
+    },
+    async confirm(systemId, role) {
+      const key = roleClaimKey(systemId, role);
+      if (!held.has(key)) return false;
+      // One try: an epoch is not held up by a sink that is electing a leader.
+      const seen = await read(key, true).catch(() => undefined);
+      if (seen === undefined) return held.has(key);
+      const step = refreshStep(seen, own.instance);
+      if (step.kind !== "lost") return held.has(key);
+      if (held.delete(key)) options.onLost(systemId, role, step.holder);
+      return false;
     },
     async [Symbol.asyncDispose]() {
       clearInterval(refreshTimer);

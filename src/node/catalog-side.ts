@@ -90,6 +90,8 @@ export function createCatalogSide(options: {
   metrics: NodeMetrics;
   log: Logger;
   faults?: { afterFold?: () => void };
+  /** True while this node still holds the catalog role (RoleClaims.confirm). */
+  confirmRole?: () => Promise<boolean>;
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
   /** How often retention runs (once a minute). */
@@ -216,6 +218,7 @@ export function createCatalogSide(options: {
           nodeId,
           log,
           faults: options.faults,
+          confirmRole: options.confirmRole,
         });
         watch.folded();
         lastSeq = delivery.seq;

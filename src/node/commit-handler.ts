@@ -41,6 +41,8 @@ export async function handleCommit(
     nodeId: string;
     log: Logger;
     faults: { afterFold?: () => void } | undefined;
+    /** True while this node still holds the catalog role; undefined: no claims on this node. */
+    confirmRole: (() => Promise<boolean>) | undefined;
   },
 ): Promise<void> {
   const { marker, seq } = delivery;
@@ -79,10 +81,12 @@ export async function handleCommit(
     // the catalog does not fall further behind. Every epoch is still folded.
     if (delivery.behind > 0) {
       log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
+      if (await lostRole(ctx, log)) return;
       await delivery.ack();
       return;
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
+    if (await lostRole(ctx, log)) return;
     if (checked?.ran) {
       logChecks(log, checked);
       ctx.metrics.checksRan(ctx.systemId, checked.ms / 1000, checked.failed.length);
@@ -126,6 +130,19 @@ export async function handleCommit(
     );
     delivery.nak(RETRY_MS);
   }
+}
+
+/**
+ * True when this node lost the catalog role while it folded the epoch (it stalled past its
+ * claim's lapse, and another node took the role): the marker is then left unacked, and
+ * nothing published, so the node holding the role now gets it redelivered and folds it.
+ */
+async function lostRole(ctx: { confirmRole: (() => Promise<boolean>) | undefined }, log: Logger) {
+  if (!ctx.confirmRole || (await ctx.confirmRole())) return false;
+  log.warn(
+    "this node lost the catalog role while folding the epoch: nothing is published and the marker is left for the node holding the role now",
+  );
+  return true;
 }
 
 /**

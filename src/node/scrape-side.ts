@@ -23,6 +23,7 @@ import {
   startScraper,
   type DisconnectTracker,
   type ScrapeFaults,
+  type ScrapeSink,
   type Scraper,
   type ServiceAccount,
 } from "../scrape/index.ts";
@@ -121,6 +122,8 @@ export function createScrapeSide(options: {
   metrics: NodeMetrics;
   log: Logger;
   faults?: ScrapeFaults;
+  /** True while this node still holds the scrape role (RoleClaims.confirm). */
+  confirmRole?: () => Promise<boolean>;
 }): ScrapeSide {
   const { system, log } = options;
   const target = system.nats ?? options.sinkSystem;
@@ -211,15 +214,18 @@ export function createScrapeSide(options: {
       systemId: system.id,
       monitored,
       accounts,
-      sink: new ScrapePublisher(options.sink, system.id, {
-        forMs: PUBLISH_RETRY_MS,
-        signal: retries.signal,
-        onRetry: (subject, cause) =>
-          log.warn(
-            { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
-            "the scrape stream is not taking messages (no JetStream leader: an election, or its servers down); retrying",
-          ),
-      }),
+      sink: confirming(
+        new ScrapePublisher(options.sink, system.id, {
+          forMs: PUBLISH_RETRY_MS,
+          signal: retries.signal,
+          onRetry: (subject, cause) =>
+            log.warn(
+              { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
+              "the scrape stream is not taking messages (no JetStream leader: an election, or its servers down); retrying",
+            ),
+        }),
+        options.confirmRole,
+      ),
       config: system.scraper,
       log,
       onEpoch: (summary) => {
@@ -308,4 +314,22 @@ function serviceAccounts(
       },
     };
   });
+}
+
+/**
+ * The scrape stream, with the commit marker written only while this node still holds the
+ * scrape role: a node stalled past its claim's lapse, whose role another node took, writes
+ * no epoch beside that node's (the unmarked parts are never folded).
+ */
+function confirming(sink: ScrapeSink, confirmRole: (() => Promise<boolean>) | undefined): ScrapeSink {
+  if (!confirmRole) return sink;
+  return {
+    publishReply: (epoch, reply) => sink.publishReply(epoch, reply),
+    publishCommit: async (marker) => {
+      if (!(await confirmRole())) {
+        throw new Error("this node no longer holds the scrape role: the epoch is not committed");
+      }
+      return sink.publishCommit(marker);
+    },
+  };
 }

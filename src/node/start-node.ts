@@ -188,6 +188,7 @@ export async function startNode(
           ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
           ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
+          ...confirming(claims, system.id, Role.Catalog),
         });
         catalogs.set(system.id, catalog);
         await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));
@@ -201,6 +202,7 @@ export async function startNode(
           metrics,
           log: systemLog,
           ...(options.faults ? { faults: options.faults } : {}),
+          ...confirming(claims, system.id, Role.Scrape),
         });
         scrapes.set(system.id, scrape);
         await api.addSystemEndpoints(system.id, scrapeEndpoints(system, scrape));
@@ -263,4 +265,13 @@ export async function startNode(
       log.info("node stopped");
     },
   };
+}
+
+/** A side's check that this node still holds its role, where the node claims roles. */
+function confirming(
+  claims: RoleClaims | undefined,
+  systemId: string,
+  role: Role,
+): { confirmRole?: () => Promise<boolean> } {
+  return claims ? { confirmRole: () => claims.confirm(systemId, role) } : {};
 }

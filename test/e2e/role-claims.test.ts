@@ -15,9 +15,10 @@ import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { discoverNodes } from "../../src/bus/index.ts";
 import { Role } from "../../src/domain/index.ts";
-import { ROLE_CLAIMS_BUCKET, roleClaimKey, type RoleClaim } from "../../src/protocol/index.ts";
+import { ROLE_CLAIMS_BUCKET, roleClaimKey, systemAssets, type RoleClaim } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { SYS_USER, startTestServer, type TestServer } from "../harness/start-nats-server.ts";
@@ -182,8 +183,14 @@ describe("one node per role of a system on a bus", () => {
       since: new Date().toISOString(),
     };
     const kv = await new Kvm(nc).open(ROLE_CLAIMS_BUCKET);
+    const jsm = await jetstreamManager(nc);
+    const { scrapeStream, catalogConsumer } = systemAssets("east");
     await kv.put(roleClaimKey("east", Role.Catalog), JSON.stringify(other));
+    const lastBefore = (await jsm.streams.info(scrapeStream)).state.last_seq;
     assert.equal(await catalog.exited, 1, catalog.stderr());
+    // Markers written since the role moved are left for its new holder: none was acked here.
+    const { ack_floor } = await jsm.consumers.info(scrapeStream, catalogConsumer);
+    assert.ok(ack_floor.stream_seq <= lastBefore, `${ack_floor.stream_seq} > ${lastBefore}`);
     assert.match(
       catalog.stderr(),
       /this node no longer holds the catalog role of system east: node z \(host elsewhere, since [^)]+\) holds it now/,

@@ -132,6 +132,22 @@ describe("role claims", () => {
     assert.deepEqual(event, { node: "h", systemId: "stolen", role: Role.Catalog, holder: thief });
   });
 
+  test("a holder asked whether it still holds a role reads the sink, and hears at once that it lost it", async () => {
+    const holder = await node("q");
+    assert.equal((await holder.claim("asked", Role.Scrape)).held, true);
+    assert.equal(await holder.confirm("asked", Role.Scrape), true);
+    assert.equal(await holder.confirm("asked", Role.Catalog), false, "a role it never held");
+    const taker = deadClaim("y", "TAKERINSTANCE");
+    await claimLeftBy(roleClaimKey("asked", Role.Scrape), taker);
+    // Read now, not at the next refresh: the role is lost, told once whichever noticed first.
+    assert.equal(await holder.confirm("asked", Role.Scrape), false);
+    assert.deepEqual(
+      lost.filter((l) => l.node === "q"),
+      [{ node: "q", systemId: "asked", role: Role.Scrape, holder: taker }],
+    );
+    assert.equal(await holder.confirm("asked", Role.Scrape), false);
+  });
+
   test("a holder rewrites its claim while it runs, and keeps the role", async () => {
     const keeper = await node("k");
     assert.equal((await keeper.claim("kept", Role.Scrape)).held, true);
