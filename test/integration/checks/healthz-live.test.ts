@@ -14,29 +14,14 @@ import assert from "node:assert/strict";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { server015 } from "../../../src/checks/server/server-015.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck } from "./check-harness.ts";
-
-const SCRAPED = SOURCES.filter((s) => ["varz", "healthz"].includes(s.name));
-
-/** One scraped epoch, at the time natsmon's scraper gave it. */
-interface LiveEpoch {
-  readonly replies: readonly ScrapeReply[];
-  readonly at: string;
-  readonly marker: { servers_expected: string[] };
-}
+import { startLiveCluster, type LiveCluster, type TimedEpoch } from "./live-fixture.ts";
 
 /** The HEALTHZ problem of each server that reported one in `epoch`. */
-function problems(epoch: LiveEpoch): Map<string, string> {
+function problems(epoch: TimedEpoch): Map<string, string> {
   const found = new Map<string, string>();
   for (const r of epoch.replies) {
     const data = (r.body as { data?: { status?: string; error?: string } }).data;
@@ -46,7 +31,7 @@ function problems(epoch: LiveEpoch): Map<string, string> {
 }
 
 /** The rows of server-015 over `epochs`, as `index server: errors`. */
-async function fired(epochs: readonly LiveEpoch[], params: Record<string, number> = {}): Promise<string[]> {
+async function fired(epochs: readonly TimedEpoch[], params: Record<string, number> = {}): Promise<string[]> {
   await using fixture = await catalogWith(epochs);
   const rows = await runCheck(fixture.catalog, server015, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
   const index = (epoch: unknown) => fixture.epochs.indexOf(new Date(epoch as Date).toISOString());
@@ -57,22 +42,13 @@ const NOT_CURRENT = /^JetStream (stream|consumer) '.*' is not current$/;
 const PARAMS = { p_min_seconds: 20 };
 
 describe("server-015 on a real 3-node 2.9.10 cluster", () => {
-  let cluster: TestCluster;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveCluster;
   let jsm: JetStreamManager;
 
-  async function scrape(): Promise<LiveEpoch> {
-    const { replies, marker } = await scrapeOneEpoch(sys, SCRAPED);
-    return {
-      replies,
-      at: new Date(marker.epoch).toISOString(),
-      marker: { servers_expected: ["n1", "n2", "n3"] },
-    };
-  }
+  const scrape = () => live.scrapeTimed();
 
   /** Scrapes until every server's HEALTHZ says ok. */
-  async function scrapeUntilHealthy(epochs: LiveEpoch[]): Promise<void> {
+  async function scrapeUntilHealthy(epochs: TimedEpoch[]): Promise<void> {
     await waitFor(
       async () => {
         const epoch = await scrape();
@@ -84,20 +60,16 @@ describe("server-015 on a real 3-node 2.9.10 cluster", () => {
   }
 
   before(async () => {
-    cluster = await startTestCluster({ size: 3 });
-    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    jsm = await jetstreamManager(app, { timeout: 30_000 });
+    live = await startLiveCluster({ sources: ["varz", "healthz"] });
+    jsm = await jetstreamManager(live.app, { timeout: 30_000 });
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   test("creating R3 streams with R3 consumers raises nothing, though HEALTHZ reports them not current for a moment", async () => {
-    const epochs: LiveEpoch[] = [];
+    const epochs: TimedEpoch[] = [];
     let reported = 0;
     // Scraped while each asset is created and just after. HEALTHZ does not catch every new
     // asset catching up: created until it has been seen to.
@@ -121,7 +93,7 @@ describe("server-015 on a real 3-node 2.9.10 cluster", () => {
 
   test("a replica whose store cannot be recovered fires once reported over the minimum duration, and stops once rebuilt", async () => {
     const leader = (await jsm.streams.info("S0")).cluster?.leader;
-    const victim = cluster.nodes.find((n) => n.name !== leader)!;
+    const victim = live.cluster.nodes.find((n) => n.name !== leader)!;
     const streamDir = join(victim.storeDir, "jetstream", "APP", "streams", "S0");
     // The stream's directory replaced by a file: the restarted server cannot create its
     // replica again, and reports it (or its consumer) not current for as long as it runs.
@@ -129,9 +101,9 @@ describe("server-015 on a real 3-node 2.9.10 cluster", () => {
     await rm(streamDir, { recursive: true, force: true });
     await writeFile(streamDir, "not a directory");
     await victim.start();
-    await cluster.waitForMeta();
+    await live.cluster.waitForMeta();
 
-    const epochs: LiveEpoch[] = [];
+    const epochs: TimedEpoch[] = [];
     const firstReport = new Map<string, number>();
     await waitFor(
       async () => {
@@ -156,7 +128,7 @@ describe("server-015 on a real 3-node 2.9.10 cluster", () => {
     await victim.stop();
     await rm(streamDir, { force: true });
     await victim.start();
-    await cluster.waitForMeta();
+    await live.cluster.waitForMeta();
     await scrapeUntilHealthy(epochs);
     assert.deepEqual(
       (await fired(epochs, PARAMS)).filter((row) => row.startsWith(`${epochs.length - 1} `)),
