@@ -12,39 +12,24 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { server005 } from "../../../src/checks/server/server-005.ts";
 import { server017 } from "../../../src/checks/server/server-017.ts";
 import type { Check } from "../../../src/checks/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
-import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
+import { startLiveCluster, type LiveCluster } from "./live-fixture.ts";
 
 const SERVERS = ["n1", "n2", "n3"];
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz"].includes(s.name));
 const MEMORY_MAX = 2 * 1024 * 1024;
 const FILE_MAX = 10 * 1024 * 1024;
 
 describe("server-005 and server-017 on a real 3-node 2.9.10 cluster with small JetStream limits", () => {
-  let cluster: TestCluster;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveCluster;
   let jsm: JetStreamManager;
-
-  async function scrape(): Promise<FixtureEpoch> {
-    const { replies } = await scrapeOneEpoch(sys, SCRAPED);
-    return { replies, marker: { servers_expected: SERVERS } };
-  }
 
   /** The check's rows over a fresh scrape, sorted by server. */
   async function rows(check: Check): Promise<Record<string, unknown>[]> {
-    await using fixture = await catalogWith([await scrape()]);
-    const found = await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!);
+    const found = await live.checkNow(check);
     return found.sort((a, b) => String(a.server).localeCompare(String(b.server)));
   }
 
@@ -61,21 +46,20 @@ describe("server-005 and server-017 on a real 3-node 2.9.10 cluster with small J
 
   /** Publishes `count` messages of `size` bytes to `subject`, each acknowledged by the stream. */
   async function publish(subject: string, count: number, size: number): Promise<void> {
-    const js = jetstream(app);
+    const js = jetstream(live.app);
     for (let i = 0; i < count; i++) await js.publish(subject, new Uint8Array(size));
   }
 
   before(async () => {
-    cluster = await startTestCluster({ jetstreamMax: { memoryBytes: MEMORY_MAX, fileBytes: FILE_MAX } });
-    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    jsm = await jetstreamManager(app, { timeout: 30_000 });
+    live = await startLiveCluster({
+      sources: ["varz", "jsz"],
+      jetstreamMax: { memoryBytes: MEMORY_MAX, fileBytes: FILE_MAX },
+    });
+    jsm = await jetstreamManager(live.app, { timeout: 30_000 });
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   test("a small bounded stream beside an unbounded one holding more raises nothing", async () => {
@@ -99,7 +83,7 @@ describe("server-005 and server-017 on a real 3-node 2.9.10 cluster with small J
     // Every server holds its 200 KB and reserves 100,000 bytes, in memory and on file.
     await waitFor(
       async () => {
-        const { replies } = await scrapeOneEpoch(sys, SCRAPED);
+        const { replies } = await live.scrape();
         const jsz = replies
           .filter((r) => r.source === "jsz")
           .map((r) => (r.body as { data: Record<string, number> }).data);

@@ -11,20 +11,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { OPT_COST_CHECKS } from "../../../src/checks/opt-cost/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { q } from "../catalog/lab-epoch.ts";
-import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
-
-const SERVERS = ["n1", "n2", "n3"];
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz"].includes(s.name));
+import { catalogWith, runCheck, runFixture, type FixtureEpoch } from "./check-harness.ts";
+import { startLiveCluster, type LiveCluster } from "./live-fixture.ts";
 
 /** The check's rows over `epochs`, folded in order (10 s apart), from the first to the last. */
 async function rows(
@@ -33,8 +25,7 @@ async function rows(
   params: Record<string, number> = {},
 ): Promise<Record<string, unknown>[]> {
   const check = OPT_COST_CHECKS.find((c) => c.code === code)!;
-  await using fixture = await catalogWith(epochs);
-  return await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
+  return runFixture(check, epochs, params);
 }
 
 /** The entity names of the check's rows over `epochs`, sorted. */
@@ -43,19 +34,14 @@ async function names(code: string, epochs: readonly FixtureEpoch[], params: Reco
 }
 
 describe("opt-cost checks on a real 3-node 2.9.10 cluster", () => {
-  let cluster: TestCluster;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveCluster;
   let jsm: JetStreamManager;
 
-  async function scrape(): Promise<FixtureEpoch> {
-    const { replies } = await scrapeOneEpoch(sys, SCRAPED);
-    return { replies, marker: { servers_expected: SERVERS } };
-  }
+  const scrape = () => live.scrape();
 
   /** Publishes `count` messages of `size` bytes to `subject`, each acknowledged by the stream. */
   async function publish(subject: string, count: number, size = 16): Promise<void> {
-    const js = jetstream(app);
+    const js = jetstream(live.app);
     for (let i = 0; i < count; i++) await js.publish(subject, new Uint8Array(size));
   }
 
@@ -67,16 +53,12 @@ describe("opt-cost checks on a real 3-node 2.9.10 cluster", () => {
   }
 
   before(async () => {
-    cluster = await startTestCluster({ size: 3 });
-    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    jsm = await jetstreamManager(app);
+    live = await startLiveCluster({ sources: ["varz", "jsz"] });
+    jsm = await jetstreamManager(live.app);
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   test("opt-cost-001 reports an idle R3 stream, not an idle R1 one, and not once the R3 one takes a message", async () => {

@@ -12,22 +12,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { OPT_IDLE_CHECKS } from "../../../src/checks/opt-idle/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import {
-  APP_USER,
-  SYS_USER,
-  startTestServer,
-  testAccountUser,
-  type TestServer,
-} from "../../harness/start-nats-server.ts";
+import { APP_USER, testAccountUser } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
-import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
+import { runFixture, type FixtureEpoch } from "./check-harness.ts";
+import { startLiveServer, type LiveServer } from "./live-fixture.ts";
 
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz", "connz", "accstatz"].includes(s.name));
 const IDLE_USER = testAccountUser({ name: "IDLE" });
 
 /** The check's rows over `epochs`, folded in order (10 s apart), from the first to the last. */
@@ -37,8 +28,7 @@ async function rows(
   params: Record<string, number> = {},
 ): Promise<Record<string, unknown>[]> {
   const check = OPT_IDLE_CHECKS.find((c) => c.code === code)!;
-  await using fixture = await catalogWith(epochs);
-  return await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
+  return runFixture(check, epochs, params);
 }
 
 /** The entity names of the check's rows over `epochs`, sorted. */
@@ -47,25 +37,19 @@ async function names(code: string, epochs: readonly FixtureEpoch[], params: Reco
 }
 
 describe("opt-idle checks on a real 2.9.10 server", () => {
-  let server: TestServer;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveServer;
 
-  async function scrape(): Promise<FixtureEpoch> {
-    const { replies } = await scrapeOneEpoch(sys, SCRAPED);
-    return { replies, marker: { servers_expected: [server.name] } };
-  }
+  const scrape = () => live.scrape();
 
   before(async () => {
-    server = await startTestServer("idle1", { extraAccounts: [{ name: "IDLE" }] });
-    sys = await connect({ servers: server.url, user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password });
+    live = await startLiveServer("idle1", {
+      sources: ["varz", "jsz", "connz", "accstatz"],
+      extraAccounts: [{ name: "IDLE" }],
+    });
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await server?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   test("opt-idle-001 reports the server while it holds two connections, not once it held thirteen", async () => {
@@ -83,7 +67,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
 
     const extra = await Promise.all(
       Array.from({ length: 11 }, () =>
-        connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password }),
+        connect({ servers: live.server.url, user: APP_USER.user, pass: APP_USER.password }),
       ),
     );
     try {
@@ -94,8 +78,8 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
   });
 
   test("opt-idle-002, 003 and 004 report an idle stream and its consumers, and not once it takes a message", async () => {
-    const jsm = await jetstreamManager(app);
-    const js = jetstream(app);
+    const jsm = await jetstreamManager(live.app);
+    const js = jetstream(live.app);
     await jsm.streams.add({ name: "QUIET", subjects: ["quiet.>"] });
     await jsm.consumers.add("QUIET", { durable_name: "reader", ack_policy: AckPolicy.Explicit });
     await jsm.consumers.add("QUIET", { durable_name: "never", ack_policy: AckPolicy.Explicit });
@@ -139,7 +123,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
       "APP has connections; SYS and $G are left out",
     );
 
-    const user = await connect({ servers: server.url, ...idleCredentials() });
+    const user = await connect({ servers: live.server.url, ...idleCredentials() });
     try {
       user.publish("hello", "idle no more");
       await user.flush();
@@ -150,7 +134,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
   });
 
   test("opt-idle-006 reports IDLE's user once its connection is gone, and not while it is connected", async () => {
-    const user = await connect({ servers: server.url, ...idleCredentials() });
+    const user = await connect({ servers: live.server.url, ...idleCredentials() });
     const connected = await scrape();
     assert.deepEqual(
       await names("opt-idle-006", [connected, await scrape()]),
@@ -171,7 +155,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
       [[`${IDLE_USER.user} (IDLE)`, "IDLE", IDLE_USER.user, ["idle1"]]],
     );
 
-    const again = await connect({ servers: server.url, ...idleCredentials() });
+    const again = await connect({ servers: live.server.url, ...idleCredentials() });
     try {
       assert.deepEqual(await names("opt-idle-006", [connected, gone, await scrape()]), []);
     } finally {
@@ -183,7 +167,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
     // 0.05 minutes: 3 s of idleness stand for the default 5 minutes.
     const params = { p_idle_minutes: 0.05 };
     const silent = await connect({
-      servers: server.url,
+      servers: live.server.url,
       user: APP_USER.user,
       pass: APP_USER.password,
       name: "silent",
