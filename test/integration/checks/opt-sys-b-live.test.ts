@@ -14,8 +14,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "@nats-io/transport-node";
-import { nanos, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import { nanos, type Subscription } from "@nats-io/nats-core";
 import {
   AckPolicy,
   DiscardPolicy,
@@ -26,17 +25,12 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { OPT_SYS_CHECKS } from "../../../src/checks/opt-sys/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck } from "./check-harness.ts";
+import { startLiveCluster, type LiveCluster, type LiveEpoch } from "./live-fixture.ts";
 
 const SERVERS = ["n1", "n2", "n3"];
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz", "healthz"].includes(s.name));
 /** Epochs of each phase; the window of phase A covers the growth steps between them. */
 const EPOCHS_A = 5;
 const EPOCHS_B = 3;
@@ -45,20 +39,16 @@ const big = (_key: string, value: unknown) => (typeof value === "bigint" ? Numbe
 const check = (code: string) => OPT_SYS_CHECKS.find((c) => c.code === code)!;
 
 describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A) and taken away (B)", () => {
-  let cluster: TestCluster;
-  let app: NatsConnection;
-  let sys: NatsConnection;
+  let live: LiveCluster;
   let catalog: Awaited<ReturnType<typeof catalogWith>>;
   const subs: Subscription[] = [];
 
   before(async () => {
-    cluster = await startTestCluster({ size: 3 });
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
-    const jsm = await jetstreamManager(app);
+    live = await startLiveCluster({ sources: ["varz", "jsz", "healthz"] });
+    const jsm = await jetstreamManager(live.app);
     const firstUnacked = await makeConditions(jsm);
 
-    const epochs: ScrapeReply[][] = [];
+    const epochs: LiveEpoch[] = [];
     for (let i = 0; i < EPOCHS_A; i++) {
       if (i > 0) await grow(jsm, i);
       await publishBurst();
@@ -69,24 +59,20 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
       await publishBurst();
       epochs.push(await scrape());
     }
-    catalog = await catalogWith(
-      epochs.map((replies) => ({ replies, marker: { servers_expected: SERVERS } })),
-    );
+    catalog = await catalogWith(epochs);
   });
 
   after(async () => {
     await catalog?.[Symbol.asyncDispose]();
     for (const sub of subs) sub.unsubscribe();
-    await sys?.close();
-    await app?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
-  const scrape = async () => (await scrapeOneEpoch(sys, SCRAPED)).replies;
+  const scrape = () => live.scrape();
 
   /** Everything phase A holds from its first epoch; returns proc's unacknowledged first message. */
   async function makeConditions(jsm: JetStreamManager): Promise<JsMsg> {
-    const js = jetstream(app);
+    const js = jetstream(live.app);
     // opt-sys-015: max_ack_pending 10, 35 deliveries of which all but the first are acknowledged.
     await jsm.streams.add({ name: "ACKS", subjects: ["acks.>"] });
     await jsm.consumers.add("ACKS", {
@@ -116,7 +102,7 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
     // opt-sys-019: a 2 h duplicate window; publishBurst() makes it busy.
     await jsm.streams.add({ name: "DEDUPE", subjects: ["dedupe.>"], duplicate_window: nanos(7_200_000) });
     // opt-sys-020: a key kept at revision 1 in front of 20 superseded revisions of another.
-    const kv = await new Kvm(app).create("cfg", { history: 1 });
+    const kv = await new Kvm(live.app).create("cfg", { history: 1 });
     await kv.put("anchor", "x");
     for (let i = 0; i < 21; i++) await kv.put("k", String(i));
     // opt-sys-021: R1 in a cluster of three JetStream servers.
@@ -144,13 +130,13 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
     for (const k of [0, 1]) {
       await jsm.consumers.add("FANOUT", { durable_name: `c${step}-${k}`, ack_policy: AckPolicy.Explicit });
     }
-    for (let k = 0; k < 100; k++) subs.push(app.subscribe(`leak.${step}.${k}`));
-    await app.flush();
+    for (let k = 0; k < 100; k++) subs.push(live.app.subscribe(`leak.${step}.${k}`));
+    await live.app.flush();
   }
 
   /** 150 messages on DEDUPE before each epoch: 15 a second at the fixture's 10 s epochs. */
   async function publishBurst(): Promise<void> {
-    const js = jetstream(app);
+    const js = jetstream(live.app);
     await Promise.all(Array.from({ length: 150 }, async (_, i) => js.publish(`dedupe.${i}`, "x")));
   }
 
@@ -214,7 +200,7 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
 
   test("opt-sys-021 fires for an R1 stream in the 3-server cluster, not once it has 3 replicas", async () => {
     const [row] = named(await rowsOver("opt-sys-021", "A"), "APP/SINGLE");
-    assert.deepEqual([row?.cluster, row?.js_servers], [cluster.name, 3n]);
+    assert.deepEqual([row?.cluster, row?.js_servers], [live.cluster.name, 3n]);
     const after = await rowsOver("opt-sys-021", "B");
     assert.deepEqual(named(after, "APP/SINGLE"), []);
     assert.equal(named(after, "APP/FANOUT").length, 1, "the other R1 streams still fire");

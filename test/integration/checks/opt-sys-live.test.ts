@@ -9,7 +9,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
-import { nanos, type NatsConnection } from "@nats-io/nats-core";
+import { nanos } from "@nats-io/nats-core";
 import {
   AckPolicy,
   jetstream,
@@ -17,51 +17,38 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import type { Check } from "../../../src/checks/index.ts";
 import { OPT_SYS_CHECKS } from "../../../src/checks/opt-sys/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
+import { APP_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
-import { catalogWith, runCheck } from "./check-harness.ts";
+import { runFixture } from "./check-harness.ts";
+import { startLiveCluster, type LiveCluster, type LiveEpoch } from "./live-fixture.ts";
 
 const SERVERS = ["n1", "n2", "n3"];
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz", "healthz", "subsz", "routez"].includes(s.name));
 const check = (code: string): Check => OPT_SYS_CHECKS.find((c) => c.code === code)!;
 
 describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
-  let cluster: TestCluster;
-  let app: NatsConnection;
-  let sys: NatsConnection;
+  let live: LiveCluster;
   let jsm: JetStreamManager;
 
   before(async () => {
-    cluster = await startTestCluster({ size: 3 });
-    app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    sys = await connect({ servers: cluster.urls.split(","), user: SYS_USER.user, pass: SYS_USER.password });
-    jsm = await jetstreamManager(app);
+    live = await startLiveCluster({ sources: ["varz", "jsz", "healthz", "subsz", "routez"] });
+    jsm = await jetstreamManager(live.app);
   });
 
   after(async () => {
-    await sys?.close();
-    await app?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
-  const scrape = async (): Promise<ScrapeReply[]> => (await scrapeOneEpoch(sys, SCRAPED)).replies;
+  const scrape = () => live.scrape();
 
   /** The check's rows over the window of `epochs`, folded in order. */
   async function over(
     code: string,
-    epochs: readonly ScrapeReply[][],
+    epochs: readonly LiveEpoch[],
     params: Record<string, number> = {},
   ): Promise<Record<string, unknown>[]> {
-    await using fixture = await catalogWith(
-      epochs.map((replies) => ({ replies, marker: { servers_expected: SERVERS } })),
-    );
-    return await runCheck(fixture.catalog, check(code), fixture.epochs.at(-1)!, params, fixture.epochs[0]);
+    return runFixture(check(code), epochs, params);
   }
 
   const names = (rows: Record<string, unknown>[]) => rows.map((r) => String(r.entity_name));
@@ -79,7 +66,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
 
   /** Fetches up to `count` messages of a pull consumer, without acknowledging them. */
   async function fetch(stream: string, name: string, count: number): Promise<JsMsg[]> {
-    const consumer = await jetstream(app).consumers.get(stream, name);
+    const consumer = await jetstream(live.app).consumers.get(stream, name);
     const got: JsMsg[] = [];
     for await (const m of await consumer.fetch({ max_messages: count, expires: 2000 })) {
       got.push(m);
@@ -111,7 +98,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
 
   test("opt-sys-002: redeliveries pending over the window's deliveries are reported until they are acknowledged", async () => {
     await jsm.streams.add({ name: "REDO", subjects: ["redo.>"], max_age: nanos(3_600_000) });
-    for (let i = 0; i < 10; i++) await jetstream(app).publish(`redo.${i}`, "job");
+    for (let i = 0; i < 10; i++) await jetstream(live.app).publish(`redo.${i}`, "job");
     await jsm.consumers.add("REDO", {
       durable_name: "redo",
       ack_policy: AckPolicy.Explicit,
@@ -145,7 +132,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
 
   test("opt-sys-003: acks pending at 90% of max_ack_pending are reported, and not once acknowledged", async () => {
     await jsm.streams.add({ name: "HELD", subjects: ["held.>"], max_age: nanos(3_600_000) });
-    for (let i = 0; i < 10; i++) await jetstream(app).publish(`held.${i}`, "job");
+    for (let i = 0; i < 10; i++) await jetstream(live.app).publish(`held.${i}`, "job");
     await jsm.consumers.add("HELD", {
       durable_name: "held",
       ack_policy: AckPolicy.Explicit,
@@ -183,7 +170,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
       ["deliver.orphan"],
     );
 
-    const sub = app.subscribe("deliver.orphan");
+    const sub = live.app.subscribe("deliver.orphan");
     try {
       await consumerState("PUSHY", "orphan", (c) => c.push_bound === true);
       const bound = await over("opt-sys-004", [unbound, await scrape()]);
@@ -194,7 +181,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
   });
 
   test("opt-sys-011 and -012: one subject with 60 subscribers and 600 subscription changes on n1 are reported", async () => {
-    const n1 = cluster.nodes.find((n) => n.name === "n1")!;
+    const n1 = live.cluster.nodes.find((n) => n.name === "n1")!;
     const client = await connect({ servers: n1.url, user: APP_USER.user, pass: APP_USER.password });
     try {
       const before = await scrape();
@@ -231,11 +218,11 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
   test("opt-sys-009: the meta group that lost its leader with two of three servers is reported, and not once they are back", async () => {
     const led = await scrape();
     const leader = (
-      led.find((r) => r.source === "jsz")!.body as { data: { meta_cluster: { leader: string } } }
+      led.replies.find((r) => r.source === "jsz")!.body as { data: { meta_cluster: { leader: string } } }
     ).data.meta_cluster.leader;
-    const gone = cluster.nodes
+    const gone = live.cluster.nodes
       .filter((n) => n.name === leader)
-      .concat(cluster.nodes.find((n) => n.name !== leader)!);
+      .concat(live.cluster.nodes.find((n) => n.name !== leader)!);
     await Promise.all(gone.map(async (n) => n.stop()));
     const rows = await waitFor(
       async () => {
@@ -250,7 +237,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
     );
 
     await Promise.all(gone.map(async (n) => n.start()));
-    await cluster.waitForMeta();
+    await live.cluster.waitForMeta();
     assert.deepEqual(await over("opt-sys-009", [led, await scrape()]), []);
   });
 });
