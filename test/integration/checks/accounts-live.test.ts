@@ -15,14 +15,13 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm, type Service } from "@nats-io/services";
 import { CHECKS, type Check } from "../../../src/checks/index.ts";
-import { SOURCES, type ServiceAccount } from "../../../src/scrape/index.ts";
-import { APP_USER, SYS_USER, startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+import type { ServiceAccount } from "../../../src/scrape/index.ts";
+import { APP_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
+import { startLiveServer, type LiveServer } from "./live-fixture.ts";
 
 const check = (code: string): Check => CHECKS.find((c) => c.code === code)!;
-const SCRAPED = SOURCES.filter((s) => ["varz", "connz", "accstatz"].includes(s.name));
 
 /** Runs `code` over the last of `epochs`, folded in order. */
 async function fired(epochs: readonly FixtureEpoch[], code: string, params: Record<string, number> = {}) {
@@ -31,22 +30,19 @@ async function fired(epochs: readonly FixtureEpoch[], code: string, params: Reco
 }
 
 describe("account, user and micro service checks on a real 2.9.10 server", () => {
-  let server: TestServer;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveServer;
   const opened: NatsConnection[] = [];
-  const appAccount: ServiceAccount = { name: "APP", connection: () => Promise.resolve(app) };
+  const appAccount: ServiceAccount = { name: "APP", connection: () => Promise.resolve(live.app) };
 
-  async function scrape(): Promise<FixtureEpoch> {
-    const { replies } = await scrapeOneEpoch(sys, SCRAPED, { accounts: [appAccount] });
-    return { replies, marker: { servers_expected: [server.name] } };
-  }
+  const scrape = () => live.scrape({ accounts: [appAccount] });
 
   /** APP's slow_consumers counter as the server's account STATZ reports it. */
   async function appSlowConsumers(): Promise<number> {
-    const reply = await sys.request("$SYS.REQ.ACCOUNT.PING.STATZ", JSON.stringify({ accounts: ["APP"] }), {
-      timeout: 2000,
-    });
+    const reply = await live.sys.request(
+      "$SYS.REQ.ACCOUNT.PING.STATZ",
+      JSON.stringify({ accounts: ["APP"] }),
+      { timeout: 2000 },
+    );
     const statz = reply.json<{ data: { account_statz: { acc: string; slow_consumers: number }[] } }>();
     return statz.data.account_statz.find((a) => a.acc === "APP")?.slow_consumers ?? 0;
   }
@@ -54,23 +50,22 @@ describe("account, user and micro service checks on a real 2.9.10 server", () =>
   before(async () => {
     // A subscriber more than 1 MiB behind is a slow consumer and is cut off (max_payload is
     // 1 MiB, and max_pending may not be smaller).
-    server = await startTestServer("acc1", { extraConfig: "\nmax_pending: 1048576\n" });
-    sys = await connect({ servers: server.url, user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password });
+    live = await startLiveServer("acc1", {
+      sources: ["varz", "connz", "accstatz"],
+      extraConfig: "\nmax_pending: 1048576\n",
+    });
   });
 
   after(async () => {
     for (const nc of opened) await nc.close().catch(() => undefined);
-    await app?.close();
-    await sys?.close();
-    await server?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   test("accounts-002 fires for APP when one of its subscribers becomes a slow consumer, then goes quiet", async () => {
     const before = await scrape();
     assert.equal(await appSlowConsumers(), 0);
     // A subscriber that never reads: a raw client whose socket is paused once subscribed.
-    const url = new URL(server.url);
+    const url = new URL(live.server.url);
     const socket: Socket = tcpConnect({ host: url.hostname, port: Number(url.port) });
     try {
       let seen = "";
@@ -84,8 +79,8 @@ describe("account, user and micro service checks on a real 2.9.10 server", () =>
       const payload = new Uint8Array(64 * 1024);
       await waitFor(
         async () => {
-          for (let i = 0; i < 64; i++) app.publish("slow.data", payload);
-          await app.flush();
+          for (let i = 0; i < 64; i++) live.app.publish("slow.data", payload);
+          await live.app.flush();
           return (await appSlowConsumers()) > 0;
         },
         { timeoutMs: 60_000, message: "APP's subscriber becomes a slow consumer" },
@@ -97,7 +92,7 @@ describe("account, user and micro service checks on a real 2.9.10 server", () =>
     const rows = await fired([before, during], "accounts-002");
     assert.deepEqual(
       rows.map((r) => [r.entity_name, r.server, r.servers]),
-      [["APP", null, [server.name]]],
+      [["APP", null, [live.server.name]]],
     );
     assert.ok(Number(rows[0]!.new_slow_consumers) >= 1);
     // The counter stays where it is: nothing new since.
@@ -107,7 +102,7 @@ describe("account, user and micro service checks on a real 2.9.10 server", () =>
   test("user-002 fires for a user holding more connections than the threshold, then goes quiet", async () => {
     // `app` holds the test's own connection plus the ones opened here; `sys` is another user.
     for (let i = 0; i < 3; i++) {
-      opened.push(await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password }));
+      opened.push(await connect({ servers: live.server.url, user: APP_USER.user, pass: APP_USER.password }));
     }
     const many = await scrape();
     const rows = await fired([many], "user-002", { p_max_connections: 3 });
@@ -126,7 +121,7 @@ describe("account, user and micro service checks on a real 2.9.10 server", () =>
   });
 
   test("service-001 and service-002 fire for a version left behind and a service stopped, then go quiet", async () => {
-    const svcm = new Svcm(app);
+    const svcm = new Svcm(live.app);
     const add = async (name: string, version: string): Promise<Service> => {
       const service = await svcm.add({ name, version, description: `${name} service` });
       service.addEndpoint("go", { subject: `${name}.go`, handler: (_err, msg) => msg.respond(msg.data) });

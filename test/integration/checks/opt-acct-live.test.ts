@@ -6,16 +6,11 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { OPT_ACCT_CHECKS } from "../../../src/checks/opt-acct/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { APP_USER, SYS_USER, startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
-import { catalogWith, runCheck } from "./check-harness.ts";
+import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
+import { startLiveServer, type LiveServer } from "./live-fixture.ts";
 
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz"].includes(s.name));
 const optAcct001 = OPT_ACCT_CHECKS.find((c) => c.code === "opt-acct-001")!;
 
 /** The test server's accounts again (a later `accounts` block replaces the first), APP with a quota. */
@@ -29,33 +24,20 @@ const QUOTA_ACCOUNTS = `accounts {
 `;
 
 describe("opt-acct-001 on a real 2.9.10 server with an account storage quota", () => {
-  let server: TestServer;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveServer;
   let jsm: JetStreamManager;
 
   before(async () => {
-    server = await startTestServer("s1", { extraConfig: QUOTA_ACCOUNTS });
-    sys = await connect({ servers: server.url, user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: server.url, user: APP_USER.user, pass: APP_USER.password });
-    jsm = await jetstreamManager(app);
+    live = await startLiveServer("s1", { sources: ["varz", "jsz"], extraConfig: QUOTA_ACCOUNTS });
+    jsm = await jetstreamManager(live.app);
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await server?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   /** opt-acct-001's rows over two epochs scraped now. */
-  async function optAcct001Now(): Promise<Record<string, unknown>[]> {
-    const epochs = [];
-    for (let i = 0; i < 2; i++) epochs.push({ replies: (await scrapeOneEpoch(sys, SCRAPED)).replies });
-    await using fixture = await catalogWith(
-      epochs.map((e) => ({ ...e, marker: { servers_expected: ["s1"] } })),
-    );
-    return await runCheck(fixture.catalog, optAcct001, fixture.epochs.at(-1)!, {}, fixture.epochs[0]);
-  }
+  const optAcct001Now = () => live.checkNow(optAcct001, { epochs: 2 });
 
   test("three file streams reserving 9,000,000 bytes of the 10 MB quota: the check fires for APP", async () => {
     for (const name of ["A", "B", "C"]) {

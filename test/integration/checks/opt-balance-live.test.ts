@@ -16,18 +16,14 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import type { Check } from "../../../src/checks/index.ts";
 import { OPT_BALANCE_CHECKS } from "../../../src/checks/opt-balance/index.ts";
-import { SOURCES } from "../../../src/scrape/index.ts";
-import { startTestCluster, type ClusterNode, type TestCluster } from "../../harness/start-nats-cluster.ts";
-import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
+import type { ClusterNode } from "../../harness/start-nats-cluster.ts";
+import { APP_USER } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-import { scrapeOneEpoch } from "../catalog/live-scrape.ts";
 import { catalogWith, runCheck } from "./check-harness.ts";
+import { startLiveCluster, type LiveCluster, type LiveEpoch } from "./live-fixture.ts";
 
-const SERVERS = ["n1", "n2", "n3"];
-const SCRAPED = SOURCES.filter((s) => ["varz", "jsz", "connz", "accstatz"].includes(s.name));
 const check = (code: string): Check => OPT_BALANCE_CHECKS.find((c) => c.code === code)!;
 const CONSUMERS = ["c1", "c2", "c3", "c4"];
 
@@ -38,34 +34,25 @@ interface Run {
 }
 
 describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
-  let cluster: TestCluster;
-  let sys: NatsConnection;
-  let app: NatsConnection;
+  let live: LiveCluster;
   let jsm: JetStreamManager;
   let node: (name: string) => ClusterNode;
 
   before(async () => {
-    cluster = await startTestCluster({ size: 3 });
-    node = (name) => cluster.nodes.find((n) => n.name === name)!;
     // The monitor and the admin client stay on n2: n1 gets the test's clients, n3 goes down.
-    sys = await connect({ servers: node("n2").url, user: SYS_USER.user, pass: SYS_USER.password });
-    app = await connect({ servers: node("n2").url, user: APP_USER.user, pass: APP_USER.password });
-    jsm = await jetstreamManager(app);
+    live = await startLiveCluster({ sources: ["varz", "jsz", "connz", "accstatz"], connectTo: ["n2"] });
+    node = (name) => live.cluster.nodes.find((n) => n.name === name)!;
+    jsm = await jetstreamManager(live.app);
   });
 
   after(async () => {
-    await app?.close();
-    await sys?.close();
-    await cluster?.[Symbol.asyncDispose]();
+    await live?.close();
   });
 
   /** Two epochs scraped now, folded, and the checks run over them as one window. */
   async function findingsNow(runs: readonly Run[]): Promise<Record<string, Record<string, unknown>[]>> {
-    const epochs: { replies: ScrapeReply[]; marker: { servers_expected: string[] } }[] = [];
-    for (let i = 0; i < 2; i++) {
-      const { replies } = await scrapeOneEpoch(sys, SCRAPED);
-      epochs.push({ replies, marker: { servers_expected: SERVERS } });
-    }
+    const epochs: LiveEpoch[] = [];
+    for (let i = 0; i < 2; i++) epochs.push(await live.scrape());
     await using fixture = await catalogWith(epochs);
     const result: Record<string, Record<string, unknown>[]> = {};
     for (const run of runs) {
@@ -99,7 +86,7 @@ describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
       async () => {
         const now = await what();
         if (now === leader) return true;
-        if (now !== undefined) await app.request(stepDown, "", { timeout: 5000 });
+        if (now !== undefined) await live.app.request(stepDown, "", { timeout: 5000 });
         await waitFor(async () => ((await what()) ?? now) !== now || undefined, { timeoutMs: 10_000 });
         return false;
       },
@@ -200,7 +187,7 @@ describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
 
   test("R1 streams made while n3 was down: 004, 005 and 008 fire for their servers, never n3; deleted, none does", async () => {
     await node("n3").stop();
-    const js = jetstream(app);
+    const js = jetstream(live.app);
     const names = Array.from({ length: 8 }, (_, i) => `LOG${i}`);
     for (const name of names) {
       // n3 may have led the meta group: until a new leader is elected, a create times out.
@@ -216,11 +203,10 @@ describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
       for (let i = 0; i < 20; i++) await js.publish(`${name}.x`, new Uint8Array(4096));
     }
     await node("n3").start();
-    await cluster.waitForMeta();
+    await live.cluster.waitForMeta();
     // The averages need n3 in them: 004 judges only a cluster of three that answered JSZ.
     await waitFor(
-      async () =>
-        (await scrapeOneEpoch(sys, SCRAPED)).replies.some((r) => r.server === "n3" && r.source === "jsz"),
+      async () => (await live.scrape()).replies.some((r) => r.server === "n3" && r.source === "jsz"),
       { timeoutMs: 30_000, message: "n3 answering JSZ again" },
     );
 
