@@ -40,8 +40,6 @@ export interface LiveFixture {
   readonly sys: NatsConnection;
   /** In APP: the test's client. */
   readonly app: NatsConnection;
-  /** The servers' names, as each epoch's servers_expected. */
-  readonly servers: readonly string[];
   /** One epoch of the fixture's sources, scraped now. */
   scrape(options?: ScrapeOptions): Promise<LiveEpoch>;
   /** One epoch of the fixture's sources, scraped now, to be folded at the time it was scraped. */
@@ -133,7 +131,6 @@ async function connectTo(
   return {
     sys: monitor,
     app,
-    servers: names,
     scrape,
     async scrapeTimed() {
       const { replies, marker } = await scrapeOneEpoch(monitor, scraped);
