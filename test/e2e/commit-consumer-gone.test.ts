@@ -38,10 +38,10 @@ test("a deleted commit consumer is made again and the node folds on", async () =
       async () => {
         const error = await jsm.consumers.delete(assets.scrapeStream, assets.catalogConsumer).then(
           () => undefined,
-          (err: unknown) => err,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
         );
         if (error === undefined) return true;
-        if (!/directory not empty/.test(String(error))) throw error;
+        if (!/directory not empty/.test(error.message)) throw error;
         return jsm.consumers.info(assets.scrapeStream, assets.catalogConsumer).then(
           () => false,
           () => true,
