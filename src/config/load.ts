@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { hostname as osHostname } from "node:os";
+import { availableParallelism, hostname as osHostname } from "node:os";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { fileSchema } from "./schema.ts";
@@ -21,7 +21,7 @@ export interface ConfigIssue {
 
 /**
  * A frozen Config, or every error; either way the warnings: settings accepted that do
- * nothing, which `config check` prints and a starting node logs.
+ * nothing or are likely slips, which `config check` prints and a starting node logs.
  */
 export type ConfigResult =
   | { ok: true; config: Config; warnings: ConfigIssue[] }
@@ -33,6 +33,8 @@ export interface LoadOptions {
   /** Dotted kebab paths, e.g. `{"sink.url": "nats://…"}`. */
   flags?: Readonly<Record<string, unknown>>;
   hostname?: string;
+  /** The cores db.threads is warned against; os.availableParallelism() unless given. */
+  cores?: number;
   /** The checks (code → threshold names) that disabled-checks, check-thresholds and endpoint patterns may name. */
   checks?: CheckCatalogue;
 }
@@ -82,7 +84,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
   // a bad endpoint; a path the schema already refused is not reported twice.
   const view = parsed.success ? parsed.data : (salvage(fileSchema, raw) ?? {});
   const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
-  const later = configIssues(view, given, options.checks);
+  const later = configIssues(view, given, options.checks, options.cores ?? availableParallelism());
   const files = await fileIssues(view, options.env ?? {});
   const refused = schemaIssues.flatMap((i) => i.path.split(", "));
   const errors = [

@@ -64,6 +64,7 @@ export function configIssues(
   view: View,
   given: ReadonlySet<string>,
   checks: CheckCatalogue | undefined,
+  cores: number,
 ): { issues: ResolveIssue[]; warnings: ResolveIssue[] } {
   const issues: ResolveIssue[] = [];
   if (given.has("system") && given.has("systems")) {
@@ -105,7 +106,35 @@ export function configIssues(
       ? undefined
       : { served: new Set(ids as string[]), catalog: new Set(catalog.map(({ raw: s }) => s!.id!)) };
   const endpoints = endpointIssues(view.notifications, sides, checks && new Set(checks.keys()));
-  return { issues: [...issues, ...endpoints.issues], warnings: endpoints.warnings };
+  const threads = threadsWarnings(view.db, catalog, cores);
+  return { issues: [...issues, ...endpoints.issues], warnings: [...threads, ...endpoints.warnings] };
+}
+
+/**
+ * db.threads above the cores of the machine that loads the file, once merged per system and
+ * named where it is set: allowed (the file may be checked on another machine than the one that
+ * runs it) but a slip more often than not, since DuckDB starts every thread when the catalog
+ * opens and those beyond the cores only wait for one. Only a system's catalog side opens DuckDB.
+ */
+function threadsWarnings(
+  top: View["db"],
+  catalogSystems: readonly { raw: Salvaged<RawSystem> | undefined; path: string }[],
+  cores: number,
+): ResolveIssue[] {
+  const warnings = new Map<string, ResolveIssue>();
+  for (const { raw: s, path } of catalogSystems) {
+    const own = s?.db?.threads;
+    const threads = own ?? top?.threads;
+    if (threads === undefined || threads <= cores) continue;
+    const at = own === undefined ? "db.threads" : `${path}.db.threads`;
+    warnings.set(at, {
+      path: at,
+      message:
+        `is ${threads}, more than the ${cores} cores of this machine: DuckDB starts every thread when ` +
+        "the catalog opens, and those beyond the cores only wait for one; 0 gives a thread per core",
+    });
+  }
+  return [...warnings.values()];
 }
 
 /**

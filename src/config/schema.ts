@@ -43,6 +43,27 @@ const memoryLimit = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 
+/**
+ * DuckDB's threads; 0 leaves DuckDB its default, a thread per core. DuckDB 1.5 takes any count
+ * up to 2^31-1 and starts every thread when the catalog opens (tried on the installed
+ * @duckdb/node-api 1.5.6): 100000 took all of a machine's 32768 process ids and 1 GB, and
+ * 2^32 fails to open. The bound is above the hardware threads of the largest servers (768 on
+ * two 192-core sockets with SMT), so it refuses only slips; more than this machine's cores is
+ * a warning (threadsWarnings), since `config check` may run on another machine.
+ */
+export const MAX_DB_THREADS = 1024;
+const THREADS_RANGE = `must be 0 (a thread per core) or a whole number of threads from 1 to ${MAX_DB_THREADS}`;
+const threads = z.number().superRefine((n, ctx) => {
+  if (n > MAX_DB_THREADS) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `${THREADS_RANGE}: DuckDB starts every thread when the catalog opens, and that many would ` +
+        "only take the machine's process ids and memory",
+    });
+  } else if (!Number.isInteger(n) || n < 0) ctx.addIssue({ code: "custom", message: THREADS_RANGE });
+});
+
 const natsAuth = {
   creds: z.string().optional(),
   user: z.string().optional(),
@@ -65,8 +86,7 @@ export const dbSchema = z.strictObject({
   // 0 keeps everything.
   retention: duration.optional(),
   "memory-limit": memoryLimit.optional(),
-  // 0 leaves DuckDB its default, a thread per core; DuckDB takes any count from 1.
-  threads: z.number().int().min(0).optional(),
+  threads: threads.optional(),
   "query-max-rows": z.number().int().positive().optional(),
   "query-timeout": timeout.optional(),
   "query-stream": z

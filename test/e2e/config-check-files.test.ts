@@ -1,12 +1,13 @@
 /**
  * `natsmon config check` and `natsmon run`, spawned as a user runs them, on files naming
- * settings start-up cannot use: a db.memory-limit DuckDB refuses, and credentials files that
- * are missing, unreadable or a directory. Every problem is printed with its path, and run
- * stops before starting anything.
+ * settings start-up cannot use: a db.memory-limit DuckDB refuses, a db.threads past the bound,
+ * and credentials files that are missing, unreadable or a directory. Every problem is printed
+ * with its path, and run stops before starting anything.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
@@ -68,6 +69,36 @@ describe("settings start-up cannot use, as the commands print them", () => {
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stdout, "");
     assert.deepEqual(lines(r.stderr), ["natsmon: invalid configuration:", ...errors]);
+  });
+
+  test("natsmon config check and run refuse a db.threads past 1024 by its path, and warn of one above the cores", async () => {
+    await using dir = await tempDir();
+    const file = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      file,
+      [
+        `node: {id: n, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        "sink: {embedded: {port: -1}}",
+        "db: {threads: 100000}",
+        "systems: [{id: a, db: {threads: 1024}}, {id: b, db: {threads: 2}}]",
+        "",
+      ].join("\n"),
+    );
+    // 1024 is above the cores of any machine these tests run on, so it is warned about.
+    const cores = availableParallelism();
+    const expected = [
+      "db.threads: must be 0 (a thread per core) or a whole number of threads from 1 to 1024: DuckDB starts " +
+        "every thread when the catalog opens, and that many would only take the machine's process ids and memory",
+      `warning: systems[0].db.threads: is 1024, more than the ${cores} cores of this machine: DuckDB starts every ` +
+        "thread when the catalog opens, and those beyond the cores only wait for one; 0 gives a thread per core",
+    ];
+    const check = await runNatsmon(["config", "check", "--config", file]);
+    assert.equal(check.code, 2, check.stderr);
+    assert.equal(check.stdout, "");
+    assert.deepEqual(lines(check.stderr), [`natsmon: ${file} is invalid:`, ...expected]);
+    const run = await runNatsmon(["run", "--config", file]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.deepEqual(lines(run.stderr), ["natsmon: invalid configuration:", ...expected]);
   });
 
   test("natsmon run refuses a system's db.memory-limit that DuckDB cannot use, naming its path, and starts nothing", async () => {

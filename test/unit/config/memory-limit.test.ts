@@ -77,7 +77,7 @@ describe("db.memory-limit, as DuckDB 1.5 reads memory_limit", () => {
     if (result.ok) return;
     assert.deepEqual(result.errors.map((e) => `${e.path}: ${e.message}`).sort(), [
       `db.memory-limit: ${NOT_A_SIZE("lots")}`,
-      "db.threads: Too small: expected number to be >=0",
+      "db.threads: must be 0 (a thread per core) or a whole number of threads from 1 to 1024",
       'systems[0].db.memory-limit: "80%": DuckDB takes no percentage for its memory limit; give a size such as "4GB" or "512MiB"',
     ]);
   });
