@@ -1,25 +1,26 @@
 import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { access, readFile, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
+import { credsProblem } from "./creds-file.ts";
 
 interface Issue {
   path: string;
   message: string;
 }
 
-/** A setting that names a file: read (credentials), or run (the nats-server binary). */
+/** A setting that names a file: NATS credentials, or the nats-server binary to run. */
 interface FileSetting {
   readonly path: string;
   readonly file: string;
-  readonly use: "read" | "run";
+  readonly use: "creds" | "run";
 }
 
 /**
  * The files the configuration names, checked the way the node will use them, so that a
- * missing or unreadable one is refused with its path at start-up (and by `config check`)
- * instead of failing later: a system's credentials as a system that can never be reached
+ * missing or unreadable one, or credentials the NATS client cannot use, is refused with its
+ * path at start-up (and by `config check`) instead of failing later: a system's credentials as a system that can never be reached
  * (retried for ever), the sink's as a sink without JetStream. This is the one part of
  * validation that reads the filesystem, so it runs in the load step, after the schema, on
  * whatever of the file passed it. Relative paths are taken from the working directory, as
@@ -31,7 +32,7 @@ export async function fileIssues(
 ): Promise<Issue[]> {
   const problems = await Promise.all(
     fileSettings(view).map(async (s) => {
-      const problem = s.use === "run" ? await runProblem(s.file, env) : await readProblem(s.file);
+      const problem = s.use === "run" ? await runProblem(s.file, env) : await credsFileProblem(s.file);
       return problem === undefined ? undefined : { path: s.path, message: problem };
     }),
   );
@@ -40,13 +41,13 @@ export async function fileIssues(
 
 function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   const settings: FileSetting[] = [];
-  const read = (path: string, file: string | undefined) => {
+  const creds = (path: string, file: string | undefined) => {
     // An empty value is no value: the node connects without credentials.
-    if (file) settings.push({ path, file, use: "read" });
+    if (file) settings.push({ path, file, use: "creds" });
   };
   // The sink's credentials are used even with the embedded sink, by the commands that
   // connect to the node's bus as its configuration names it (deliveries, notify).
-  read("sink.creds", view.sink?.creds);
+  creds("sink.creds", view.sink?.creds);
   const binary = view.sink?.embedded?.binary;
   // The binary is started only when there is no sink.url.
   if (binary && !view.sink?.url) settings.push({ path: "sink.embedded.binary", file: binary, use: "run" });
@@ -55,9 +56,9 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
     ...(view.systems ?? []).map((s, i) => [`systems[${i}]`, s] as [string, Salvaged<RawSystem> | undefined]),
   ];
   for (const [at, system] of systems) {
-    read(`${at}.nats.creds`, system?.nats?.creds);
+    creds(`${at}.nats.creds`, system?.nats?.creds);
     (system?.nats?.accounts ?? []).forEach((account, j) => {
-      read(`${at}.nats.accounts[${j}].creds`, account?.creds);
+      creds(`${at}.nats.accounts[${j}].creds`, account?.creds);
     });
   }
   return settings;
@@ -68,12 +69,18 @@ function named(file: string): string {
   return isAbsolute(file) ? file : `${file} (${resolve(file)})`;
 }
 
-async function readProblem(file: string): Promise<string | undefined> {
+async function credsFileProblem(file: string): Promise<string | undefined> {
   const missing = await kindProblem(file);
   if (missing) return missing;
   try {
-    await access(file, constants.R_OK);
-    return undefined;
+    // A pipe or device is only checked for access: reading it here would take what the
+    // node has to read.
+    if (!(await stat(file)).isFile()) {
+      await access(file, constants.R_OK);
+      return undefined;
+    }
+    const problem = credsProblem(await readFile(file));
+    return problem === undefined ? undefined : `${named(file)} ${problem}`;
   } catch (err) {
     return `${named(file)} cannot be read: ${reason(err)}`;
   }

@@ -1,14 +1,15 @@
 /**
  * `natsmon config check` and `natsmon run`, spawned as a user runs them, on files naming
  * settings start-up cannot use: a db.memory-limit DuckDB refuses, a db.threads past the bound,
- * and credentials files that are missing, unreadable or a directory. Every problem is printed
- * with its path, and run stops before starting anything.
+ * and credentials files that are missing, unreadable, a directory or not credentials. Every
+ * problem is printed with its path, and run stops before starting anything.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { newUserCreds } from "../harness/creds-file.ts";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 
@@ -23,6 +24,8 @@ async function badFile(dir: string): Promise<{ file: string; errors: string[] }>
   await chmod(locked, 0o000);
   const accountDir = join(dir, "app.creds");
   await mkdir(accountDir);
+  const seedOnly = join(dir, "ops.creds");
+  await writeFile(seedOnly, `${newUserCreds().seed}\n`);
   const file = join(dir, "natsmon.yaml");
   await writeFile(
     file,
@@ -34,7 +37,7 @@ async function badFile(dir: string): Promise<{ file: string; errors: string[] }>
       "  nats:",
       "    url: nats://127.0.0.1:4999",
       "    creds: /nonexistent/sys.creds",
-      `    accounts: [{name: APP, creds: ${accountDir}}]`,
+      `    accounts: [{name: APP, creds: ${accountDir}}, {name: OPS, creds: ${seedOnly}}]`,
       "db: {memory-limit: lots}",
       "",
     ].join("\n"),
@@ -46,6 +49,9 @@ async function badFile(dir: string): Promise<{ file: string; errors: string[] }>
       `sink.creds: ${locked} cannot be read: permission denied`,
       "system.nats.creds: /nonexistent/sys.creds does not exist",
       `system.nats.accounts[0].creds: ${accountDir} is a directory, not a file`,
+      `system.nats.accounts[1].creds: ${seedOnly} holds a bare NKEY seed, not a credentials file: ` +
+        "a NATS credentials file holds the user's JWT and then its NKEY seed, each between " +
+        "a -----BEGIN …----- and an ------END …------ line, as nsc writes it",
     ],
   };
 }

@@ -12,6 +12,7 @@ import { createAccount, createOperator, createUser, type KeyPair } from "@nats-i
 import { jwtAuthenticator, type Authenticator } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
 import { accountJwt, signJwt, userJwt, type AccountClaims } from "./operator-jwt.ts";
+import { credsText } from "./creds-file.ts";
 
 export { activationToken, decodeJwt, signJwt } from "./operator-jwt.ts";
 export type { AccountLimits, ActivationOptions, JwtExport, JwtImport } from "./operator-jwt.ts";
@@ -38,6 +39,8 @@ export interface OperatorUser {
   readonly publicKey: string;
   /** Connects as this user: with its JWT, signing the nonce unless it is a bearer token. */
   readonly authenticator: Authenticator;
+  /** Its creds file as nsc writes it (JWT and seed), for what connects with a file. */
+  readonly creds: string;
 }
 
 export interface OperatorServer extends AsyncDisposable {
@@ -131,6 +134,7 @@ export async function startOperatorServer(
       return {
         publicKey: user.getPublicKey(),
         authenticator: userOptions.bearer ? jwtAuthenticator(jwt) : jwtAuthenticator(jwt, user.getSeed()),
+        creds: credsText(jwt, user.getSeed()),
       };
     },
     log,

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { loadConfig, type LoadOptions } from "../../../src/config/index.ts";
+import { newUserCreds } from "../../harness/creds-file.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 
 /** Every error of the configuration, as `path: message`, or "ok". */
@@ -17,7 +18,7 @@ describe("files the configuration names", () => {
   test("given credentials files that exist and can be read, when loaded, then the file is accepted", async () => {
     await using dir = await tempDir();
     const creds = join(dir.path, "user.creds");
-    await writeFile(creds, "creds");
+    await writeFile(creds, newUserCreds().text);
     const yaml = [
       `sink: {url: "nats://s:4222", creds: ${creds}}`,
       `system: {id: a, nats: {url: "nats://a:4222", creds: ${creds}, accounts: [{name: APP, creds: ${creds}}]}}`,
