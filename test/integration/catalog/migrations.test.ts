@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { MIGRATIONS, openCatalog } from "../../../src/catalog/index.ts";
+import { migrate } from "../../../src/catalog/migrations/index.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { rows, tempCatalog, TEST_DB } from "./lab-epoch.ts";
 
@@ -75,6 +76,59 @@ test("view columns passed through from a table take that column's comment", asyn
   );
   assert.ok(row);
   assert.equal(row.view_comment, row.table_comment);
+});
+
+/** The comments of hx.server_stats' and hx.servers' js_reserved_* columns, as `relation.column: comment`. */
+const JS_RESERVED_COMMENTS_SQL = `
+  SELECT table_name || '.' || column_name AS name, comment FROM duckdb_columns()
+  WHERE schema_name = 'hx' AND table_name IN ('server_stats', 'servers') AND column_name LIKE 'js_reserved_%'
+  ORDER BY 1`;
+
+/** What the js_reserved_* comments must say: the streams' byte limits on the server, not an account budget. */
+function assertReservedByStreams(comments: Record<string, unknown>[]): void {
+  assert.deepEqual(
+    comments.map((r) => r.name),
+    [
+      "server_stats.js_reserved_memory",
+      "server_stats.js_reserved_storage",
+      "servers.js_reserved_memory",
+      "servers.js_reserved_storage",
+    ],
+  );
+  for (const { name, comment } of comments) {
+    const kind = String(name).endsWith("memory") ? "memory" : "file";
+    assert.match(
+      String(comment),
+      new RegExp(
+        `^JetStream (file storage|memory) reserved on this server by the byte limits of the ${kind} streams it holds, bytes: the sum of the max_bytes of their replicas here`,
+      ),
+      String(name),
+    );
+    assert.match(String(comment), /account limits do not enter it/, String(name));
+    assert.doesNotMatch(String(comment), /reserved by accounts|= unlimited/, String(name));
+  }
+}
+
+test("js_reserved_memory and js_reserved_storage say they are the streams' byte limits on the server, not accounts'", async () => {
+  await using t = await tempCatalog();
+  assertReservedByStreams(await rows(t.catalog, JS_RESERVED_COMMENTS_SQL));
+});
+
+test("a catalog made before the js_reserved_* comments were reworded takes the new ones when opened", async () => {
+  await using dir = await tempDir("natsmon-catalog-");
+  const path = join(dir.path, "sys.duckdb");
+  const version = MIGRATIONS.findLastIndex((m) =>
+    m.sql.includes("COMMENT ON COLUMN hx.server_stats.js_reserved_memory"),
+  );
+  assert.ok(version > 0, "the migration that rewords the comments");
+  const old = await withInstance(path, async (con) => {
+    await migrate(con, MIGRATIONS.slice(0, version));
+    return (await con.runAndReadAll(JS_RESERVED_COMMENTS_SQL)).getRowsJS().map((r) => r[1] as string);
+  });
+  assert.equal(old.length, 4);
+  for (const comment of old) assert.match(comment, /reserved by accounts/);
+  await using catalog = await openCatalog({ path, db: TEST_DB });
+  assertReservedByStreams(await rows(catalog, JS_RESERVED_COMMENTS_SQL));
 });
 
 test("a catalog with a newer schema than this code knows is refused, not folded into", async () => {
