@@ -1,8 +1,16 @@
 import type { Check } from "../check.ts";
-import { healthzProblemsCte } from "./healthz-problems.ts";
+import { persistingHealthzCtes } from "./healthz-persisting.ts";
 
-/** How far back the check reads HEALTHZ: an hour, or twice the wait when that is longer. */
-const LOOKBACK = "to_microseconds(CAST(greatest(3600, 2 * p_min_seconds) * 1e6 AS BIGINT))";
+/** Each stream or consumer an answer reports, with its (first) problem. */
+const NAMED = `
+SELECT epoch, server_pk, asset, any_value(kind) AS kind, min(problem) AS problem
+FROM healthz_problems
+WHERE kind IN ('STREAM', 'CONSUMER') AND asset <> ''
+GROUP BY epoch, server_pk, asset`;
+
+/** An ok answer, or one whose details list stream and consumer problems only. */
+const COMPLETE = `s.healthz_status = 'ok'
+  OR len(list_filter(coalesce(s.healthz_errors, ['?']), x -> NOT regexp_matches(x, '^(STREAM|CONSUMER) '))) = 0`;
 
 /**
  * A stream or consumer replica HEALTHZ reports "not current" (or not recovered, or with a write
@@ -67,42 +75,7 @@ export const server015: Check = {
     { name: "min_seconds", type: "DOUBLE", description: "Minimum duration in force (p_min_seconds)." },
   ],
   sql: `
-WITH ${healthzProblemsCte(`ep_from - ${LOOKBACK}`).trim()},
-named AS (
-  SELECT epoch, server_pk, asset, any_value(kind) AS kind, min(problem) AS problem
-  FROM healthz_problems
-  WHERE kind IN ('STREAM', 'CONSUMER') AND asset <> ''
-  GROUP BY epoch, server_pk, asset
-), answers AS (
-  SELECT s.epoch, s.server_pk, i.name AS server, s.healthz_status,
-         s.healthz_status = 'ok'
-           OR len(list_filter(coalesce(s.healthz_errors, ['?']),
-                  x -> NOT regexp_matches(x, '^(STREAM|CONSUMER) '))) = 0 AS complete
-  FROM hx.server_stats s
-  JOIN hx.server_ident i ON i.server_pk = s.server_pk
-  WHERE s.epoch BETWEEN ep_from - ${LOOKBACK} AND ep_to AND s.healthz_status IS NOT NULL
-    AND s.server_pk IN (SELECT server_pk FROM named)
-), states AS (
-  SELECT a.epoch, a.server_pk, a.server, a.healthz_status, x.asset, x.kind, n.problem,
-         n.asset IS NULL AND a.complete AS cleared
-  FROM answers a
-  JOIN (SELECT DISTINCT server_pk, asset, kind FROM named) x ON x.server_pk = a.server_pk
-  LEFT JOIN named n ON n.server_pk = a.server_pk AND n.epoch = a.epoch AND n.asset = x.asset
-), runs AS (
-  SELECT *, count(*) FILTER (WHERE cleared) OVER (PARTITION BY server_pk, asset ORDER BY epoch) AS run
-  FROM states
-), spans AS (
-  SELECT epoch, server_pk, server, healthz_status, asset, kind, cleared,
-         min(epoch) FILTER (WHERE problem IS NOT NULL) OVER w AS first_reported,
-         max(epoch) FILTER (WHERE problem IS NOT NULL) OVER w AS last_reported,
-         last_value(problem IGNORE NULLS) OVER w AS problem
-  FROM runs
-  WINDOW w AS (PARTITION BY server_pk, asset, run ORDER BY epoch ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-), persisting AS (
-  SELECT * FROM spans
-  WHERE epoch BETWEEN ep_from AND ep_to AND NOT cleared
-    AND date_diff('millisecond', first_reported, last_reported) >= p_min_seconds * 1000
-)
+WITH ${persistingHealthzCtes(NAMED, COMPLETE).trim()}
 SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key,
        server, 'critical' AS severity,
        any_value(healthz_status) AS healthz_status,
