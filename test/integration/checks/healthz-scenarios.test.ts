@@ -1,10 +1,13 @@
 /**
- * server-015 beyond its contract fixture: which HEALTHZ answers make a stream or consumer
- * problem persist, and which clear it. Fixture epochs are 10 s apart; the check runs over every
- * epoch, as it does after each one, and is read back as the epochs it fired at per server.
+ * server-014 and server-015 beyond their contract fixtures: which HEALTHZ answers make a
+ * JetStream-level, stream or consumer problem persist, and which clear it. Fixture epochs are
+ * 10 s apart; a check runs over every epoch, as it does after each one, and is read back as the
+ * epochs it fired at per server.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import type { Check } from "../../../src/checks/index.ts";
+import { server014 } from "../../../src/checks/server/server-014.ts";
 import { server015 } from "../../../src/checks/server/server-015.ts";
 import { catalogWith, runCheck, type FixtureEpoch } from "./check-harness.ts";
 import { detailed, healthz, legacy } from "./fixtures/server-limits.ts";
@@ -13,6 +16,10 @@ const OK = { data: { status: "ok" } };
 const notCurrent = (asset: string) =>
   `JetStream ${asset.includes(" > ") ? "consumer" : "stream"} 'APP > ${asset}' is not current`;
 const META_BEHIND = "JetStream is not current with the meta leader";
+const NO_META_LEADER = "JetStream has not established contact with a meta leader";
+const NOT_READY = {
+  data: { status: "error", error: "failed to be ready for connections after 1ms: server" },
+};
 
 /** A 2.10 details entry for `APP > stream[ > consumer]` not current. */
 function typed(asset: string): Record<string, string> {
@@ -26,13 +33,14 @@ function typed(asset: string): Record<string, string> {
   };
 }
 
-/** The rows of server-015 over all of `epochs`, as `epoch index server: errors (reported_seconds)`. */
+/** The rows of `check` (server-015 unless named) over all of `epochs`, as `epoch index server: errors (reported_seconds)`. */
 async function fired(
   epochs: readonly FixtureEpoch[],
   params: Record<string, number> = {},
+  check: Check = server015,
 ): Promise<string[]> {
   await using fixture = await catalogWith(epochs);
-  const rows = await runCheck(fixture.catalog, server015, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
+  const rows = await runCheck(fixture.catalog, check, fixture.epochs.at(-1)!, params, fixture.epochs[0]);
   const index = (epoch: unknown) => fixture.epochs.indexOf(new Date(epoch as Date).toISOString());
   return rows
     .map(
@@ -91,5 +99,46 @@ test("a 2.10 server's detailed answer clears the assets it does not list, unless
   assert.deepEqual(await fired(epochs, { p_min_seconds: 30 }), [
     "3 n1: STREAM APP > ORDERS: JetStream stream 'APP > ORDERS' is not current (30)",
     "3 n2: STREAM APP > ORDERS: JetStream stream 'APP > ORDERS' is not current (30)",
+  ]);
+});
+
+test("restarts raise no server-014: each server reports the meta layer for a moment, even with the server never ok", async () => {
+  // Over 400 s, as measured on a real 2.9.10 cluster: n1 restarts every minute and has no meta
+  // leader at its first answer; n2 and n3 are behind the new meta leader for two answers after
+  // each election, then catch up their streams; n3 never says ok in between, and was once not
+  // ready. w1 (2.10) does the same with details.
+  const epochs = Array.from({ length: 41 }, (_, i) => {
+    const behind = i % 6 === 1 || i % 6 === 2;
+    return healthz({
+      n1: i % 6 === 0 ? legacy(NO_META_LEADER) : OK,
+      n2: behind ? legacy(META_BEHIND) : i % 6 === 3 ? legacy(notCurrent("ORDERS")) : OK,
+      n3: i === 20 ? NOT_READY : behind ? legacy(META_BEHIND) : legacy(notCurrent(`S${i}`)),
+      w1: behind ? detailed([{ type: "JETSTREAM", error: META_BEHIND }]) : detailed([typed(`S${i}`)]),
+    });
+  });
+  assert.deepEqual(await fired(epochs, {}, server014), []);
+});
+
+test("a server that keeps reporting no meta leader fires once reported for a minute, until its meta layer is healthy again", async () => {
+  // n1 (2.9) reports it for a minute, then gets as far as a stream (healthy meta layer), then
+  // reports it again; n2 (2.9) also was not ready once, which neither counts nor clears; w1
+  // (2.10, details) says it is not current with the leader, then ok.
+  const epochs = [
+    ...Array.from({ length: 7 }, (_, i) =>
+      healthz({
+        n1: legacy(NO_META_LEADER),
+        n2: i === 3 ? NOT_READY : legacy(i % 2 ? META_BEHIND : NO_META_LEADER),
+        w1: detailed([{ type: "JETSTREAM", error: META_BEHIND }]),
+      }),
+    ),
+    healthz({ n1: legacy(notCurrent("ORDERS")), n2: legacy(NO_META_LEADER), w1: OK }),
+    healthz({ n1: legacy(NO_META_LEADER), n2: legacy(NO_META_LEADER), w1: OK }),
+  ];
+  assert.deepEqual(await fired(epochs, {}, server014), [
+    `6 n1: ${NO_META_LEADER} (60)`,
+    `6 n2: ${NO_META_LEADER} (60)`,
+    `6 w1: JETSTREAM: ${META_BEHIND} (60)`,
+    `7 n2: ${NO_META_LEADER} (70)`,
+    `8 n2: ${NO_META_LEADER} (80)`,
   ]);
 });
