@@ -103,6 +103,14 @@ export async function handleCommit(
       // The first baseline publishes nothing (baseline rule 2), yet endpoints are to know
       // what is firing: its findings go to the outbox as the start-up sync would put them.
       if (establishing) await syncNotifications(ctx.notifier, ctx.systemId, ctx.tracker, log);
+      // The outbox now says what is firing as of this epoch (an epoch older than the baseline
+      // is not diffed): endpoints new to it may have their first delivery.
+      if (ctx.tracker.baselineEpoch()?.getTime() === epoch.getTime())
+        ctx.notifier
+          .epochDiffed(ctx.systemId)
+          .catch((err: unknown) =>
+            log.warn({ err }, "endpoints waiting for a fresh epoch were not told of it"),
+          );
       publishTransitions(ctx.sink, ctx.systemId, transitions);
       for (const status of ["firing", "resolved", "changed"] as const)
         ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);

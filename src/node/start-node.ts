@@ -11,7 +11,7 @@ import {
 } from "../api/index.ts";
 import { nodeOpsPort } from "./node-ops.ts";
 import { checkDescription } from "../checks/index.ts";
-import { startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
+import { DEFAULT_SENDER_TIMING, startNotifier, type Notifier, type SenderTiming } from "../notify/index.ts";
 import { Role } from "../domain/index.ts";
 import type { DiscoveryReply, RoleClaim } from "../protocol/index.ts";
 import { createMetrics, VERSION, type Logger } from "../lib/index.ts";
@@ -140,7 +140,11 @@ export async function startNode(
       userAgent: `natsmon/${VERSION}`,
       log,
       metrics,
-      ...(options.notifyTiming ? { timing: options.notifyTiming } : {}),
+      timing: {
+        ...DEFAULT_SENDER_TIMING,
+        ...options.notifyTiming,
+        freshEpochWaitMs: freshEpochWait(config, options.notifyTiming),
+      },
     });
     stopIfAborted();
     api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
@@ -274,4 +278,16 @@ function confirming(
   role: Role,
 ): { confirmRole?: () => Promise<boolean> } {
   return claims ? { confirmRole: () => claims.confirm(systemId, role) } : {};
+}
+
+/**
+ * How long an endpoint whose receiver knows no alert waits for an epoch diffed since start
+ * before it is sent the stored firing set: three scrape intervals of the slowest system (the
+ * first scrape, its fold and checks, with room for a catalog that opens slowly or a backlog
+ * folded first), and never less than two minutes.
+ */
+function freshEpochWait(config: Config, timing: SenderTiming | undefined): number {
+  if (timing?.freshEpochWaitMs !== undefined) return timing.freshEpochWaitMs;
+  const slowest = Math.max(0, ...config.systems.map((s) => s.scraper.intervalMs));
+  return Math.max(120_000, 3 * slowest);
 }

@@ -11,6 +11,7 @@ import { endpointFilterDigest, endpointSends, receiverDigest, type DisabledCheck
 import { planDelivery, resendAlerts, type KeyedEntry } from "./plan-delivery.ts";
 import { deliver, type AttemptResult, type RecordAttempt } from "./send.ts";
 import { failureAdvice } from "./failure-advice.ts";
+import { DEFAULT_FRESH_EPOCH_WAIT_MS, startFirstDeliveryGate, type FreshEpochs } from "./first-delivery.ts";
 
 /** At most this many outbox entries go into one delivery. */
 const MAX_BATCH = 1000;
@@ -26,6 +27,11 @@ export interface SenderTiming {
   /** Waits between the attempts of one delivery. */
   readonly attemptWaitsMs?: readonly number[];
   readonly attemptTimeoutMs?: number;
+  /**
+   * How long a receiver that knows no alert waits at most for an epoch diffed since start
+   * before its first delivery (first-delivery.ts); the node makes it a few scrape intervals.
+   */
+  readonly freshEpochWaitMs?: number;
 }
 
 export const DEFAULT_SENDER_TIMING: SenderTiming = {
@@ -53,6 +59,8 @@ export async function startEndpointSender(options: {
   userAgent: string;
   log: Logger;
   timing?: SenderTiming;
+  /** Systems with an epoch diffed since start; without it no first delivery is held back. */
+  fresh?: FreshEpochs;
 }): Promise<AsyncDisposable> {
   const { endpoint, body } = options;
   const timing = options.timing ?? DEFAULT_SENDER_TIMING;
@@ -78,6 +86,8 @@ export async function startEndpointSender(options: {
     }
     await store.setReceiver(receiver);
   }
+  // A receiver told nothing yet gets its first delivery from a firing set of now (see gate below).
+  const knowsNothing = known.size === 0;
   // Alerts the endpoint no longer wants (its patterns or systems changed, or the check was
   // disabled) are forgotten: no resolve will follow them (baseline rule 3), none is resent,
   // and an Alertmanager lets them expire at the endsAt it was last given.
@@ -187,14 +197,20 @@ export async function startEndpointSender(options: {
     for (const e of persisting) e.working();
   }, OUTBOX_ACK_WAIT_MS / 3);
 
-  /** Adds queued entries to the batch; a newer entry of a finding replaces (and acks) the older. */
+  /**
+   * Adds queued entries to the batch; a newer entry of a finding replaces (and acks) the older,
+   * as does one the gate knows superseded. A held first delivery takes the whole queue in.
+   */
   const merge = () => {
-    const byKey = new Map(batch.map((e) => [e.key, e]));
-    while (queue.length > 0 && byKey.size < MAX_BATCH) {
+    const superseded = (e: HeldEntry) => gate?.superseded(e) === true;
+    for (const e of batch) if (superseded(e)) e.ack();
+    const byKey = new Map(batch.filter((e) => !superseded(e)).map((e) => [e.key, e]));
+    const holding = gate !== undefined && !gate.expired;
+    while (queue.length > 0 && (byKey.size < MAX_BATCH || holding)) {
       const next = queue.shift()!;
       // From here the batch (or the ack of an entry the endpoint does not want) speaks for it.
       stale.delete(next.key);
-      if (!sends(next.entry.system, next.entry.transition.code)) {
+      if (!sends(next.entry.system, next.entry.transition.code) || superseded(next)) {
         next.ack();
         continue;
       }
@@ -208,19 +224,25 @@ export async function startEndpointSender(options: {
     batch = [...byKey.values()].sort((a, b) => a.seq - b.seq);
   };
 
-  /** Sends what the batch changes for the receiver; on success records it and acks the batch. */
+  /** What of the batch may go now: all of it, unless the first delivery is held back. */
+  const ready = (): HeldEntry[] =>
+    gate === undefined ? batch : batch.filter((e) => gate.opens(e)).slice(0, MAX_BATCH);
+
+  /** Sends what the ready entries change for the receiver; on success records it and acks them. */
   const deliverBatch = (): Promise<Failure | undefined> =>
     // The known state changes inside the lock, so a resend never sees a delivered change as pending.
     exclusive(async () => {
-      const plan = planDelivery(batch, known, endpoint.type);
+      const sending = ready();
+      const plan = planDelivery(sending, known, endpoint.type);
       const requests = deliveryRequests(endpoint.type, endpoint.name, plan.alerts, body, new Date());
       const failure = requests.length === 0 ? undefined : await send(requests, "change");
       if (failure !== undefined) return failure;
       for (const [key, value] of plan.put) known.set(key, value);
       for (const key of plan.remove) known.delete(key);
       if (plan.alerts.length > 0) log.info({ alerts: plan.alerts.length }, "notification delivered");
-      persist(plan, batch);
-      batch = [];
+      persist(plan, sending);
+      const sent = new Set(sending);
+      batch = batch.filter((e) => !sent.has(e));
       return undefined;
     });
 
@@ -253,6 +275,20 @@ export async function startEndpointSender(options: {
     });
   };
 
+  // Made before the loop starts: its callbacks wake the loop and read the held entries.
+  const gate =
+    knowsNothing && options.fresh
+      ? startFirstDeliveryGate({
+          nc: options.nc,
+          nodeId: options.nodeId,
+          fresh: options.fresh,
+          waitMs: timing.freshEpochWaitMs ?? DEFAULT_FRESH_EPOCH_WAIT_MS,
+          log,
+          held: () => [...batch, ...queue],
+          onChange: () => wake(),
+        })
+      : undefined;
+
   const loop = (async () => {
     while (!signal.aborted) {
       if (queue.length === 0) await arrival();
@@ -265,7 +301,7 @@ export async function startEndpointSender(options: {
       if (signal.aborted) break;
       merge();
       let retryMs = timing.retryFirstMs;
-      while (batch.length > 0 && !signal.aborted) {
+      while (ready().length > 0 && !signal.aborted) {
         const failure = await deliverBatch().catch((err: unknown): Failure => ({ error: describe(err) }));
         // Stopped mid-delivery: the batch stays unacked for the next start; no retry to wait for.
         if (failure === undefined || signal.aborted) break;
@@ -312,6 +348,7 @@ export async function startEndpointSender(options: {
   return {
     async [Symbol.asyncDispose]() {
       stop.abort();
+      gate?.[Symbol.dispose]();
       clearInterval(keepAlive);
       clearInterval(resendTimer);
       await reader.stop();

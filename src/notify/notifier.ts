@@ -13,6 +13,7 @@ import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
 import { writeOutbox } from "./outbox.ts";
 import { syncOutbox } from "./outbox-sync.ts";
 import { pruneOutbox, removeStaleConsumers } from "./outbox-prune.ts";
+import { freshEpochs } from "./first-delivery.ts";
 import type { DisabledChecks } from "./patterns.ts";
 import type { RecordAttempt } from "./send.ts";
 
@@ -41,6 +42,14 @@ export interface Notifier extends AsyncDisposable {
    * Called before the system's first diff, and after the epoch that establishes a baseline.
    */
   syncFiring(systemId: string, epoch: Date, firing: ReadonlyMap<string, FiringFinding>): Promise<void>;
+  /**
+   * Says a system's epoch was diffed (its transitions, or the first baseline's sync, stored in
+   * the outbox): endpoints whose receiver knows no alert hold their first delivery until the
+   * first such epoch since start, so they are not told what the baseline saved before the
+   * stop held firing (first-delivery.ts). Resolves once they have let the system's entries
+   * go (the catalog side need not wait for it).
+   */
+  epochDiffed(systemId: string): Promise<void>;
 }
 
 /**
@@ -68,7 +77,12 @@ export async function startNotifier(options: {
   const { nc, nodeId } = options;
   const log = options.log.child({ component: "notify" });
   if (options.endpoints.length === 0) {
-    return { enqueue: async () => {}, syncFiring: async () => {}, [Symbol.asyncDispose]: async () => {} };
+    return {
+      enqueue: async () => {},
+      syncFiring: async () => {},
+      epochDiffed: async () => {},
+      [Symbol.asyncDispose]: async () => {},
+    };
   }
   const jsm = await jetstreamManager(nc);
   const assets = await notifyAssetConfigs(nodeId, options.replicas);
@@ -117,6 +131,7 @@ export async function startNotifier(options: {
       })),
     );
   });
+  const fresh = freshEpochs();
   const senders: AsyncDisposable[] = [];
   try {
     for (const endpoint of enabled) {
@@ -130,6 +145,7 @@ export async function startNotifier(options: {
           record,
           userAgent: options.userAgent,
           log,
+          fresh,
           ...(options.timing ? { timing: options.timing } : {}),
         }),
       );
@@ -158,6 +174,7 @@ export async function startNotifier(options: {
           "outbox brought in line with the firing findings: endpoints learn of what is up",
         );
     },
+    epochDiffed: (systemId) => fresh.mark(systemId),
     async [Symbol.asyncDispose]() {
       await pruning[Symbol.asyncDispose]();
       for (const s of senders) await s[Symbol.asyncDispose]();

@@ -96,12 +96,15 @@ describe("alertmanager endpoints against a real Alertmanager", () => {
     await lab.epoch([fire(finding(2))]);
     await waitFor(async () => (await active(2)).length === 1, { message: "entity 2 firing" });
     await lab.stop();
-    // A fresh Alertmanager holds nothing; no change follows, and no minute passes.
+    // A fresh Alertmanager holds nothing; no change follows (the epoch after the start has none),
+    // and no minute passes.
     await using fresh = await startAlertmanager();
     await lab.start([endpoint({ name: "am", type: "alertmanager", url: fresh.url })], {
       ...FAST,
       resendEveryMs: 3_600_000,
     });
+    // The first epoch diffed since the start: a receiver that knows no alert gets its first delivery.
+    await lab.epoch([]);
     const [alert] = await waitFor(
       async () => {
         const found = (await fresh.alerts()).filter((a) => a.labels.entity_pk === "2");

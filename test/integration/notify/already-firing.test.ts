@@ -38,7 +38,7 @@ describe("findings already firing reach the endpoints that do not know them", ()
     await receiver?.[Symbol.asyncDispose]();
   });
 
-  test("an endpoint configured after a finding fired is sent it once the firing set is synced at start", async () => {
+  test("an endpoint configured after a finding fired is sent it, synced at start, once an epoch is diffed", async () => {
     const full: FiringFinding = finding(1, "warning", "jetstream-003");
     // No endpoint yet: the transition goes nowhere.
     await lab.start([]);
@@ -48,6 +48,8 @@ describe("findings already firing reach the endpoints that do not know them", ()
     ]);
     // As the catalog side does at start, with the baseline the tracker loaded.
     await notifier.syncFiring("east", epoch, new Map([["full", full]]));
+    // Its receiver knows no alert: its first delivery waits for an epoch diffed since the start.
+    await lab.epoch([]);
     await until("/late", "firing jetstream-003 1");
     // A second sync (the next start) finds the outbox in line: nothing more is sent.
     await notifier.syncFiring("east", epoch, new Map([["full", full]]));
@@ -76,6 +78,8 @@ describe("findings already firing reach the endpoints that do not know them", ()
     const late2 = endpoint({ ...widened, name: "late2", url: `${receiver.url}/late2` });
     const restart = receiver.requests.length;
     await lab.start([widened, late2]);
+    // The first epoch diffed since the start: a receiver that knows no alert gets its first delivery.
+    await lab.epoch([]);
     await until("/redir", "firing server-019 12", restart);
     await until("/late2", "firing server-019 12", restart);
     await until("/late2", "firing jetstream-003 11", restart);

@@ -52,6 +52,8 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     receiver.respondWith(() => ({ status: 200 }));
     // The unacked change goes at the next start.
     await lab.start([endpoint({ name: "failing", url: `${receiver.url}/failing` })]);
+    // The first epoch diffed since the start: a receiver that knows no alert gets its first delivery.
+    await lab.epoch([]);
     const delivered = await waitFor(
       () => receiver.requests.slice(from).find((r) => r.path === "/failing" && r.status === 200),
       { message: "the change delivered after the restart" },
@@ -75,6 +77,8 @@ describe("webhook deliveries against a real HTTP receiver", () => {
     await lab.epoch([fire(finding(70))]);
     await waitFor(() => at("/old").length > 0, { message: "the old receiver told" });
     await lab.start([endpoint({ name: "moving", url: `${receiver.url}/new` })]);
+    // The first epoch diffed since the start: a receiver that knows no alert gets its first delivery.
+    await lab.epoch([]);
     const told = await waitFor(() => at("/new")[0], { message: "the new receiver told" });
     assert.deepEqual(alertsOf(told), ["firing 70 warning"]);
     await lab.epoch([resolve(finding(70), new Date())]);

@@ -110,7 +110,7 @@ export interface NotifyLab extends AsyncDisposable {
     pruning?: OutboxPruning,
     log?: Logger,
   ): Promise<Notifier>;
-  /** Hands one epoch's transitions to the running notifier, as the catalog side does. */
+  /** Hands one epoch's transitions to the running notifier, and says it was diffed, as the catalog side does. */
   epoch(transitions: readonly Transition[], system?: string): Promise<Date>;
   log(endpoint?: string): Promise<DeliveryLogEntry[]>;
   stop(): Promise<void>;
@@ -154,6 +154,8 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
       if (!notifier) throw new Error("start the notifier first");
       const epoch = nextEpoch();
       await notifier.enqueue(system, epoch, transitions);
+      // As the catalog side says once the epoch is diffed: held first deliveries may go.
+      await notifier.epochDiffed(system);
       return epoch;
     },
     log: (name) => readDeliveryLog(nc, nodeId, name === undefined ? {} : { endpoint: name }),

@@ -79,6 +79,7 @@ test("a sink user who may not create the delivery log still gets alerts out, wit
       });
       try {
         await notifier.enqueue("east", nextEpoch(), [fire(finding(1))]);
+        await notifier.epochDiffed("east");
         const [req] = await receiver.waitForRequests(1);
         assert.equal((req!.json() as { alerts: unknown[] }).alerts.length, 1);
       } finally {
