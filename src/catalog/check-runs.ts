@@ -35,6 +35,12 @@ export interface EpochCheckResult {
    */
   readonly answered: readonly string[];
   readonly expected: readonly string[];
+  /**
+   * Streams and consumers some server holds a replica of in this epoch while no leader
+   * reported their state (an election under way): `stream|<pk>`, `consumer|<pk>`. What a
+   * check reads from the leader was not observed for them.
+   */
+  readonly leaderless: readonly string[];
 }
 
 const STAGING = "temp.main.pending_findings";
@@ -177,7 +183,26 @@ async function epochServers(con: DuckDBConnection, epoch: string) {
   return {
     answered: (row?.[0] as string[] | undefined) ?? [],
     expected: (row?.[1] as string[] | undefined) ?? [],
+    leaderless: await leaderless(con, epoch),
   };
+}
+
+/** See EpochCheckResult.leaderless. */
+async function leaderless(con: DuckDBConnection, epoch: string): Promise<string[]> {
+  const reader = await con.runAndReadAll(
+    `WITH streams AS (
+       SELECT i.stream_pk AS pk FROM hx.stream_replica_stats r JOIN hx.stream_replica_ident i USING (stream_replica_pk)
+       WHERE r.epoch = $1::TIMESTAMPTZ
+       EXCEPT SELECT stream_pk FROM hx.stream_stats WHERE epoch = $1::TIMESTAMPTZ
+     ), consumers AS (
+       SELECT i.consumer_pk AS pk FROM hx.consumer_replica_stats r JOIN hx.consumer_replica_ident i USING (consumer_replica_pk)
+       WHERE r.epoch = $1::TIMESTAMPTZ
+       EXCEPT SELECT consumer_pk FROM hx.consumer_stats WHERE epoch = $1::TIMESTAMPTZ
+     )
+     SELECT 'stream|' || pk FROM streams UNION ALL SELECT 'consumer|' || pk FROM consumers ORDER BY 1`,
+    [epoch],
+  );
+  return reader.getRowsJS().map((r) => String(r[0]));
 }
 
 async function readFindings(con: DuckDBConnection, epoch: string): Promise<StoredFinding[]> {

@@ -17,6 +17,11 @@ export interface DiffContext {
   readonly disabled: ReadonlySet<string>;
   /** Codes of checks that failed to run in this epoch (their rows are missing, not gone). */
   readonly failed: ReadonlySet<string>;
+  /**
+   * Entities (`<entity type>|<pk>`) whose state no leader reported in this epoch: streams
+   * and consumers during an election. Their findings are held, not resolved.
+   */
+  readonly leaderless?: ReadonlySet<string>;
 }
 
 export interface DiffResult {
@@ -35,8 +40,8 @@ export interface DiffResult {
  * - a baseline finding absent now is `resolved` at this epoch, with the name and severity it
  *   held (the entity may be gone), unless its absence says nothing: its server did not answer
  *   (and is still expected), its check failed to run, no server answered at all (nothing
- *   was observed), or, for a finding of no server (a sum over servers), some expected server
- *   did not answer in full;
+ *   was observed), its stream or consumer had no leader to report it (an election), or, for a
+ *   finding of no server (a sum over servers), some expected server did not answer in full;
  * - findings of disabled checks never fire, and baseline entries of a disabled check are
  *   dropped without a resolve (rule 3).
  * A still-firing finding takes the newer name and server.
@@ -95,6 +100,9 @@ function firingSince(f: Finding, startsAt: Date): FiringFinding {
 /** True when this epoch could not have seen the finding, so its absence is no resolve. */
 function unobserved(held: FiringFinding, ctx: DiffContext): boolean {
   if (ctx.failed.has(held.code)) return true;
+  // A stream or consumer between leaders: a finding on it would resolve, then fire again
+  // with a new start once a leader is elected.
+  if (ctx.leaderless?.has(`${held.entityType}|${held.entityPk}`)) return true;
   // A finding read from one server's reply can only clear when that server answers. One that
   // belongs to no server is a figure over all of them (a user's connections, an account's
   // slow consumers): it clears only once every expected server answered in full, or a server

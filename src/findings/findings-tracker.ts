@@ -17,6 +17,8 @@ export interface EpochFindings {
   readonly answered: readonly string[];
   /** Servers the epoch expected; a finding of a server no longer expected resolves when absent. */
   readonly expected?: readonly string[];
+  /** Streams and consumers no leader reported this epoch (`<type>|<pk>`): their findings are held. */
+  readonly leaderless?: readonly string[];
 }
 
 /** How the tracker's baseline began (baseline rules 1 and 2). */
@@ -123,6 +125,7 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       epoch: result.epoch,
       answered: new Set(result.answered),
       ...(result.expected ? { expected: new Set(result.expected) } : {}),
+      ...(result.leaderless ? { leaderless: new Set(result.leaderless) } : {}),
       disabled: disabledCodes(configured, result.findings),
       failed: new Set(result.failed.map((f) => f.code)),
     });

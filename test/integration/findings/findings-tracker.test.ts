@@ -6,7 +6,19 @@ import { findingId, type FiringFinding } from "../../../src/domain/index.ts";
 import { openFindingsBaseline } from "../../../src/findings/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+import { labReplies } from "../catalog/lab-epoch.ts";
 import { epochTime, trackerLab, type Row } from "./tracker-lab.ts";
+
+/** A JSZ body in which `stream` has no leader (its cluster names none). */
+function withoutLeader(body: unknown, stream: string): unknown {
+  const copy = structuredClone(body) as {
+    data?: { account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[] };
+  };
+  for (const account of copy.data?.account_details ?? [])
+    for (const detail of account.stream_detail ?? [])
+      if (detail.name === stream && detail.cluster) delete detail.cluster.leader;
+  return copy;
+}
 
 /** The baseline entry (and transition finding) a row becomes, firing since `startsAt`. */
 function firing(row: Row, startsAt: Date): FiringFinding {
@@ -140,6 +152,34 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     const t3 = await tracker.onEpoch(await lab.epoch(3, [movedX]));
     assert.deepEqual(t3, [
       { status: "resolved", finding: firing(other, epochTime(2)), endsAt: epochTime(3) },
+    ]);
+  });
+
+  test("a stream between leaders (every server answers, none leads it) keeps its findings and their start", async () => {
+    await using lab = await trackerLab(nc, "leaderless");
+    await using tracker = await lab.tracker(nc);
+    await tracker.onEpoch(await lab.epoch(0, []));
+    const [orders] = await lab.query("SELECT stream_pk FROM hx.stream_ident WHERE name = 'ORDERS'");
+    const full: Row = {
+      code: "jetstream-003",
+      pk: Number(orders!.stream_pk),
+      name: "ORDERS",
+      severity: "warning",
+      server: "n2",
+    };
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(1, [full])), [
+      { status: "firing", finding: firing(full, epochTime(1)) },
+    ]);
+    // An election: each server still lists its replica of ORDERS, and none names a leader.
+    const election = labReplies().map((r) =>
+      r.source === "jsz" ? { ...r, body: withoutLeader(r.body, "ORDERS") } : r,
+    );
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [], { replies: election })), []);
+    assert.deepEqual(tracker.firing(), mapOf(firing(full, epochTime(1))));
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(3, [full])), []);
+    // Led again and clear: it resolves, with the start it had.
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(4, [])), [
+      { status: "resolved", finding: firing(full, epochTime(1)), endsAt: epochTime(4) },
     ]);
   });
 

@@ -24,6 +24,7 @@ import {
   type FindingsTracker,
 } from "../../../src/findings/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
+import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { labReplies, marker, tempCatalog } from "../catalog/lab-epoch.ts";
 
 /** One row a fake check returns; a stream of server n1 unless told otherwise. */
@@ -49,6 +50,8 @@ export interface EpochOptions {
   failing?: string[];
   /** Codes whose statement runs as disabled (rows stored, flagged). */
   disabled?: string[];
+  /** Replies to fold in place of the lab's own. */
+  replies?: ScrapeReply[];
 }
 
 /** Epoch `i`: one minute apart from 2026-11-22T10:00:00Z. */
@@ -74,7 +77,7 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
   return {
     async epoch(i, rows, options = {}) {
       const epoch = epochTime(i).toISOString();
-      const replies = labReplies();
+      const replies = options.replies ?? labReplies();
       const overrides = {
         ...(options.answered ? { servers_answered: options.answered } : {}),
         ...(options.partial ? { servers_partial: options.partial } : {}),
