@@ -202,7 +202,7 @@ async function leaderless(con: DuckDBConnection, epoch: string): Promise<string[
      SELECT 'stream|' || pk FROM streams UNION ALL SELECT 'consumer|' || pk FROM consumers ORDER BY 1`,
     [epoch],
   );
-  return reader.getRowsJS().map((r) => String(r[0]));
+  return reader.getRowsJS().map((r) => r[0] as string);
 }
 
 async function readFindings(con: DuckDBConnection, epoch: string): Promise<StoredFinding[]> {
