@@ -48,19 +48,34 @@ export class FoldContext {
   /**
    * The stable pk of the entity `ident` names (its natural key, see entity-kinds.ts). On
    * first sight a pk is assigned and the _ident row, stamped with this epoch, is buffered.
+   * Undefined when `ident` cannot be stored as an identity (RowBuffer.unfit): the entity is
+   * left out of this epoch, with the reason among its problems, and its _opts and _stats
+   * calls do nothing.
    */
-  pk(kind: KindName, ident: PlainRow, what: string): number {
-    const pk = this.keys.pk(kind, ENTITY_KINDS[kind].keyOf(ident));
+  pk(kind: KindName, ident: PlainRow, what: string): number | undefined {
+    const { pk: pkColumn, keyOf } = ENTITY_KINDS[kind];
+    const buffer = this.buffer(TABLES[kind].ident);
+    const unfit = buffer.unfit(ident, new Set([pkColumn, "first_epoch"]));
+    if (unfit !== undefined) {
+      this.keys.created = false;
+      this.problem(`${what}: ${unfit}; left out of this epoch`);
+      return undefined;
+    }
+    const pk = this.keys.pk(kind, keyOf(ident));
     if (this.keys.created) {
-      const buffer = this.buffer(TABLES[kind].ident);
-      const row = { ...ident, [ENTITY_KINDS[kind].pk]: pk, first_epoch: this.epoch };
-      buffer.push(buffer.convert(row, what, (m) => this.problem(m)));
+      const row = { ...ident, [pkColumn]: pk, first_epoch: this.epoch };
+      buffer.push(
+        buffer.convert(row, what, (m) => this.problem(m)),
+        what,
+        (m) => this.problem(m),
+      );
     }
     return pk;
   }
 
   /** Buffers an _opts row valid from this epoch, only if it differs from the entity's latest. */
-  opts(kind: KindName, pk: number, row: PlainRow, what: string): void {
+  opts(kind: KindName, pk: number | undefined, row: PlainRow, what: string): void {
+    if (pk === undefined) return;
     if (this.keys.rawUnchanged(kind, pk, row)) return;
     const pkColumn = ENTITY_KINDS[kind].pk;
     const buffer = this.buffer(TABLES[kind].opts);
@@ -71,16 +86,17 @@ export class FoldContext {
     if (!changed) return;
     buffer.set(values, pkColumn, pk);
     buffer.set(values, "epoch", this.epoch);
-    buffer.push(values);
+    buffer.push(values, what, (m) => this.problem(m));
   }
 
-  /** Buffers this epoch's _stats row of an entity. */
-  stats(kind: KindName, pk: number, row: PlainRow, what: string): void {
+  /** Buffers this epoch's _stats row of an entity (none for an entity left out: pk undefined). */
+  stats(kind: KindName, pk: number | undefined, row: PlainRow, what: string): void {
+    if (pk === undefined) return;
     const buffer = this.buffer(TABLES[kind].stats);
     const values = buffer.convert(row, what, (m) => this.problem(m));
     buffer.set(values, ENTITY_KINDS[kind].pk, pk);
     buffer.set(values, "epoch", this.epoch);
-    buffer.push(values);
+    buffer.push(values, what, (m) => this.problem(m));
   }
 
   problem(message: string): void {

@@ -5,6 +5,7 @@
 import { DuckDBTimestampTZValue, TIMESTAMPTZ, type DuckDBConnection } from "@duckdb/node-api";
 import type { CommitMarker } from "../protocol/index.ts";
 import { FoldContext } from "./fold-context.ts";
+import { classifyFoldError, FoldDataError } from "./fold-errors.ts";
 import { loadKeyCache } from "./key-cache.ts";
 import { foldAccountLinks, gatherAccountDetails } from "./kinds/account-details.ts";
 import { foldAccounts } from "./kinds/accounts.ts";
@@ -56,17 +57,23 @@ export type FoldResult =
  * Folds one epoch. Skips it when hx.epochs already has its epoch or its marker sequence, so
  * a redelivered marker never counts twice. A reply that is an error or unreadable, or a
  * value that does not fit its column, is recorded in hx.epochs.errors and the rest folds.
- * Throws (after ROLLBACK, with the key cache reloaded) when the transaction fails; the
- * caller retries the marker.
+ * An entity whose identity cannot be stored, or a row missing a required value, is left
+ * out the same way. Throws (after ROLLBACK, with the key cache reloaded) when the
+ * transaction fails: a FoldDataError when the epoch's own data caused it (fold-errors.ts),
+ * which a retry cannot mend; anything else may pass, and the caller retries the marker.
  */
 export function foldEpoch(catalog: Catalog, input: EpochInput): Promise<FoldResult> {
   const micros = parseRfc3339Micros(input.marker.epoch);
   if (micros === undefined) {
     return Promise.reject(
-      new Error(`commit marker ${input.markerSeq}: epoch ${input.marker.epoch} is not RFC 3339`),
+      new FoldDataError(`commit marker ${input.markerSeq}: epoch ${input.marker.epoch} is not RFC 3339`),
     );
   }
-  return catalog.withWriter((writer) => fold(writer, input, new DuckDBTimestampTZValue(micros)));
+  return catalog
+    .withWriter((writer) => fold(writer, input, new DuckDBTimestampTZValue(micros)))
+    .catch((err: unknown) => {
+      throw classifyFoldError(err);
+    });
 }
 
 async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZValue): Promise<FoldResult> {
@@ -142,12 +149,18 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       service_accounts: [...repliesOf(replies, "services").keys()].sort(),
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any
-    // other problem rather than failing the epoch for ever; a missing required one fails
-    // the append on its NOT NULL constraint.
+    // other problem rather than failing the epoch for ever; a missing required one (a
+    // system_id that is not text) leaves no epoch row to write, and fails the fold.
     const late: string[] = [];
-    let values = epochs.convert(row, `commit marker ${input.markerSeq}`, (m) => late.push(m));
+    const what = `commit marker ${input.markerSeq}`;
+    let values = epochs.convert(row, what, (m) => late.push(m));
     if (late.length > 0) values = epochs.convert({ ...row, errors: [...errors, ...late] }, "", () => {});
-    epochs.push(values);
+    const missing = epochs.missing(values);
+    if (missing !== undefined) {
+      const why = late.length > 0 ? late.join("; ") : `hx.epochs.${missing} has no value`;
+      throw new FoldDataError(`the epoch cannot be recorded: ${why}`);
+    }
+    epochs.push(values, what, () => {});
     await epochs.appendTo(con);
     const committing = performance.now();
     await con.run("COMMIT");

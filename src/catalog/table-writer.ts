@@ -22,6 +22,8 @@ export interface TableShape {
   readonly index: ReadonlyMap<string, number>;
   /** Per column, the converter of its type. */
   readonly converters: readonly FastConverter[];
+  /** Per column, whether it is NOT NULL: a row with NULL there is left out, never appended. */
+  readonly notNull: readonly boolean[];
 }
 
 export type TableShapes = ReadonlyMap<string, TableShape>;
@@ -42,6 +44,15 @@ export async function loadTableShapes(con: DuckDBConnection): Promise<TableShape
     .getRowsJS()
     .map(([name]) => (typeof name === "string" ? name : ""));
   const shapes = new Map<string, TableShape>();
+  const required = new Set(
+    (
+      await con.runAndReadAll(
+        "SELECT table_name || '.' || column_name FROM duckdb_columns() WHERE schema_name = 'hx' AND NOT is_nullable",
+      )
+    )
+      .getRowsJS()
+      .map(([column]) => (typeof column === "string" ? column : "")),
+  );
   for (const name of names) {
     const empty = await con.runAndReadAll(`SELECT * FROM hx."${name}" LIMIT 0`);
     const columns = empty.columnNames();
@@ -53,7 +64,9 @@ export async function loadTableShapes(con: DuckDBConnection): Promise<TableShape
       }
       return converter;
     });
-    shapes.set(name, { name, columns, types, index: new Map(columns.map((c, i) => [c, i])), converters });
+    const notNull = columns.map((c) => required.has(`${name}.${c}`));
+    const index = new Map(columns.map((c, i) => [c, i]));
+    shapes.set(name, { name, columns, types, index, converters, notNull });
   }
   return shapes;
 }
@@ -101,9 +114,50 @@ export class RowBuffer {
     values[i] = value;
   }
 
-  push(values: DuckDBValue[]): void {
+  /**
+   * Buffers a converted row, unless a NOT NULL column of it is NULL (a value that did not
+   * convert there, or none given): such a row would fail the append and with it the whole
+   * epoch, on every retry. It is left out and reported through `problem` instead.
+   */
+  push(values: DuckDBValue[], what: string, problem: (message: string) => void): boolean {
+    const missing = this.missing(values);
+    if (missing !== undefined) {
+      problem(`${what}: hx.${this.shape.name}.${missing} has no value; the row is left out`);
+      return false;
+    }
     this.chunks = undefined;
     this.rows.push(values);
+    return true;
+  }
+
+  /** The first NOT NULL column that is NULL in `values`, if any. */
+  missing(values: readonly DuckDBValue[]): string | undefined {
+    const { notNull, columns } = this.shape;
+    for (let i = 0; i < notNull.length; i++) if (notNull[i] && values[i] === null) return columns[i];
+    return undefined;
+  }
+
+  /**
+   * Why `row` cannot be an entity's identity, if it cannot: a value that does not convert
+   * to its column's type, or no value for a NOT NULL column (columns in `filled` are set
+   * later, by the fold). An _ident row is written once and never corrected, and its natural
+   * key must read back as it was built; so such an entity is left out, not stored with NULL.
+   */
+  unfit(row: PlainRow, filled: ReadonlySet<string>): string | undefined {
+    const { columns, converters, notNull, types } = this.shape;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i]!;
+      if (filled.has(column)) continue;
+      const value = row[column];
+      if (value === undefined || value === null) {
+        if (notNull[i]) return `hx.${this.shape.name}.${column} has no value`;
+        continue;
+      }
+      const converted = converters[i]!(value);
+      if (converted === REFUSED) return `hx.${this.shape.name}.${column}: ${refusal(types[i]!, value)}`;
+      if (converted === null && notNull[i]) return `hx.${this.shape.name}.${column} has no value`;
+    }
+    return undefined;
   }
 
   /** Orders rows by an integer column (the entity pk), so each epoch's rows are stored sorted. */

@@ -95,7 +95,10 @@ export function foldAccounts(
       server_pk: serverPks.get(server) ?? ctx.pk("server", { name: server }, `server ${server}`),
       row,
     }));
-    for (const { server_pk, row } of rows.sort((a, b) => a.server_pk - b.server_pk)) {
+    const known = rows.filter(
+      (r): r is { server_pk: number; row: Record<string, unknown> } => r.server_pk !== undefined,
+    );
+    for (const { server_pk, row } of known.sort((a, b) => a.server_pk - b.server_pk)) {
       ctx.stats("account", pk, { server_pk, ...row }, what);
     }
   }

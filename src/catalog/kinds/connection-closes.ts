@@ -90,6 +90,7 @@ export function foldConnectionCloses(
     const serverPk =
       serverPks.get(server) ??
       ctx.pk("server", { name: server, cluster: str(reply.info.cluster) }, `server ${server}`);
+    if (serverPk === undefined) continue;
     const now = typeof reply.data.now === "string" ? parseRfc3339Micros(reply.data.now) : undefined;
     const horizon = (now ?? ctx.epoch.micros) - BigInt(history.horizonMs) * 1000n;
     for (const c of arr(reply.data.connections).map(obj)) {
@@ -101,6 +102,7 @@ export function foldConnectionCloses(
       }
       if (stop < horizon) continue;
       const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
+      if (pk === undefined) continue;
       // Closed before any scrape saw it open: what it was comes from its closed entry.
       if (ctx.created) ctx.opts("connection", pk, connectionOpts(c), what);
       if (history.recorded.has(pk) || seen.has(pk)) continue;
@@ -117,7 +119,8 @@ export function foldConnectionCloses(
         pending_bytes: c.pending_bytes,
         subscriptions: c.subscriptions,
       };
-      buffer.push(buffer.convert(row, what, (m) => ctx.problem(m)));
+      const problem = (m: string) => ctx.problem(m);
+      buffer.push(buffer.convert(row, what, problem), what, problem);
     }
   }
   buffer.sortBy("connection_pk");

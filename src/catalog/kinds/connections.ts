@@ -41,13 +41,17 @@ export function foldConnections(
     const serverPk =
       serverPks.get(server) ??
       ctx.pk("server", { name: server, cluster: str(reply.info.cluster) }, `server ${server}`);
+    if (serverPk === undefined) continue;
     for (const c of arr(reply.data.connections).map(obj)) {
       const what = `connection ${String(c.cid)} on ${server}`;
       if (c.cid === undefined || typeof c.start !== "string") {
         ctx.problem(`connz from ${server}: a connection without cid or start time; skipped`);
         continue;
       }
+      // A cid or start that cannot be stored (not a whole number, not a time) leaves the
+      // connection out of this epoch: FoldContext.pk says why among the epoch's problems.
       const pk = ctx.pk("connection", { server_pk: serverPk, cid: c.cid, start: c.start }, what);
+      if (pk === undefined) continue;
       if (ctx.created) fresh.add(pk);
       ctx.opts("connection", pk, connectionOpts(c), what);
       ctx.stats("connection", pk, connectionStats(c), what);

@@ -13,6 +13,7 @@ export function foldGateways(ctx: FoldContext, replies: EpochReplies, names: Ser
   const varz = repliesOf(replies, "varz");
   for (const [server, reply] of byServerName(repliesOf(replies, "gatewayz"))) {
     const serverPk = names.serverPk(ctx, server, reply);
+    if (serverPk === undefined) continue;
     const link = (gateway: string, direction: "outbound" | "inbound", remoteServer: string, entry: Json) => {
       const what = `gateway ${server} ${direction === "outbound" ? "→" : "←"} ${gateway}${remoteServer ? `/${remoteServer}` : ""}`;
       const ident = { server_pk: serverPk, gateway, direction, remote_server: remoteServer };

@@ -23,6 +23,7 @@ export function foldJetStream(
     const { domain, account, name } = stream;
     const what = `stream ${streamPath(stream)}`;
     stream.pk = ctx.pk("stream", { domain, account, name }, what);
+    if (stream.pk === undefined) continue;
     const { trusted, conflict } = stream.decision;
     if (conflict) ctx.problem(`${what}: ${conflict}`);
     if (!trusted) continue;
@@ -34,9 +35,12 @@ export function foldJetStream(
     ctx.stats("stream", stream.pk, row, what);
   }
   for (const stream of assets.streams) {
+    // A stream left out takes its consumers with it (its problem says why).
+    if (stream.pk === undefined) continue;
     for (const consumer of stream.consumers) {
       const what = `consumer ${consumer.name} of stream ${streamPath(stream)}`;
       consumer.pk = ctx.pk("consumer", { stream_pk: stream.pk, name: consumer.name }, what);
+      if (consumer.pk === undefined) continue;
       const { trusted, conflict } = consumer.decision;
       if (conflict) ctx.problem(`${what}: ${conflict}`);
       if (!trusted) continue;

@@ -20,8 +20,8 @@ interface Asset {
   readonly sightings: Sighting<AssetReport>[];
   /** pickTrusted over the sightings, decided once all servers are read. */
   decision: TrustDecision<AssetReport>;
-  /** Set by foldJetStream. */
-  pk: number;
+  /** Set by foldJetStream; undefined when its identity cannot be stored (it is left out). */
+  pk: number | undefined;
 }
 
 export interface StreamAsset extends Asset {
@@ -100,7 +100,7 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
             consumers: [],
             sightings: [],
             decision: UNDECIDED,
-            pk: 0,
+            pk: undefined,
           };
           streams.set(key, stream);
         }
@@ -126,7 +126,7 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
           if (!consumerName) continue;
           let asset = stream.byName.get(consumerName);
           if (!asset) {
-            asset = { stream, name: consumerName, sightings: [], decision: UNDECIDED, pk: 0 };
+            asset = { stream, name: consumerName, sightings: [], decision: UNDECIDED, pk: undefined };
             stream.byName.set(consumerName, asset);
           }
           counted?.consumers.add(asset);

@@ -13,6 +13,7 @@ import { byServerName, durationField, trafficFigures, type ServerNames } from ".
 export function foldLeafnodes(ctx: FoldContext, replies: EpochReplies, names: ServerNames): void {
   for (const [server, reply] of byServerName(repliesOf(replies, "leafz"))) {
     const serverPk = names.serverPk(ctx, server, reply);
+    if (serverPk === undefined) continue;
     const groups = new Map<string, Json[]>();
     for (const leaf of arr(reply.data.leafs).map(obj)) {
       const key = `${str(leaf.account) ?? ""}\u0000${str(leaf.name) || str(leaf.ip) || "?"}`;

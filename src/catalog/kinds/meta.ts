@@ -82,7 +82,7 @@ export function foldMeta(
     }
     const group = ctx.pk("raft_group", { domain, name: META_GROUP, kind: "meta" }, `${what} raft group`);
     const lead = leader && { server: leader.server, cluster: leader.meta };
-    foldGroup(ctx, group, views.length, lead, serverPk, what);
+    if (group !== undefined) foldGroup(ctx, group, views.length, lead, serverPk, what);
   }
 }
 

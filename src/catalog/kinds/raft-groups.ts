@@ -7,8 +7,8 @@ import type { FoldContext } from "../fold-context.ts";
 import { arr, obj, str } from "../replies.ts";
 import { replicaHealth } from "./streams.ts";
 
-/** Server name → pk, assigning one to a server only another server's reply names. */
-export type ServerPk = (name: string, cluster: unknown) => number;
+/** Server name → pk (undefined: the server is left out), assigning one to a server only another server's reply names. */
+export type ServerPk = (name: string, cluster: unknown) => number | undefined;
 
 /** hx.raft_group_opts and _stats of one group, from its leader's `cluster` (or meta_cluster). */
 export function foldGroup(

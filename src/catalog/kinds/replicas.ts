@@ -34,6 +34,8 @@ export function foldReplication(
   const context = { serverPk, raftz, group: undefined as string | undefined, what: "" };
   // A stream, then its consumers: the natural-key order the replica pks were always assigned in.
   for (const stream of assets.streams) {
+    // An asset left out of this epoch (foldJetStream) has no replicas or group in it either.
+    if (stream.pk === undefined) continue;
     const { domain, account } = stream;
     const streamWhat = streamPath(stream);
     context.what = `stream ${streamWhat}`;
@@ -45,6 +47,7 @@ export function foldReplication(
       foldRaftGroup(ctx, group, stream.sightings.length, trusted, context);
     }
     for (const consumer of stream.consumers) {
+      if (consumer.pk === undefined) continue;
       context.what = `consumer ${consumer.name} of stream ${streamWhat}`;
       context.group = groupOf(consumer.sightings);
       const trustedConsumer = consumer.decision.trusted;
@@ -84,6 +87,7 @@ function foldRaftGroup(
   context: Context,
 ): void {
   const pk = ctx.pk("raft_group", ident, `raft group ${context.group} of ${context.what}`);
+  if (pk === undefined) return;
   const leader = trusted && { server: trusted.server, cluster: trusted.report.detail.cluster };
   foldGroup(ctx, pk, reporting, leader, context.serverPk, context.what);
 }
@@ -192,8 +196,10 @@ function foldReplicas(
     const what = `${context.what} on ${name}`;
     const groupCluster = cluster?.name ?? obj(sighting?.report.detail.cluster).name;
     const serverPk = context.serverPk(name, groupCluster);
+    if (serverPk === undefined) continue;
     const pk = ctx.pk(target.kind, target.ident(assetPk, serverPk), what);
     const row = target.row();
+    if (pk === undefined) continue;
     row.answered = sighting !== undefined;
     row.is_leader = sighting !== undefined && (sighting.leader === name || sighting === trusted);
     row.leader_seen = sighting?.leader;

@@ -10,6 +10,7 @@ import { byServerName, connectionFigures, trafficFigures, type ServerNames } fro
 export function foldRoutes(ctx: FoldContext, replies: EpochReplies, names: ServerNames): void {
   for (const [server, reply] of byServerName(repliesOf(replies, "routez"))) {
     const serverPk = names.serverPk(ctx, server, reply);
+    if (serverPk === undefined) continue;
     const groups = new Map<string, { remote: string; account: string; routes: Json[] }>();
     for (const route of arr(reply.data.routes).map(obj)) {
       const remoteId = str(route.remote_id);

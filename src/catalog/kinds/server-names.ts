@@ -34,7 +34,7 @@ export class ServerNames {
    * The pk of a reporting server. foldServers gave one to every server answering VARZ, JSZ
    * or HEALTHZ; a server that answered only a link source gets its identity here.
    */
-  serverPk(ctx: FoldContext, name: string, reply: ServerReply): number {
+  serverPk(ctx: FoldContext, name: string, reply: ServerReply): number | undefined {
     return (
       this.pks.get(name) ??
       ctx.pk("server", { name, cluster: str(obj(reply.info).cluster) }, `server ${name}`)

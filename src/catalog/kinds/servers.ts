@@ -22,6 +22,7 @@ export function foldServers(ctx: FoldContext, replies: EpochReplies): ReadonlyMa
     const v = varz?.data ?? {};
     const what = `server ${name}`;
     const pk = ctx.pk("server", { name, cluster: str(obj(v.cluster).name) ?? str(info.cluster) }, what);
+    if (pk === undefined) continue;
     pks.set(name, pk);
     if (varz) ctx.opts("server", pk, serverOpts(v), what);
     ctx.stats(

@@ -21,6 +21,7 @@ export function foldSubscriptionStats(
     const serverPk =
       serverPks.get(server) ??
       ctx.pk("server", { name: server, cluster: str(reply.info.cluster) }, `server ${server}`);
+    if (serverPk === undefined) continue;
     const row = {
       epoch: ctx.epoch,
       server_pk: serverPk,
@@ -33,7 +34,8 @@ export function foldSubscriptionStats(
       max_fanout: d.max_fanout,
       avg_fanout: d.avg_fanout,
     };
-    buffer.push(buffer.convert(row, what, (m) => ctx.problem(m)));
+    const problem = (m: string) => ctx.problem(m);
+    buffer.push(buffer.convert(row, what, problem), what, problem);
   }
   buffer.sortBy("server_pk");
 }
