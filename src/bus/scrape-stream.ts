@@ -169,6 +169,8 @@ export interface CommitDelivery {
   /** Stream sequence of the marker; the catalog stores it with the folded epoch. */
   readonly seq: number;
   readonly redelivered: boolean;
+  /** How many times the server has handed this marker out, this time included (1 at first). */
+  readonly deliveries: number;
   /** Commit markers waiting behind this one: more than 0 means the catalog is catching up. */
   readonly behind: number;
   /** Reads the parts the marker lists, chunks joined and decompressed. */
@@ -288,6 +290,7 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
     marker,
     seq: m.seq,
     redelivered: m.redelivered,
+    deliveries: m.info.deliveryCount,
     behind: m.info.pending,
     readParts: () => readParts(jsm, stream, marker.parts),
     working: () => m.working(),

@@ -5,6 +5,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { CommitDelivery } from "../bus/index.ts";
 import {
+  FoldDataError,
   foldEpoch,
   runEpochChecks,
   writeFiringFindings,
@@ -26,6 +27,12 @@ import type { Notifier } from "../notify/index.ts";
 export const ACK_WAIT_MS = 15_000;
 /** Delay before a marker whose fold failed is tried again. */
 const RETRY_MS = 5_000;
+/**
+ * Deliveries of a marker after which a fold failing on the epoch's own data (FoldDataError)
+ * sets the marker aside: more than one, as a constraint error can also come from a key
+ * cache that drifted from the file, which the failed fold reloads.
+ */
+export const MAX_DATA_FAILURES = 3;
 
 export async function handleCommit(
   catalog: Catalog,
@@ -131,6 +138,10 @@ export async function handleCommit(
     }
     await delivery.ack();
   } catch (err) {
+    if (err instanceof FoldDataError) {
+      setAsideOrRetry(delivery, err, ctx.system.id, log);
+      return;
+    }
     // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
     log.error(
       { err },
@@ -138,6 +149,34 @@ export async function handleCommit(
     );
     delivery.nak(RETRY_MS);
   }
+}
+
+/**
+ * A fold that failed on the epoch's own data fails the same way every time, and the consumer
+ * hands out one marker at a time: kept, the marker would hold up every later epoch until the
+ * stream's max age dropped them. It is tried MAX_DATA_FAILURES times (counted by the server,
+ * so a restart or another node does not start the count again), then terminated, as an
+ * unreadable marker is, and ingest goes on with the next one. The epoch's data stays in the
+ * scrape stream until its max age; the log says where.
+ */
+function setAsideOrRetry(delivery: CommitDelivery, err: FoldDataError, systemId: string, log: Logger): void {
+  const attempt = delivery.deliveries;
+  if (attempt < MAX_DATA_FAILURES) {
+    log.error(
+      { err, attempt, of: MAX_DATA_FAILURES },
+      "epoch not folded: its own data makes the fold fail; it is tried again, then set aside",
+    );
+    delivery.nak(RETRY_MS);
+    return;
+  }
+  log.error(
+    { err, attempt, error: err.message },
+    `epoch set aside, not folded: its data made the fold fail ${attempt} times (${err.message}); ` +
+      "later epochs are folded and this one stays missing from the catalog. Its commit marker " +
+      `is message ${delivery.seq} of the scrape stream of system ${systemId} (kept until the stream's max age): ` +
+      "read it with `nats stream get`, and report the error with it",
+  );
+  delivery.term();
 }
 
 /**
