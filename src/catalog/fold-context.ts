@@ -23,6 +23,11 @@ const TABLES = Object.fromEntries(
   ]),
 ) as Record<KindName, { ident: string; opts: string; stats: string }>;
 
+/** Per kind, the _ident columns `pk` fills itself (the pk, first_epoch), built once. */
+const FILLED = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, new Set([ENTITY_KINDS[kind].pk, "first_epoch"])]),
+) as Record<KindName, ReadonlySet<string>>;
+
 /** hx.epochs.errors keeps this many messages; the rest are counted. */
 const MAX_PROBLEMS = 100;
 
@@ -55,7 +60,7 @@ export class FoldContext {
   pk(kind: KindName, ident: PlainRow, what: string): number | undefined {
     const { pk: pkColumn, keyOf } = ENTITY_KINDS[kind];
     const buffer = this.buffer(TABLES[kind].ident);
-    const unfit = buffer.unfit(ident, new Set([pkColumn, "first_epoch"]));
+    const unfit = buffer.unfit(ident, FILLED[kind]);
     if (unfit !== undefined) {
       this.keys.created = false;
       this.problem(`${what}: ${unfit}; left out of this epoch`);
