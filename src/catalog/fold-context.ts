@@ -24,9 +24,9 @@ const TABLES = Object.fromEntries(
 ) as Record<KindName, { ident: string; opts: string; stats: string }>;
 
 /** Per kind, the _ident columns `pk` fills itself (the pk, first_epoch), built once. */
-const FILLED = Object.fromEntries(
-  KIND_NAMES.map((kind) => [kind, new Set([ENTITY_KINDS[kind].pk, "first_epoch"])]),
-) as Record<KindName, ReadonlySet<string>>;
+const FILLED: Record<KindName, ReadonlySet<string>> = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, new Set<string>([ENTITY_KINDS[kind].pk, "first_epoch"])]),
+) as Record<KindName, Set<string>>;
 
 /** hx.epochs.errors keeps this many messages; the rest are counted. */
 const MAX_PROBLEMS = 100;
