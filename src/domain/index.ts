@@ -3,7 +3,7 @@
  * Pure values and functions, no I/O; every other folder may import it.
  */
 export { isToken, assertToken } from "./ids.ts";
-export { formatEpoch, parseEpoch } from "./epoch.ts";
+export { EPOCH_CLOCK_TOLERANCE_MS, formatEpoch, parseEpoch } from "./epoch.ts";
 export type { Epoch } from "./epoch.ts";
 export { Role, ROLES } from "./roles.ts";
 export {

@@ -210,7 +210,7 @@ export function createScrapeSide(options: {
     }
     const accounts = serviceAccounts(options, log);
     const scraper = startScraper({
-      ...(previous ? { expected: expectedSeed(previous) } : {}),
+      ...(previous ? { expected: expectedSeed(previous), lastEpoch: previous.epoch } : {}),
       systemId: system.id,
       monitored,
       accounts,

@@ -3,6 +3,7 @@ import type { Logger } from "../lib/index.ts";
 import { formatEpoch } from "../domain/index.ts";
 import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from "../protocol/index.ts";
 import type { ScraperConfig } from "../config/index.ts";
+import { EpochClock, logClockEvent } from "./epoch-clock.ts";
 import { ExpectedServers, metaGroupViews, type ExpectedSeed } from "./expected-servers.ts";
 import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
 import { fetchDetails, fetchRemainingPages } from "./pages.ts";
@@ -67,7 +68,11 @@ export interface ScraperOptions {
   /** Servers expected from before this process started (the last commit marker). */
   expected?: ExpectedSeed;
   faults?: ScrapeFaults;
+  /** The last epoch committed before this process (the last commit marker's): epochs are named after it. */
+  lastEpoch?: string;
   now?: () => Date;
+  /** A clock that never steps (default performance.now), to tell a step of `now` from time passing. */
+  monotonicMs?: () => number;
   /** Told of each committed epoch (metrics). */
   onEpoch?: (summary: EpochSummary) => void;
 }
@@ -84,6 +89,11 @@ export function startScraper(options: ScraperOptions): Scraper {
   const now = options.now ?? (() => new Date());
   // Servers seen before, so one that stops answering shows as expected-but-missing.
   const known = new ExpectedServers(config.forgetAfterMs, log, options.expected);
+  const clock = new EpochClock(
+    now,
+    options.monotonicMs ?? (() => performance.now()),
+    options.lastEpoch === undefined ? undefined : new Date(options.lastEpoch),
+  );
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
@@ -92,7 +102,10 @@ export function startScraper(options: ScraperOptions): Scraper {
   let stopped = false;
 
   async function scrape(): Promise<EpochSummary> {
-    const epoch = formatEpoch(now());
+    // Named after the last epoch even when the wall clock stepped back (see epoch-clock.ts).
+    const naming = clock.next();
+    logClockEvent(log, naming);
+    const epoch = formatEpoch(naming.epoch);
     const t0 = performance.now();
     const servicesGathered = Promise.all((options.accounts ?? []).map((a) => gatherServices(a, config)));
     const gathered = await Promise.all(
