@@ -168,6 +168,8 @@ export interface CommitDelivery {
   readonly marker: CommitMarker;
   /** Stream sequence of the marker; the catalog stores it with the folded epoch. */
   readonly seq: number;
+  /** When the sink's server stored the marker, by that server's clock (a third clock, for clock problems). */
+  readonly storedAt: Date;
   readonly redelivered: boolean;
   /** How many times the server has handed this marker out, this time included (1 at first). */
   readonly deliveries: number;
@@ -289,6 +291,7 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
   return {
     marker,
     seq: m.seq,
+    storedAt: m.time,
     redelivered: m.redelivered,
     deliveries: m.info.deliveryCount,
     behind: m.info.pending,

@@ -12,6 +12,8 @@ export type LagReader = () => Promise<
 
 export interface NodeMetrics {
   epochFolded(system: string, seconds: number, rows: number): void;
+  /** A commit marker the catalog side would not fold, and why (e.g. `future-epoch`). */
+  markerSetAside(system: string, reason: string): void;
   checksRan(system: string, seconds: number, failed: number): void;
   transitions(system: string, status: string, count: number): void;
   scrapeBytes(system: string, source: string, bytes: number): void;
@@ -34,6 +36,12 @@ export function createMetrics(nodeId: string): NodeMetrics {
     name: "natsmon_epochs_folded_total",
     help: "Epochs folded into the catalog.",
     labelNames: ["system"],
+    registers: [registry],
+  });
+  const setAside = new Counter({
+    name: "natsmon_commit_markers_set_aside_total",
+    help: "Commit markers the catalog side set aside without folding, by reason (future-epoch: named by a clock far ahead of the catalog node's).",
+    labelNames: ["system", "reason"],
     registers: [registry],
   });
   const foldRows = new Counter({
@@ -119,6 +127,9 @@ export function createMetrics(nodeId: string): NodeMetrics {
       foldRows.inc({ system }, rows);
       fold.observe({ system }, seconds);
     },
+    markerSetAside(system, reason) {
+      setAside.inc({ system, reason });
+    },
     checksRan(system, seconds, failed) {
       checks.observe({ system }, seconds);
       if (failed > 0) checkFailures.inc({ system }, failed);
@@ -147,6 +158,7 @@ export function createMetrics(nodeId: string): NodeMetrics {
 export function noMetrics(): NodeMetrics {
   return {
     epochFolded: () => {},
+    markerSetAside: () => {},
     checksRan: () => {},
     transitions: () => {},
     scrapeBytes: () => {},

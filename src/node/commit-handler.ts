@@ -19,6 +19,7 @@ import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { diffFindings, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
+import { setAsideFutureEpoch } from "./future-epoch.ts";
 
 /**
  * How long the server waits for an ack before redelivering a marker. A fold in progress
@@ -53,6 +54,7 @@ export async function handleCommit(
   },
 ): Promise<void> {
   const { marker, seq } = delivery;
+  if (setAsideFutureEpoch(delivery, ctx)) return;
   const log = ctx.log.child({ epoch: marker.epoch, seq });
   try {
     const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
