@@ -1,4 +1,9 @@
-import type { Finding, FiringFinding, Transition } from "../domain/index.ts";
+import {
+  EPOCH_CLOCK_TOLERANCE_MS,
+  type Finding,
+  type FiringFinding,
+  type Transition,
+} from "../domain/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { baselineChanges } from "./baseline-changes.ts";
 import type { FindingsBaselineStore } from "./baseline-store.ts";
@@ -71,6 +76,8 @@ export interface FindingsTrackerOptions {
   /** When each finding of the run at `epoch` started firing without a gap (catalog: firingSince). */
   readonly firingSince: (epoch: Date) => Promise<ReadonlyMap<string, Date>>;
   readonly log: Logger;
+  /** This node's clock (default Date.now): a baseline far ahead of it holds nothing back. */
+  readonly now?: () => number;
 }
 
 /**
@@ -108,16 +115,57 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
   );
 
   let establishing = start === BaselineStart.Empty || start === BaselineStart.Replaced;
+  const now = options.now ?? Date.now;
+  /** Epochs not diffed for being older than the baseline, since the last one diffed. */
+  const skipped = { count: 0 };
+  /**
+   * For an epoch older than the baseline: false when it is not diffed (a marker of an
+   * epoch already passed: a second scrape node writing beside the first, or a scrape host's
+   * clock behind another's). True when the baseline itself is far ahead of this node's clock:
+   * it came from an epoch named by a clock that was ahead (stored before such markers were set
+   * aside, or while this node's clock was behind), and holding real epochs back behind it would
+   * silence the feed until the clocks passed it, so the epoch is diffed.
+   */
+  const diffedAnyway = (epoch: Date, baselineAt: Date): boolean => {
+    const aheadMs = baselineAt.getTime() - now();
+    if (aheadMs > EPOCH_CLOCK_TOLERANCE_MS) {
+      log.warn(
+        { epoch, baseline_epoch: baselineAt, baseline_ahead_ms: aheadMs },
+        `the findings baseline is from an epoch ${Math.round(aheadMs / 1000)} s ahead of this node's clock, ` +
+          "named by a scrape host whose clock was ahead: epochs are diffed against it anyway, so transitions " +
+          "are not held back until the clocks pass it. Check that the scrape and catalog hosts keep time with " +
+          "NTP (`timedatectl`, `chronyc tracking`)",
+      );
+      return true;
+    }
+    skipped.count++;
+    const fields = { epoch, baseline_epoch: baselineAt, behind_ms: baselineAt.getTime() - epoch.getTime() };
+    // Said once per run of such epochs, with what to do; the rest at debug.
+    if (skipped.count > 1) log.debug(fields, "epoch older than the findings baseline; not diffed");
+    else
+      log.warn(
+        fields,
+        "epoch older than the findings baseline: its findings are not diffed and no transitions are published " +
+          "for it (nor for later epochs older than the baseline; one line says when diffing resumes). An epoch " +
+          "named before the last one diffed comes from a scrape host whose clock is behind the one that named " +
+          "the baseline (a clock stepped back, or a scrape node that took over on a host with another time), or " +
+          "from two scrape nodes writing epochs at once. Check that the scrape and catalog hosts keep time with " +
+          "NTP (`timedatectl`, `chronyc tracking`), and that one node holds the scrape role (`natsmon systems`)",
+      );
+    return false;
+  };
   const onEpoch = async (
     result: EpochFindings,
     beforeSave?: (transitions: readonly Transition[]) => Promise<void>,
   ): Promise<Transition[]> => {
     if (baselineEpoch !== undefined && result.epoch.getTime() < baselineEpoch.getTime()) {
-      log.warn(
-        { epoch: result.epoch, baselineEpoch },
-        "epoch older than the findings baseline; its findings are not diffed",
+      if (!diffedAnyway(result.epoch, baselineEpoch)) return [];
+    } else if (skipped.count > 0) {
+      log.info(
+        { epoch: result.epoch, skipped: skipped.count },
+        "epochs are newer than the findings baseline again: their findings are diffed and transitions published",
       );
-      return [];
+      skipped.count = 0;
     }
     // A replaced catalog's pks mean other entities: its first epoch is diffed against nothing.
     const replacing = establishing && start === BaselineStart.Replaced;

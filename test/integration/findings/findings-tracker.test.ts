@@ -250,4 +250,24 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     assert.deepEqual(await tracker.onEpoch(early), []);
     assert.deepEqual(tracker.firing(), mapOf(firing(X, epochTime(1))));
   });
+
+  test("a baseline from an epoch named far ahead of the node's clock does not hold back the epochs after it", async () => {
+    await using lab = await trackerLab(nc, "ahead");
+    await lab.epoch(0, [X]);
+    // The node's clock reads 10:02; an epoch named 10:30 (a scrape host's clock 28 min ahead) becomes the baseline.
+    let clock = epochTime(2).getTime();
+    await using tracker = await lab.tracker(nc, [], () => clock);
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(30, [X])), []);
+    assert.deepEqual(tracker.baselineEpoch(), epochTime(30));
+    // Real epochs, named by a right clock, are diffed: Y fires, and the baseline is theirs again.
+    clock = epochTime(3).getTime();
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(3, [X, Y])), [
+      { status: "firing", finding: firing(Y, epochTime(3)) },
+    ]);
+    assert.deepEqual(tracker.baselineEpoch(), epochTime(3));
+    clock = epochTime(4).getTime();
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(4, [X])), [
+      { status: "resolved", finding: firing(Y, epochTime(3)), endsAt: epochTime(4) },
+    ]);
+  });
 });

@@ -62,8 +62,12 @@ export function epochTime(i: number): Date {
 export interface TrackerLab extends AsyncDisposable {
   /** Folds epoch `i`, runs the checks returning `rows`, and gives what the tracker is fed. */
   epoch(i: number, rows: readonly Row[], options?: EpochOptions): Promise<EpochFindings>;
-  /** A tracker on `nc` for this system, seeded from this catalog. */
-  tracker(nc: NatsConnection, disabledChecks?: readonly string[]): Promise<FindingsTracker>;
+  /** A tracker on `nc` for this system, seeded from this catalog; `now` is the node's clock. */
+  tracker(
+    nc: NatsConnection,
+    disabledChecks?: readonly string[],
+    now?: () => number,
+  ): Promise<FindingsTracker>;
   /** Rows of a query on the catalog, as JSON objects. */
   query(sql: string): Promise<Record<string, unknown>[]>;
   readonly catalog: Catalog;
@@ -88,8 +92,9 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
       if (!result) throw new Error(`epoch ${epoch} is not in the catalog`);
       return { epoch: new Date(epoch), ...result };
     },
-    async tracker(conn, disabledChecks = []) {
+    async tracker(conn, disabledChecks = [], now) {
       return startFindingsTracker({
+        ...(now ? { now } : {}),
         store: await openFindingsBaseline(conn, systemId, log),
         disabledChecks,
         latestFindings: () => latestEpochFindings(t.catalog),
