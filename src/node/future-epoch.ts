@@ -1,6 +1,6 @@
 /**
- * ③ A commit marker whose epoch is named far ahead of the catalog node's clock: a scrape host
- * whose clock is wrong. Folded, it would be the catalog's latest epoch (`max(epoch)`, the
+ * ③ A commit marker whose epoch is named far ahead of the catalog node's clock and of the sink
+ * server's clock when it stored the marker: a scrape host whose clock is wrong. Folded, it would be the catalog's latest epoch (`max(epoch)`, the
  * checks' windows, retention) and the findings baseline, and every real epoch after it would
  * be older than that baseline, its findings not diffed, until the clocks passed it: one bad
  * epoch would silence the finding feed for as long as the clock was ahead. It is set aside
@@ -25,7 +25,9 @@ export function setAsideFutureEpoch(
 ): boolean {
   const now = ctx.now?.() ?? Date.now();
   const { marker } = delivery;
-  const aheadMs = epochAheadMs(marker.epoch, now);
+  // Ahead of both this node's clock and the sink server's when it stored the marker: one
+  // wrong clock there (a catalog or sink host behind) must not make every epoch look ahead.
+  const aheadMs = epochAheadMs(marker.epoch, Math.max(now, delivery.storedAt.getTime()));
   if (aheadMs === undefined) return false;
   ctx.log.error(
     {
@@ -36,10 +38,10 @@ export function setAsideFutureEpoch(
       finished_at: marker.finished_at,
       stored_at: delivery.storedAt.toISOString(),
     },
-    `commit marker set aside, not folded: its epoch is ${Math.round(aheadMs / 1000)} s ahead of this catalog ` +
-      `node's clock (more than ${EPOCH_CLOCK_TOLERANCE_MS / 60_000} minutes), so the scrape host that named it ` +
-      "has a clock that is ahead (or this node's clock is behind; stored_at is the sink server's clock when it " +
-      "stored the marker). Folded, it would become the latest epoch and hold back the findings of every epoch " +
+    `commit marker set aside, not folded: its epoch is ${Math.round(aheadMs / 1000)} s ahead of both this catalog ` +
+      `node's clock and the sink server's when it stored the marker (stored_at), more than ` +
+      `${EPOCH_CLOCK_TOLERANCE_MS / 60_000} minutes, so the scrape host that named it has a clock that is ahead. ` +
+      "Folded, it would become the latest epoch and hold back the findings of every epoch " +
       "after it until the clocks pass it. This epoch's scrape is dropped; check that the scrape and catalog " +
       "hosts keep time with NTP (`timedatectl`, `chronyc tracking`)",
   );
