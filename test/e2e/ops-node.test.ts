@@ -105,7 +105,8 @@ describe("node ops endpoints", () => {
     };
     assert.ok(profile.nodes.length > 0);
     assert.ok(profile.endTime > profile.startTime);
-    const heap = await callApi<PprofReply>(nc, subjects.opsPprof, { type: "heap" });
+    // A heap snapshot of the node takes seconds, and more on a busy machine.
+    const heap = await callApi<PprofReply>(nc, subjects.opsPprof, { type: "heap" }, 60_000);
     assert.equal(heap.format, ".heapsnapshot");
     const snapshot = JSON.parse(gunzipSync(Buffer.from(heap.data, "base64")).toString()) as {
       snapshot: { node_count: number };
