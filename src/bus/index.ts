@@ -21,7 +21,13 @@ export {
   claimsBucketConfig,
   notifyAssetConfigs,
 } from "./assets.ts";
-export { ScrapePublisher, commitProgress, consumeCommits, lastCommitMarker } from "./scrape-stream.ts";
+export {
+  PartReadError,
+  ScrapePublisher,
+  commitProgress,
+  consumeCommits,
+  lastCommitMarker,
+} from "./scrape-stream.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
 export { latestPerKey, latestPerSubject } from "./kv-read.ts";
 export type { StoredMessage } from "./kv-read.ts";

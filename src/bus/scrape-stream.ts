@@ -175,7 +175,11 @@ export interface CommitDelivery {
   readonly deliveries: number;
   /** Commit markers waiting behind this one: more than 0 means the catalog is catching up. */
   readonly behind: number;
-  /** Reads the parts the marker lists, chunks joined and decompressed. */
+  /**
+   * Reads the parts the marker lists, chunks joined and decompressed; a part the stream no
+   * longer holds comes back missing. Rejects with a PartReadError when the sink does not hand
+   * a part over (no answer, no leader): the epoch is then not to be folded yet.
+   */
   readParts(): Promise<ScrapePart[]>;
   /** Tells the server the fold is still running, so the marker is not redelivered. */
   working(): void;
@@ -305,6 +309,31 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
   };
 }
 
+/**
+ * A part of an epoch the sink did not hand over, for a reason other than its not being in
+ * the stream: no answer in time (the stream's leader lost or frozen, an election under way),
+ * no responders, or an error the server answered. The part may well be there, so the epoch
+ * is not folded without it; its marker is retried.
+ */
+export class PartReadError extends Error {
+  override readonly name = "PartReadError";
+  /** True when waiting explains the failure (a timeout, no leader); false for an error the server answered. */
+  readonly transient: boolean;
+  constructor(part: ScrapePartRef, seq: number, cause: unknown) {
+    const why = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const where = `${part.source} from ${part.server}, seq ${seq}`;
+    super(`a part of the epoch could not be read from the sink (${where}: ${why})`, { cause });
+    this.transient = passesByWaiting(cause);
+  }
+}
+
+/**
+ * Reads each part by sequence from the stream's leader (STREAM.MSG.GET, not a direct get: a
+ * direct get may be answered by a replica that has not stored the message yet, and its
+ * "not found" would not mean the message is gone). Only the server's "no message found"
+ * (10037, which nats.js returns as null) makes a part missing; any other failure rejects
+ * with a PartReadError.
+ */
 async function readParts(
   jsm: JetStreamManager,
   stream: string,
@@ -317,8 +346,10 @@ async function readParts(
       const chunks: Uint8Array[] = [];
       let encoding: string | undefined;
       for (const seq of part.seqs) {
-        // A message that aged out (or was purged) is "not found"; either way it is gone.
-        const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+        const msg = await jsm.streams.getMessage(stream, { seq }).catch((err: unknown) => {
+          throw new PartReadError(part, seq, err);
+        });
+        // Aged out, purged or deleted: the server says it does not have it.
         if (msg === null) return { ...named, missing: `seq ${seq} is no longer in the stream` };
         encoding = msg.header.get("Content-Encoding") || undefined;
         chunks.push(msg.data);

@@ -89,7 +89,7 @@ export function createCatalogSide(options: {
   notifier: Notifier;
   metrics: NodeMetrics;
   log: Logger;
-  faults?: { afterFold?: () => void };
+  faults?: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void };
   /** True while this node still holds the catalog role (RoleClaims.confirm). */
   confirmRole?: () => Promise<boolean>;
   /** How often a catalog that would not open is tried again (spec: once a minute). */

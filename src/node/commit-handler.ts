@@ -3,7 +3,7 @@
  * hand the transitions to the notifier and the feed, then ack. Split from catalog-side.ts.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { CommitDelivery } from "../bus/index.ts";
+import { PartReadError, type CommitDelivery } from "../bus/index.ts";
 import {
   FoldDataError,
   foldEpoch,
@@ -48,7 +48,7 @@ export async function handleCommit(
     systemId: string;
     nodeId: string;
     log: Logger;
-    faults: { afterFold?: () => void } | undefined;
+    faults: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void } | undefined;
     /** True while this node still holds the catalog role; undefined: no claims on this node. */
     confirmRole: (() => Promise<boolean>) | undefined;
   },
@@ -60,6 +60,7 @@ export async function handleCommit(
     const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
     let result;
     try {
+      await ctx.faults?.beforeReadParts?.();
       const parts = await delivery.readParts();
       const replies = parts.map((part) => ({
         source: part.source,
@@ -140,6 +141,17 @@ export async function handleCommit(
     }
     await delivery.ack();
   } catch (err) {
+    if (err instanceof PartReadError) {
+      // Not counted as a failed fold: the data is in the stream, and folding the epoch without
+      // it would lose it for good. Retried until the sink answers; a part that ages out in the
+      // meantime is then "not found", and folded as missing with the loss recorded.
+      log[err.transient ? "warn" : "error"](
+        { err },
+        `${err.message}; the epoch is not folded without it and is retried in ${RETRY_MS / 1000} s`,
+      );
+      delivery.nak(RETRY_MS);
+      return;
+    }
     if (err instanceof FoldDataError) {
       setAsideOrRetry(delivery, err, ctx.system.id, log);
       return;

@@ -20,6 +20,8 @@ export interface ScrapeSink {
 export interface ScrapeFaults {
   beforeCommit?: () => void;
   afterCommit?: () => void;
+  /** After a commit marker is delivered and before its parts are read (catalog side). */
+  beforeReadParts?: () => Promise<void> | void;
   /** After an epoch is folded and before its marker is acked (catalog side). */
   afterFold?: () => void;
 }
