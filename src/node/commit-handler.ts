@@ -3,7 +3,7 @@
  * hand the transitions to the notifier and the feed, then ack. Split from catalog-side.ts.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { PartReadError, type CommitDelivery } from "../bus/index.ts";
+import { PartReadError, type CommitDelivery, type ScrapePart } from "../bus/index.ts";
 import {
   FoldDataError,
   foldEpoch,
@@ -15,6 +15,7 @@ import {
 import { epochCheckStatements } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { parseEpoch } from "../domain/index.ts";
+import type { CommitMarker } from "../protocol/index.ts";
 import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { diffFindings, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
@@ -70,7 +71,7 @@ export async function handleCommit(
       }));
       result = await foldEpoch(catalog, {
         markerSeq: seq,
-        marker,
+        marker: withMissingAsPartial(marker, parts),
         replies,
         retention: { retentionMs: ctx.system.db.retentionMs },
       });
@@ -254,6 +255,17 @@ function logChecks(log: Logger, result: EpochCheckResult): void {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/**
+ * The marker as folded: a server with a part the stream no longer holds counts as having
+ * answered only part of the epoch (servers_partial), so the findings diff does not take the
+ * absence of its rows for an answer and resolve its findings; they are held instead.
+ */
+function withMissingAsPartial(marker: CommitMarker, parts: readonly ScrapePart[]): CommitMarker {
+  const missing = parts.filter((part) => "missing" in part).map((part) => part.server);
+  if (missing.length === 0) return marker;
+  return { ...marker, servers_partial: [...new Set([...(marker.servers_partial ?? []), ...missing])].sort() };
 }
 
 /** A part that cannot be read becomes an error reply, which the fold records in hx.epochs.errors. */

@@ -37,8 +37,8 @@ test("an unreadable marker is set aside and a marker whose parts are gone is fol
     const row = await waitFor(
       async () =>
         (
-          await query<{ errors: string[] }>(
-            `SELECT errors FROM hx.epochs WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
+          await query<{ errors: string[]; servers_partial: string[] }>(
+            `SELECT errors, servers_partial FROM hx.epochs WHERE epoch = '${epoch}'::TIMESTAMPTZ`,
           )
         )[0],
       { message: "the epoch with missing parts to be folded" },
@@ -47,6 +47,9 @@ test("an unreadable marker is set aside and a marker whose parts are gone is fol
       row.errors.some((e) => /no longer in the stream/.test(e)),
       JSON.stringify(row),
     );
+    // Its server's rows are not there: it counts as having answered only part of the epoch, so
+    // the findings diff holds its findings instead of resolving them.
+    assert.deepEqual(row.servers_partial, ["ghost"]);
     // The scraper's own epoch was folded too: the bad markers held nothing up.
     await waitFor(
       async () => (await query<{ n: number }>("SELECT count(*)::INTEGER AS n FROM hx.epochs"))[0]?.n === 2,
