@@ -111,7 +111,12 @@ const CHECK_CLOCKS =
   "or `ntpq -p`), and that nothing else sets their clocks";
 
 /** Logs what the wall clock did, saying what it means for the epochs and what to check. */
-export function logClockEvent(log: Logger, naming: EpochNaming): void {
+export function logClockEvent(log: Logger, naming: EpochNaming): EpochNaming {
+  logEvent(log, naming);
+  return naming;
+}
+
+function logEvent(log: Logger, naming: EpochNaming): void {
   const { event } = naming;
   if (!event) return;
   const epoch = naming.epoch.toISOString();
@@ -123,7 +128,7 @@ export function logClockEvent(log: Logger, naming: EpochNaming): void {
           "since the last epoch (an NTP step correction, or the clock set by hand); epochs still move " +
           `forward and are named by it. If it is now wrong, ${CHECK_CLOCKS}` +
           (event.stepMs > 0
-            ? `; a catalog sets aside an epoch named more than ${TOLERANCE} ahead of its own clock`
+            ? `; a catalog sets aside an epoch named more than ${TOLERANCE} ahead of both its own clock and the sink's`
             : ""),
       );
       return;

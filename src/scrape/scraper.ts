@@ -91,11 +91,8 @@ export function startScraper(options: ScraperOptions): Scraper {
   const now = options.now ?? (() => new Date());
   // Servers seen before, so one that stops answering shows as expected-but-missing.
   const known = new ExpectedServers(config.forgetAfterMs, log, options.expected);
-  const clock = new EpochClock(
-    now,
-    options.monotonicMs ?? (() => performance.now()),
-    options.lastEpoch === undefined ? undefined : new Date(options.lastEpoch),
-  );
+  const last = options.lastEpoch === undefined ? undefined : new Date(options.lastEpoch);
+  const clock = new EpochClock(now, options.monotonicMs ?? (() => performance.now()), last);
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
@@ -105,9 +102,7 @@ export function startScraper(options: ScraperOptions): Scraper {
 
   async function scrape(): Promise<EpochSummary> {
     // Named after the last epoch even when the wall clock stepped back (see epoch-clock.ts).
-    const naming = clock.next();
-    logClockEvent(log, naming);
-    const epoch = formatEpoch(naming.epoch);
+    const epoch = formatEpoch(logClockEvent(log, clock.next()).epoch);
     const t0 = performance.now();
     const servicesGathered = Promise.all((options.accounts ?? []).map((a) => gatherServices(a, config)));
     const gathered = await Promise.all(
