@@ -98,6 +98,7 @@ export function createCatalogSide(options: {
   retentionEveryMs?: number;
 }): CatalogSide {
   const { sink, system, nodeId, log } = options;
+  const startedAt = new Date();
   let catalog: Catalog | undefined;
   let error: string | undefined;
   const tryOpen = async (): Promise<Catalog | undefined> => {
@@ -219,6 +220,7 @@ export function createCatalogSide(options: {
           log,
           faults: options.faults,
           confirmRole: options.confirmRole,
+          startedAt,
         });
         watch.folded();
         lastSeq = delivery.seq;

@@ -50,6 +50,8 @@ export async function handleCommit(
     nodeId: string;
     log: Logger;
     faults: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void } | undefined;
+    /** When this catalog side started: epochs scraped since then tell what is firing now. */
+    startedAt: Date;
     /** True while this node still holds the catalog role; undefined: no claims on this node. */
     confirmRole: (() => Promise<boolean>) | undefined;
   },
@@ -115,8 +117,15 @@ export async function handleCommit(
       // what is firing: its findings go to the outbox as the start-up sync would put them.
       if (establishing) await syncNotifications(ctx.notifier, ctx.systemId, ctx.tracker, log);
       // The outbox now says what is firing as of this epoch (an epoch older than the baseline
-      // is not diffed): endpoints new to it may have their first delivery.
-      if (ctx.tracker.baselineEpoch()?.getTime() === epoch.getTime())
+      // is not diffed): endpoints new to it may have their first delivery, once the epoch was
+      // scraped since this catalog started (not one left from before, folded as a backlog) and
+      // held nothing back unobserved (a server that did not answer in full, a check that failed,
+      // an election), whose findings may have cleared while natsmon was down.
+      if (
+        ctx.tracker.baselineEpoch()?.getTime() === epoch.getTime() &&
+        epoch.getTime() >= ctx.startedAt.getTime() &&
+        observedAll(checked)
+      )
         ctx.notifier
           .epochDiffed(ctx.systemId)
           .catch((err: unknown) =>
@@ -192,6 +201,16 @@ function setAsideOrRetry(delivery: CommitDelivery, err: FoldDataError, systemId:
       "read it with `nats stream get`, and report the error with it",
   );
   delivery.term();
+}
+
+/** Every expected server answered in full, every check ran and every asset had a leader. */
+function observedAll(checked: EpochCheckResult): boolean {
+  const answered = new Set(checked.answered);
+  return (
+    checked.failed.length === 0 &&
+    checked.leaderless.length === 0 &&
+    checked.expected.every((server) => answered.has(server))
+  );
 }
 
 /**

@@ -93,7 +93,10 @@ export function startFirstDeliveryGate(options: {
       opening.delete(systemId);
       if (disposed) return;
       open.set(systemId, latest);
-      log.info({ system: systemId }, "an epoch was diffed since start: the endpoint's first delivery goes");
+      log.info(
+        { system: systemId },
+        "an epoch scraped since start that observed everything was diffed: the endpoint's first delivery goes",
+      );
       options.onChange();
     })();
     opening.set(systemId, done);
@@ -107,13 +110,13 @@ export function startFirstDeliveryGate(options: {
     if (systems.length > 0)
       log.warn(
         { systems, wait_ms: options.waitMs },
-        "no epoch of these systems was diffed since start: the endpoint is sent the firing set stored before natsmon stopped, which may hold findings that cleared meanwhile (their resolves follow once an epoch is diffed)",
+        "no epoch of these systems scraped since start observed everything (every expected server answering in full, every check running, every stream and consumer led): the endpoint is sent the firing set as it stands, which may hold findings that cleared while natsmon was down (their resolves follow once they are observed); a server that stays down keeps its findings held until scraper.forget-after",
       );
     options.onChange();
   }, options.waitMs);
   log.info(
     { wait_ms: options.waitMs },
-    "the endpoint's receiver knows no alert yet: its first delivery waits for an epoch diffed since start, so findings that cleared while natsmon was down are not sent",
+    "the endpoint's receiver knows no alert yet: its first delivery waits for an epoch scraped since start that observed everything, so findings that cleared while natsmon was down are not sent",
   );
   // Marked before this endpoint's sender started: open at once.
   for (const systemId of options.fresh.marked()) void openSystem(systemId);

@@ -4,7 +4,8 @@
  * the first epoch diffed since the start, not the firing set of the baseline saved before the
  * stop. A real monitored nats-server has two streams at their message limit (jetstream-003
  * fires for both); natsmon stops, one stream is purged, natsmon starts again with a new webhook
- * endpoint. The new endpoint gets the stream still full and nothing of the purged one; the
+ * endpoint. The new endpoint gets the stream still full and nothing of the purged one, though
+ * epochs scraped before the purge wait unfolded in the scrape stream at the restart; the
  * endpoint that was there before gets the purged stream's resolve, as before.
  */
 import assert from "node:assert/strict";
@@ -46,7 +47,7 @@ test("a new endpoint is not told of a finding that cleared while natsmon was dow
   await using receiver = await startHttpReceiver();
   const hook = (name: string) =>
     `{name: ${name}, url: ${JSON.stringify(`${receiver.url}/${name}`)}, subscriptions: ["jetstream-003"]}`;
-  const run = async (hooks: readonly string[]) => {
+  const run = async (hooks: readonly string[], roles = "[scrape, catalog]") => {
     const config = join(dir.path, "natsmon.yaml");
     await writeFile(
       config,
@@ -55,6 +56,7 @@ test("a new endpoint is not told of a finding that cleared while natsmon was dow
         "sink: {embedded: {port: -1}}",
         "system:",
         `  id: ${SYSTEM}`,
+        `  roles: ${roles}`,
         `  nats: {url: ${JSON.stringify(monitored.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
         "scraper: {interval: 1s}",
         "notifications:",
@@ -87,6 +89,22 @@ test("a new endpoint is not told of a finding that cleared while natsmon was dow
     } finally {
       await first.nc.close();
       await first.node.kill("SIGTERM");
+    }
+
+    // Epochs scraped before the finding clears and not folded before the stop (a catalog
+    // behind its scraper): folded as a backlog after the restart, they tell nothing of now.
+    const scraper = await run([hook("old")], "[scrape]");
+    try {
+      const sinkJsm = await jetstreamManager(scraper.nc);
+      const stream = `MON_SCRAPE_${SYSTEM}`;
+      const from = (await sinkJsm.streams.info(stream)).state.last_seq;
+      await waitFor(async () => (await sinkJsm.streams.info(stream)).state.last_seq >= from + 20, {
+        timeoutMs: 30_000,
+        message: "epochs scraped with no catalog folding them",
+      });
+    } finally {
+      await scraper.nc.close();
+      await scraper.node.kill("SIGTERM");
     }
 
     // While natsmon is down one finding clears.

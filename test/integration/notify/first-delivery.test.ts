@@ -81,14 +81,15 @@ describe("the first delivery of an endpoint whose receiver knows no alert", () =
     );
     await waitFor(() =>
       lines.find(
-        (l) => l.endpoint === "waiting" && l.msg.includes("first delivery waits for an epoch diffed"),
+        (l) =>
+          l.endpoint === "waiting" && l.msg.includes("first delivery waits for an epoch scraped since start"),
       ),
     );
     // No epoch is diffed (the scraper stopped, or the catalog did not open): the stored set goes.
     await until("/waiting", "firing server-011 2");
     const warning = lines.find((l) => l.endpoint === "waiting" && l.level === 40);
     assert.ok(warning, "a warning says the stored firing set was sent");
-    assert.match(warning.msg, /no epoch of these systems was diffed since start/);
+    assert.match(warning.msg, /no epoch of these systems scraped since start observed everything/);
     assert.deepEqual(warning.systems, ["east"]);
     assert.deepEqual(sent("/waiting"), ["firing server-011 2", "firing server-011 3"]);
   });
