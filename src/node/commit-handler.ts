@@ -163,7 +163,7 @@ export async function handleCommit(
       return;
     }
     if (err instanceof FoldDataError) {
-      setAsideOrRetry(delivery, err, ctx.system.id, log);
+      setAsideOrRetry(delivery, err, ctx, log);
       return;
     }
     // The marker comes back after a pause; the fold is one transaction, so a retry starts clean.
@@ -183,7 +183,13 @@ export async function handleCommit(
  * unreadable marker is, and ingest goes on with the next one. The epoch's data stays in the
  * scrape stream until its max age; the log says where.
  */
-function setAsideOrRetry(delivery: CommitDelivery, err: FoldDataError, systemId: string, log: Logger): void {
+function setAsideOrRetry(
+  delivery: CommitDelivery,
+  err: FoldDataError,
+  ctx: { systemId: string; metrics: NodeMetrics },
+  log: Logger,
+): void {
+  const { systemId } = ctx;
   const attempt = delivery.deliveries;
   if (attempt < MAX_DATA_FAILURES) {
     log.error(
@@ -200,6 +206,7 @@ function setAsideOrRetry(delivery: CommitDelivery, err: FoldDataError, systemId:
       `is message ${delivery.seq} of the scrape stream of system ${systemId} (kept until the stream's max age): ` +
       "read it with `nats stream get`, and report the error with it",
   );
+  ctx.metrics.markerSetAside(systemId, "data-error");
   delivery.term();
 }
 

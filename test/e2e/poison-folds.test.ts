@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import { systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
+import { nodeSubjects, systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -137,4 +137,10 @@ test("a marker whose fold keeps failing on its own data is set aside after 3 att
   assert.equal(setAside.seq, ack.seq);
   assert.match(setAside.error!, /system_id/);
   assert.match(setAside.msg, /nats stream get/);
+  const metrics = (await t.nc.request(nodeSubjects("local").opsMetrics, "", { timeout: 10_000 })).string();
+  assert.match(
+    metrics,
+    /natsmon_commit_markers_set_aside_total\{[^}]*reason="data-error"[^}]*\} 1\b/,
+    metrics,
+  );
 });
