@@ -154,7 +154,14 @@ export interface CommitConsumerEvent {
    * missing and is made again, or could not be; stream-gone: the scrape stream is missing.
    */
   readonly kind:
-    "unanswered" | "pulling" | "consumer-gone" | "consumer-made" | "consumer-failed" | "stream-gone";
+    | "unanswered"
+    | "pulling"
+    | "consumer-gone"
+    | "consumer-made"
+    | "consumer-failed"
+    | "stream-gone"
+    /** A commit marker that is no marker (not JSON, no epoch or parts): terminated; detail is its seq. */
+    | "marker-unreadable";
   readonly detail: string;
 }
 
@@ -247,10 +254,14 @@ export async function consumeCommits(
     for await (const m of messages) {
       const delivery = toDelivery(jsm, assets.scrapeStream, m);
       // A marker nobody can read would come back for ever and hold up every later epoch.
-      if (delivery) yield delivery;
+      if (delivery) {
+        yield delivery;
+        continue;
+      }
       // No reason text: `+TERM <reason>` is not understood by nats-server 2.9, which
       // would leave the marker pending.
-      else m.term();
+      m.term();
+      options.onStatus?.({ kind: "marker-unreadable", detail: String(m.seq) });
     }
   }
   return {

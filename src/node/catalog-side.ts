@@ -177,6 +177,12 @@ export function createCatalogSide(options: {
           );
         } else if (kind === "consumer-made") {
           log.info({ consumer: detail }, "the catalog's consumer of the scrape stream is made again");
+        } else if (kind === "marker-unreadable") {
+          options.metrics.markerSetAside(system.id, "unreadable");
+          log.error(
+            { seq: Number(detail) },
+            "a commit marker in the scrape stream is unreadable (not a marker's JSON): set aside, not folded; read it with `nats stream get` (the seq) to see what wrote it to the scrape stream's commit subject",
+          );
         } else {
           log.error(
             { reason: detail },

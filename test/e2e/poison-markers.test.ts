@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import { systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
+import { nodeSubjects, systemSubjects, type CommitMarker } from "../../src/protocol/index.ts";
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -18,7 +18,7 @@ test("an unreadable marker is set aside and a marker whose parts are gone is fol
   const nc = await connect({ servers: await node.waitForUrl() });
   try {
     const js = jetstream(nc);
-    await js.publish(subjects.scrapeCommit, "this is not JSON");
+    const unreadable = await js.publish(subjects.scrapeCommit, "this is not JSON");
     // A recent epoch: an old one would be removed by retention (768 h by default) right after its fold.
     const epoch = new Date(Date.now() - 60_000).toISOString();
     const lost: CommitMarker = {
@@ -56,6 +56,23 @@ test("an unreadable marker is set aside and a marker whose parts are gone is fol
       {
         message: "the scraper's own epoch to be folded after the bad markers",
       },
+    );
+    // The unreadable marker is said and counted, not dropped in silence.
+    const said = node
+      .stderr()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; seq?: number })
+      .filter((l) => l.level === 50 && /commit marker in the scrape stream is unreadable/.test(l.msg));
+    assert.deepEqual(
+      said.map((l) => l.seq),
+      [unreadable.seq],
+    );
+    const metrics = (await nc.request(nodeSubjects("local").opsMetrics, "", { timeout: 10_000 })).string();
+    assert.match(
+      metrics,
+      /natsmon_commit_markers_set_aside_total\{[^}]*reason="unreadable"[^}]*\} 1\b/,
+      metrics,
     );
   } finally {
     await nc.close();
