@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { SinkConfig } from "../config/index.ts";
+import { silentLogger, type Logger } from "../lib/index.ts";
 import { EMBEDDED_SERVER_NAME } from "../protocol/index.ts";
 import type { ConnectTarget } from "./connect.ts";
 import { natsServerConfig } from "./nats-server-config.ts";
+import { isStorageFault, type NatsServerLogLine } from "./nats-server-log.ts";
 import { startNatsServer, type NatsServerProcess } from "./nats-server-process.ts";
 
 /**
@@ -20,7 +22,21 @@ export const EMBEDDED_GOGC = "400";
 export const EMBEDDED_ACCOUNT = { system: "SYS", monitor: "MON" } as const;
 
 export interface EmbeddedSink extends AsyncDisposable {
+  /** The running server; another one after `restart()`. */
   readonly server: NatsServerProcess;
+  /** The directory of its JetStream store (under the data dir). */
+  readonly storeDir: string;
+  /**
+   * The last thing the server logged about its JetStream storage failing (a disk full,
+   * storage limits exceeded, JetStream disabled) since it (re)started, if anything.
+   */
+  storageFault(): string | undefined;
+  /**
+   * Kills the server and starts it again on the same port, store and credentials, so
+   * natsmon's connections reconnect to it. SIGKILL, not SIGTERM: the server this is for
+   * (JetStream stuck after a write error) does not finish a graceful shutdown.
+   */
+  restart(): Promise<void>;
   /** natsmon's own connection: the MON account, where its streams and API live. */
   readonly sink: ConnectTarget;
   /** The system account, so natsmon monitors its own bus. */
@@ -33,22 +49,33 @@ export interface EmbeddedSink extends AsyncDisposable {
  * account that local clients without credentials land in (`no_auth_user`), so
  * `natsmon query` and the `nats` tools work next to it with no set-up.
  */
-export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Promise<EmbeddedSink> {
+export async function startEmbeddedSink(
+  config: SinkConfig,
+  dataDir: string,
+  log: Logger = silentLogger(),
+): Promise<EmbeddedSink> {
   const workDir = join(dataDir, "nats");
+  const storeDir = join(workDir, "jetstream");
   const monitorPassword = randomBytes(18).toString("base64url");
   const systemPassword = randomBytes(18).toString("base64url");
-  let server: NatsServerProcess;
-  try {
-    server = await startNatsServer({
+  let storageFault: string | undefined;
+  const onLog = (line: NatsServerLogLine, ready: boolean) => {
+    // Its start-up banner is chatter; what it says once running is what an operator needs.
+    log[ready ? line.level : "debug"](line.text);
+    if (isStorageFault(line.text)) storageFault = line.text;
+  };
+  const start = (port: number) =>
+    startNatsServer({
       workDir,
       env: { GOGC: process.env.GOGC ?? EMBEDDED_GOGC },
+      onLog,
       ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
       configText: natsServerConfig({
         serverName: EMBEDDED_SERVER_NAME,
         host: config.embedded.host,
-        port: config.embedded.port,
+        port,
         workDir,
-        storeDir: join(workDir, "jetstream"),
+        storeDir,
         maxPayload: 8 * 1024 * 1024,
         accounts: [
           { name: EMBEDDED_ACCOUNT.system, users: [{ user: "natsmon-sys", password: systemPassword }] },
@@ -62,6 +89,9 @@ export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Pr
         noAuthUser: "local",
       }),
     });
+  let server: NatsServerProcess;
+  try {
+    server = await start(config.embedded.port);
   } catch (err) {
     const message = (err as Error).message;
     if (/address already in use/.test(message)) {
@@ -73,10 +103,22 @@ export async function startEmbeddedSink(config: SinkConfig, dataDir: string): Pr
     }
     throw err;
   }
+  const clientUrl = server.clientUrl;
   return {
-    server,
-    sink: { url: server.clientUrl, user: "natsmon", password: monitorPassword },
-    system: { url: server.clientUrl, user: "natsmon-sys", password: systemPassword },
+    get server() {
+      return server;
+    },
+    storeDir,
+    storageFault: () => storageFault,
+    async restart() {
+      server.kill("SIGKILL");
+      await server.exited;
+      storageFault = undefined;
+      // The port it was given (an OS-chosen one included): clients reconnect to the same URL.
+      server = await start(Number(new URL(clientUrl).port));
+    },
+    sink: { url: clientUrl, user: "natsmon", password: monitorPassword },
+    system: { url: clientUrl, user: "natsmon-sys", password: systemPassword },
     [Symbol.asyncDispose]: () => server.stop(),
   };
 }

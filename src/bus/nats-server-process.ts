@@ -2,6 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { lineSplitter, parseNatsServerLogLine, type NatsServerLogLine } from "./nats-server-log.ts";
 
 export interface NatsServerPorts {
   nats?: string[];
@@ -47,6 +48,11 @@ export async function startNatsServer(opts: {
   readyTimeoutMs?: number;
   /** Variables added to this process's environment for the server (GOGC, GOMEMLIMIT…). */
   env?: Readonly<Record<string, string>>;
+  /**
+   * Each line the server logs, `ready` false until it listens: after start-up its stderr is
+   * the only place it says what goes wrong (a disk full, JetStream disabled).
+   */
+  onLog?: (line: NatsServerLogLine, ready: boolean) => void;
 }): Promise<NatsServerProcess> {
   await mkdir(opts.workDir, { recursive: true });
   const confPath = join(opts.workDir, "nats-server.conf");
@@ -63,8 +69,12 @@ export async function startNatsServer(opts: {
     ? spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", binary, "-c", confPath], spawnOptions)
     : spawn(binary, ["-c", confPath], spawnOptions);
   let stderr = "";
+  let ready = false;
+  const onLine = lineSplitter((line) => opts.onLog?.(parseNatsServerLogLine(line), ready));
   child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-8192);
+    // The tail is kept for an error at start-up; from then on the lines go to onLog only.
+    if (!ready) stderr = (stderr + chunk.toString()).slice(-8192);
+    onLine(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const pid = child.pid;
@@ -78,6 +88,8 @@ export async function startNatsServer(opts: {
   }
   const clientUrl = ports.nats?.[0];
   if (!clientUrl) throw new Error("nats-server wrote no client port");
+  ready = true;
+  stderr = "";
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats, startEmbeddedSink, type ConnectTarget, type EmbeddedSink } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
+import type { Logger } from "../lib/index.ts";
 
 export interface Sink extends AsyncDisposable {
   readonly nc: NatsConnection;
@@ -18,8 +19,10 @@ export interface Sink extends AsyncDisposable {
  * The bus natsmon lives on: the configured `sink.url`, or an embedded nats-server started
  * as a child process when none is configured. JetStream must be available on it.
  */
-export async function startSink(config: Config, nodeId: string): Promise<Sink> {
-  const embedded = config.sink.url ? undefined : await startEmbeddedSink(config.sink, config.node.dataDir);
+export async function startSink(config: Config, nodeId: string, log: Logger): Promise<Sink> {
+  const embedded = config.sink.url
+    ? undefined
+    : await startEmbeddedSink(config.sink, config.node.dataDir, log.child({ source: "nats-server" }));
   const target: ConnectTarget = embedded?.sink ?? { ...config.sink, url: config.sink.url! };
   let nc: NatsConnection;
   try {

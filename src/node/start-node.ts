@@ -69,7 +69,7 @@ export async function startNode(
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
   const log = options.log.child({ node: nodeId });
-  const sink = await startSink(config, nodeId);
+  const sink = await startSink(config, nodeId, log);
   const systems: SystemPipeline[] = [];
   const metrics = createMetrics(nodeId);
   let grant: RoleGrant = { served: new Map(), refused: new Map() };

@@ -5,11 +5,25 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
+import { pino } from "pino";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { startEmbeddedSink } from "../../../src/bus/index.ts";
 import { EMBEDDED_GOGC } from "../../../src/bus/embedded-sink.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
+
+interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly source?: string;
+}
+
+/** A logger that keeps every line, for tests that read what was logged. */
+function recordingLogger(): { log: pino.Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = pino({ level: "trace" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  return { log, lines };
+}
 
 const SINK = { replicas: 1, embedded: { host: "127.0.0.1", port: -1 } } as const;
 
@@ -124,5 +138,43 @@ describe("the embedded sink", () => {
     assert.equal(Number(await readFile(join(dir.path, "nats", "nats-server.pid"), "utf8")), pid);
     parent.kill("SIGKILL");
     await waitFor(() => !alive(pid), { message: "nats-server to die with its parent" });
+  });
+
+  test("logs what nats-server says once running, at the level of its tag, and its start-up banner at debug", async () => {
+    await using dir = await tempDir();
+    const { log, lines } = recordingLogger();
+    await using sink = await startEmbeddedSink(SINK, dir.path, log.child({ source: "nats-server" }));
+    // A client refused for its password: nats-server logs it as [ERR].
+    await assert.rejects(connect({ servers: sink.server.clientUrl, user: "natsmon", pass: "wrong" }));
+    const refused = await waitFor(
+      () => lines.find((l) => l.source === "nats-server" && /authentication error/.test(l.msg)),
+      { message: "nats-server's authentication error in natsmon's log" },
+    );
+    assert.equal(refused.level, pino.levels.values.error);
+    const banner = lines.find((l) => l.source === "nats-server" && /Starting nats-server/.test(l.msg));
+    assert.equal(banner?.level, pino.levels.values.debug);
+  });
+
+  test("restarts its server on the same URL, store and credentials, and a client reconnects to it", async () => {
+    await using dir = await tempDir();
+    await using sink = await startEmbeddedSink(SINK, dir.path);
+    const nc = await connect({
+      servers: sink.sink.url,
+      user: sink.sink.user,
+      pass: sink.sink.password,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 100,
+    });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "KEPT", subjects: ["kept.>"] });
+    const before = sink.server.pid;
+    await sink.restart();
+    assert.notEqual(sink.server.pid, before);
+    assert.equal(sink.server.clientUrl, sink.sink.url);
+    const info = await waitFor(() => jsm.streams.info("KEPT"), {
+      message: "the stream through the reconnected client",
+    });
+    assert.equal(info.config.name, "KEPT");
+    await nc.close();
   });
 });
