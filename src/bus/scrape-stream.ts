@@ -32,6 +32,11 @@ export interface PublishRetry {
   readonly signal?: AbortSignal;
   /** Called once when publishes start being retried (not again until one succeeds), with why. */
   readonly onRetry?: (subject: string, cause: Error) => void;
+  /**
+   * Why the stream does not take messages when something more specific than a missing
+   * leader is known (the embedded sink's disk full), for the message of an epoch given up.
+   */
+  readonly explain?: () => string | undefined;
 }
 
 const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000];
@@ -72,10 +77,12 @@ export class ScrapePublisher {
       } catch (err) {
         if (!passesByWaiting(err) || signal?.aborted || Date.now() >= giveUpAt) {
           if (attempt === 0 || !passesByWaiting(err)) throw err;
+          const why =
+            this.#retry.explain?.() ??
+            "its JetStream servers are down or electing no leader; check them with `nats stream info`";
           throw new Error(
             `the scrape stream did not take ${subject} for ${Math.round((Date.now() - started) / 1000)} s ` +
-              `(${(err as Error).message}): its JetStream servers are down or electing no leader; ` +
-              "check them with `nats stream info` (this epoch is dropped, the next one is tried)",
+              `(${(err as Error).message}): ${why} (this epoch is dropped, the next one is tried)`,
             { cause: err },
           );
         }

@@ -19,6 +19,8 @@ export interface NodeMetrics {
   scrapeBytes(system: string, source: string, bytes: number): void;
   request(endpoint: string, outcome: string): void;
   delivery(endpoint: string, kind: string, outcome: string): void;
+  /** The data dir's disk: bytes free (for natsmon's user) and its size. */
+  dataDirSpace(freeBytes: number, totalBytes: number): void;
   /** Commit-marker consumer pending of a system. */
   addCommitLag(read: LagReader): void;
   /** Outbox consumer pending of each endpoint. */
@@ -94,6 +96,16 @@ export function createMetrics(nodeId: string): NodeMetrics {
     labelNames: ["endpoint", "kind", "outcome"],
     registers: [registry],
   });
+  const dataDirFree = new Gauge({
+    name: "natsmon_data_dir_free_bytes",
+    help: "Free bytes on the disk of the node's data dir (DuckDB catalogs, the embedded sink's JetStream store).",
+    registers: [registry],
+  });
+  const dataDirSize = new Gauge({
+    name: "natsmon_data_dir_size_bytes",
+    help: "Size in bytes of the disk of the node's data dir.",
+    registers: [registry],
+  });
   const commitLag: LagReader[] = [];
   const outboxLag: LagReader[] = [];
   const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
@@ -146,6 +158,10 @@ export function createMetrics(nodeId: string): NodeMetrics {
     delivery(endpoint, kind, outcome) {
       deliveries.inc({ endpoint, kind, outcome });
     },
+    dataDirSpace(freeBytes, totalBytes) {
+      dataDirFree.set(freeBytes);
+      dataDirSize.set(totalBytes);
+    },
     addCommitLag: (read) => commitLag.push(read),
     addOutboxLag: (read) => outboxLag.push(read),
     async render() {
@@ -164,6 +180,7 @@ export function noMetrics(): NodeMetrics {
     scrapeBytes: () => {},
     request: () => {},
     delivery: () => {},
+    dataDirSpace: () => {},
     addCommitLag: () => {},
     addOutboxLag: () => {},
     render: () => Promise.resolve({ text: "", contentType: "text/plain" }),

@@ -124,6 +124,8 @@ export function createScrapeSide(options: {
   faults?: ScrapeFaults;
   /** True while this node still holds the scrape role (RoleClaims.confirm). */
   confirmRole?: () => Promise<boolean>;
+  /** Why the sink does not store messages, when its storage is known to be the reason. */
+  sinkFault?: () => string | undefined;
 }): ScrapeSide {
   const { system, log } = options;
   const target = system.nats ?? options.sinkSystem;
@@ -218,11 +220,21 @@ export function createScrapeSide(options: {
         new ScrapePublisher(options.sink, system.id, {
           forMs: PUBLISH_RETRY_MS,
           signal: retries.signal,
-          onRetry: (subject, cause) =>
-            log.warn(
-              { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
-              "the scrape stream is not taking messages (no JetStream leader: an election, or its servers down); retrying",
-            ),
+          explain: () => options.sinkFault?.(),
+          onRetry: (subject, cause) => {
+            const fault = options.sinkFault?.();
+            if (fault) {
+              log.error(
+                { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
+                `the scrape stream is not taking messages: ${fault}; retrying`,
+              );
+            } else {
+              log.warn(
+                { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
+                "the scrape stream is not taking messages (no JetStream leader: an election, or its servers down); retrying",
+              );
+            }
+          },
         }),
         options.confirmRole,
       ),

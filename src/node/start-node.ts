@@ -23,6 +23,8 @@ import { createScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
 import { startSink } from "./sink.ts";
 import { claimRoles, describeHolder, type RoleGrant } from "./claim-roles.ts";
+import { sinkStorageCause, startDiskWatch, type DiskWatch } from "./data-dir-space.ts";
+import { embeddedSinkRecovery } from "./sink-recovery.ts";
 
 export interface RunningNode extends AsyncDisposable {
   readonly nodeId: string;
@@ -123,8 +125,18 @@ export async function startNode(
     onLost(reason);
   };
   const stopIfAborted = () => options.signal?.throwIfAborted();
+  let disk: DiskWatch | undefined;
   try {
     stopIfAborted();
+    // The data dir's disk: watched, and the embedded sink restarted when it was stuck by a full one.
+    disk = startDiskWatch({
+      dir: config.node.dataDir,
+      log,
+      metrics,
+      ...(sink.embedded
+        ? { onReading: embeddedSinkRecovery({ embedded: sink.embedded, nc: sink.nc, log }) }
+        : {}),
+    });
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
       nc: sink.nc,
@@ -207,6 +219,7 @@ export async function startNode(
           log: systemLog,
           ...(options.faults ? { faults: options.faults } : {}),
           ...confirming(claims, system.id, Role.Scrape),
+          sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
         });
         scrapes.set(system.id, scrape);
         await api.addSystemEndpoints(system.id, scrapeEndpoints(system, scrape));
@@ -230,6 +243,7 @@ export async function startNode(
     stopIfAborted();
   } catch (err) {
     if (options.signal?.aborted) log.info("stopping what had started");
+    await disk?.[Symbol.asyncDispose]();
     for (const s of systems.reverse()) await s[Symbol.asyncDispose]();
     // Sides whose pipeline never started (stopping one twice is a no-op).
     for (const scrape of scrapes.values()) await scrape[Symbol.asyncDispose]();
@@ -243,6 +257,7 @@ export async function startNode(
   const startedApi = api;
   const startedNotifier = notifier;
   const heldClaims = claims;
+  const watchedDisk = disk;
   log.info(
     {
       url: sink.url,
@@ -260,6 +275,8 @@ export async function startNode(
     discovery,
     lost,
     async [Symbol.asyncDispose]() {
+      // First, so that no restart of the embedded server begins while the node stops.
+      await watchedDisk?.[Symbol.asyncDispose]();
       for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
       await startedApi[Symbol.asyncDispose]();
       // Released once nothing here serves the roles, so a node that claims them next is alone.

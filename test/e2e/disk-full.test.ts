@@ -1,0 +1,103 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+interface LogLine {
+  readonly level: number;
+  readonly msg?: string;
+  readonly source?: string;
+}
+
+function logLines(node: NatsmonProcess): LogLine[] {
+  return node
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+/**
+ * A 20 MiB tmpfs mounted on a temporary directory, unmounted (lazily, should something still
+ * hold it) and removed on dispose. Mounting needs root, which the tests run as (.ci/run).
+ */
+async function smallDisk(): Promise<{ path: string } & AsyncDisposable> {
+  const dir = await tempDir("natsmon-disk-");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=20m", "tmpfs", dir.path]);
+  } catch (err) {
+    await dir[Symbol.asyncDispose]();
+    throw new Error(`this test mounts a tmpfs and needs root: ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    path: dir.path,
+    async [Symbol.asyncDispose]() {
+      execFileSync("umount", ["-l", dir.path]);
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+describe("a node on the embedded sink whose data dir's disk fills up", () => {
+  test("names the full disk, not an election, restarts its stuck server once space is back, scrapes again and stops cleanly", async () => {
+    await using disk = await smallDisk();
+    const filler = join(disk.path, "filler");
+    const node = spawnNatsmon(["run", "--data-dir", join(disk.path, "data")], {
+      NATSMON_SINK_EMBEDDED_PORT: "-1",
+      NATSMON_SCRAPER_INTERVAL: "1s",
+    });
+    try {
+      await node.waitForUrl();
+      await waitFor(() => logLines(node).some((l) => l.msg === "epoch folded"), {
+        message: "a first epoch folded",
+        timeoutMs: 30_000,
+      });
+      const beforeFull = logLines(node).length;
+      try {
+        execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
+      } catch {
+        // dd stops with "No space left on device": the disk is full, as meant.
+      }
+
+      const full = await waitFor(
+        () => logLines(node).find((l) => l.level === 50 && /data dir .* its disk is full/.test(l.msg ?? "")),
+        { message: "the data dir reported full", timeoutMs: 30_000 },
+      );
+      assert.match(full.msg!, new RegExp(`${disk.path}/data has 0\\.\\d MiB free`));
+      assert.match(full.msg!, /free space on that disk/);
+      const cause = await waitFor(
+        () =>
+          logLines(node)
+            .slice(beforeFull)
+            .find((l) => /scrape stream is not taking messages/.test(l.msg ?? "")),
+        { message: "a publish to the scrape stream failing", timeoutMs: 30_000 },
+      );
+      assert.match(cause.msg!, /the disk of the data dir .* is full/);
+      assert.doesNotMatch(cause.msg!, /election/);
+
+      await rm(filler);
+      const beforeFreed = logLines(node).length;
+      await waitFor(
+        () =>
+          logLines(node)
+            .slice(beforeFreed)
+            .some((l) => /natsmon restarts the server/.test(l.msg ?? "")),
+        { message: "the embedded server restarted once space is back", timeoutMs: 30_000 },
+      );
+      await waitFor(
+        () =>
+          logLines(node)
+            .slice(beforeFreed)
+            .some((l) => l.msg === "epoch folded"),
+        { message: "an epoch folded after the restart", timeoutMs: 60_000 },
+      );
+      assert.equal(await node.kill("SIGTERM"), 0, node.stderr().slice(-3000));
+    } finally {
+      await node.kill("SIGKILL");
+    }
+  });
+});
