@@ -8,11 +8,14 @@ import {
   systemSubject,
   type DiscoveryReply,
 } from "../protocol/index.ts";
-import type { Logger, NodeMetrics } from "../lib/index.ts";
+import { settlesWithin, type Logger, type NodeMetrics } from "../lib/index.ts";
 import { adapt, type ApiHandler } from "./adapter.ts";
 import { adaptStream, type StreamHandler } from "./stream-handlers.ts";
 import { answerPing } from "./ping.ts";
 import { answerUnknownSystems } from "./unknown-system.ts";
+
+/** How long a stop waits for the micro service to drain its subscriptions. */
+const SERVICE_STOP_MS = 2_000;
 
 export interface Api extends AsyncDisposable {
   /** Registers each handler on its system-space subject (protocol/systemSubject). */
@@ -91,7 +94,10 @@ export async function startApi(
     },
     async [Symbol.asyncDispose]() {
       for (const sub of ping ?? []) sub.unsubscribe();
-      await service.stop();
+      // The service drains its subscriptions, which waits for the sink: a stuck one never answers.
+      if (!(await settlesWithin(service.stop(), SERVICE_STOP_MS))) {
+        log.info({ after_ms: SERVICE_STOP_MS }, "the sink did not answer the API's stop; going on");
+      }
     },
   };
 }

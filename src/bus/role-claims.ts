@@ -4,7 +4,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from "@nats-io
 import { Kvm, type KV } from "@nats-io/kv";
 import { isToken, type Role } from "../domain/index.ts";
 import { claimProbeSubject, ROLE_CLAIMS_BUCKET, roleClaimKey, type RoleClaim } from "../protocol/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { settlesWithin, type Logger } from "../lib/index.ts";
 import { claimsBucketConfig, ensureStream } from "./assets.ts";
 import { afterWaiting, claimStep, refreshStep, type ClaimSeen, type Liveness } from "./claim-rules.ts";
 import { passesByWaiting } from "./transient.ts";
@@ -122,6 +122,8 @@ export async function startRoleClaims(options: {
   const held = new Map<string, { systemId: string; role: Role; revision: number; late: boolean }>();
   let refreshTimer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> = Promise.resolve();
+  /** Set by a stop: refreshes queued behind a sink that does not answer are skipped. */
+  let stopping = false;
   const refresh = async (key: string) => {
     const entry = held.get(key);
     if (!entry) return;
@@ -168,6 +170,7 @@ export async function startRoleClaims(options: {
   };
   const refreshAll = async () => {
     for (const key of [...held.keys()]) {
+      if (stopping) return;
       await refresh(key).catch((err: unknown) =>
         log.warn({ key, err: (err as Error).message }, "cannot refresh the role claim; retrying"),
       );
@@ -235,7 +238,9 @@ export async function startRoleClaims(options: {
     },
     async [Symbol.asyncDispose]() {
       clearInterval(refreshTimer);
-      await refreshing;
+      stopping = true;
+      // A refresh in flight to a sink that does not answer only times out: not worth a longer stop.
+      await settlesWithin(refreshing, RELEASE_TIMEOUT_MS);
       // Only a claim still at the revision this node wrote: never one another node holds now.
       // All at once and briefly: a Ctrl-C reaches the embedded server with natsmon (one process
       // group), so at a stop the sink may be gone already, and a claim lapses by itself anyway.

@@ -13,3 +13,4 @@ export { createMetrics, noMetrics } from "./metrics.ts";
 export type { NodeMetrics, LagReader } from "./metrics.ts";
 export { isoDate, isoTimestamp } from "./iso-time.ts";
 export { VERSION } from "./version.ts";
+export { settlesWithin } from "./within.ts";

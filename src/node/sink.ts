@@ -2,7 +2,10 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats, startEmbeddedSink, type ConnectTarget, type EmbeddedSink } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { settlesWithin, type Logger } from "../lib/index.ts";
+
+/** How long a stop waits for natsmon's connection to the sink to drain. */
+const DRAIN_MS = 2_000;
 
 export interface Sink extends AsyncDisposable {
   readonly nc: NatsConnection;
@@ -43,7 +46,15 @@ export async function startSink(config: Config, nodeId: string, log: Logger): Pr
     systemTarget: embedded?.system,
     version: nc.info?.version ?? "unknown",
     async [Symbol.asyncDispose]() {
-      await nc.drain().catch(() => undefined);
+      // A sink that does not answer (stuck on a full disk) never completes a drain.
+      if (!(await settlesWithin(nc.drain(), DRAIN_MS))) {
+        await nc.close().catch(() => undefined);
+        if (embedded) {
+          // Stuck as nats-server 2.9.10 is after a failed write, it would ignore SIGTERM too.
+          log.warn({ pid: embedded.server.pid }, "the embedded nats-server does not answer; killing it");
+          embedded.server.kill("SIGKILL");
+        }
+      }
       await embedded?.[Symbol.asyncDispose]();
     },
   };

@@ -100,4 +100,37 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
       await node.kill("SIGKILL");
     }
   });
+
+  test("stops cleanly on SIGTERM while the disk is still full and its sink stuck", async () => {
+    await using disk = await smallDisk();
+    const node = spawnNatsmon(["run", "--data-dir", join(disk.path, "data")], {
+      NATSMON_SINK_EMBEDDED_PORT: "-1",
+      NATSMON_SCRAPER_INTERVAL: "1s",
+    });
+    try {
+      await node.waitForUrl();
+      await waitFor(() => logLines(node).some((l) => l.msg === "epoch folded"), {
+        message: "a first epoch folded",
+        timeoutMs: 30_000,
+      });
+      try {
+        execFileSync("dd", ["if=/dev/zero", `of=${join(disk.path, "filler")}`, "bs=64k"], {
+          stdio: "ignore",
+        });
+      } catch {
+        // Full, as meant.
+      }
+      await waitFor(
+        () => logLines(node).some((l) => /scrape stream is not taking messages/.test(l.msg ?? "")),
+        {
+          message: "a publish to the scrape stream failing",
+          timeoutMs: 30_000,
+        },
+      );
+      assert.equal(await node.kill("SIGTERM"), 0, node.stderr().slice(-3000));
+      assert.ok(logLines(node).some((l) => l.msg === "node stopped"));
+    } finally {
+      await node.kill("SIGKILL");
+    }
+  });
 });
