@@ -92,6 +92,8 @@ export function createCatalogSide(options: {
   faults?: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void };
   /** True while this node still holds the catalog role (RoleClaims.confirm). */
   confirmRole?: () => Promise<boolean>;
+  /** Why the sink does not answer, when its storage is known to be the reason. */
+  sinkFault?: () => string | undefined;
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
   /** How often retention runs (once a minute). */
@@ -162,9 +164,12 @@ export function createCatalogSide(options: {
         if (kind === "unanswered") {
           if (unanswered !== undefined) return;
           unanswered = Date.now();
-          log.warn(
+          const fault = options.sinkFault?.();
+          log[fault ? "error" : "warn"](
             { reason: detail },
-            "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
+            fault
+              ? `the scrape stream's consumer is not answering: ${fault}; pulling again`
+              : "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
           );
         } else if (kind === "pulling") {
           if (unanswered === undefined) return;

@@ -205,6 +205,7 @@ export async function startNode(
           ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
           ...confirming(claims, system.id, Role.Catalog),
+          sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
         });
         catalogs.set(system.id, catalog);
         await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));

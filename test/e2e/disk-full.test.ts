@@ -78,6 +78,10 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
       );
       assert.match(cause.msg!, /the disk of the data dir .* is full/);
       assert.doesNotMatch(cause.msg!, /election/);
+      const blamingElection = logLines(node)
+        .slice(beforeFull)
+        .filter((l) => /election/.test(l.msg ?? ""));
+      assert.deepEqual(blamingElection, [], "nothing logged while the disk is full blames an election");
 
       await rm(filler);
       const beforeFreed = logLines(node).length;
