@@ -37,6 +37,8 @@ export interface EmbeddedSink extends AsyncDisposable {
    * (JetStream stuck after a write error) does not finish a graceful shutdown.
    */
   restart(): Promise<void>;
+  /** When `restart()` last started the server again, if it ever did. */
+  restartedAt(): Date | undefined;
   /** natsmon's own connection: the MON account, where its streams and API live. */
   readonly sink: ConnectTarget;
   /** The system account, so natsmon monitors its own bus. */
@@ -59,6 +61,7 @@ export async function startEmbeddedSink(
   const monitorPassword = randomBytes(18).toString("base64url");
   const systemPassword = randomBytes(18).toString("base64url");
   let storageFault: string | undefined;
+  let restartedAt: Date | undefined;
   const onLog = (line: NatsServerLogLine, ready: boolean) => {
     // Its start-up banner is chatter; what it says once running is what an operator needs.
     log[ready ? line.level : "debug"](line.text);
@@ -116,7 +119,9 @@ export async function startEmbeddedSink(
       storageFault = undefined;
       // The port it was given (an OS-chosen one included): clients reconnect to the same URL.
       server = await start(Number(new URL(clientUrl).port));
+      restartedAt = new Date();
     },
+    restartedAt: () => restartedAt,
     sink: { url: clientUrl, user: "natsmon", password: monitorPassword },
     system: { url: clientUrl, user: "natsmon-sys", password: systemPassword },
     [Symbol.asyncDispose]: () => server.stop(),

@@ -132,5 +132,16 @@ export function sinkStorageCause(embedded: EmbeddedSink | undefined, dir: string
       "natsmon restarts the embedded server once space is back if its JetStream stays stuck"
     );
   }
-  return said ? `the embedded nats-server reported a JetStream storage fault: ${said}` : undefined;
+  if (said) return `the embedded nats-server reported a JetStream storage fault: ${said}`;
+  const restarted = embedded.restartedAt();
+  if (restarted && Date.now() - restarted.getTime() < RECENT_RESTART_MS) {
+    return (
+      `natsmon restarted the embedded nats-server at ${restarted.toISOString()}, its JetStream stuck since ` +
+      "its disk filled up; it reconnects to it"
+    );
+  }
+  return undefined;
 }
+
+/** How long after natsmon restarted the embedded server a publish failing is put down to it. */
+const RECENT_RESTART_MS = 60_000;

@@ -99,6 +99,13 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
             .some((l) => l.msg === "epoch folded"),
         { message: "an epoch folded after the restart", timeoutMs: 60_000 },
       );
+      assert.deepEqual(
+        logLines(node)
+          .slice(beforeFreed)
+          .filter((l) => /election|electing/.test(JSON.stringify(l))),
+        [],
+        "nothing logged while the server is restarted blames an election",
+      );
       assert.equal(await node.kill("SIGTERM"), 0, node.stderr().slice(-3000));
     } finally {
       await node.kill("SIGKILL");
