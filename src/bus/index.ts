@@ -32,6 +32,6 @@ export { scrapeStreamInfo } from "./sink-info.ts";
 export { latestPerKey, latestPerSubject } from "./kv-read.ts";
 export type { StoredMessage } from "./kv-read.ts";
 export { discoverNodes } from "./discover.ts";
-export type { CommitDelivery, ScrapePart } from "./scrape-stream.ts";
+export type { CommitConsumerEvent, CommitDelivery, ScrapePart } from "./scrape-stream.ts";
 export { startRoleClaims, CLAIM_REFRESH_MS } from "./role-claims.ts";
 export type { ClaimResult, RoleClaims } from "./role-claims.ts";

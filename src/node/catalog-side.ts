@@ -37,6 +37,7 @@ import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
 import { ACK_WAIT_MS, handleCommit, recordFiring, syncNotifications } from "./commit-handler.ts";
+import { commitConsumerStatusLog } from "./commit-consumer-log.ts";
 import type {
   OpsPort,
   BackupStreamPort,
@@ -157,46 +158,13 @@ export function createCatalogSide(options: {
   const startIndexing = async (open: Catalog, tracker: FindingsTracker | undefined) => {
     void runRetention();
     retentionTimer = setInterval(() => void runRetention(), retentionEveryMs);
-    let unanswered: number | undefined;
     const consumer = await consumeCommits(sink, system.id, {
       ackWaitMs: ACK_WAIT_MS,
-      onStatus: ({ kind, detail }) => {
-        if (kind === "unanswered") {
-          if (unanswered !== undefined) return;
-          unanswered = Date.now();
-          const fault = options.sinkFault?.();
-          log[fault ? "error" : "warn"](
-            { reason: detail },
-            fault
-              ? `the scrape stream's consumer is not answering: ${fault}; pulling again`
-              : "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
-          );
-        } else if (kind === "pulling") {
-          if (unanswered === undefined) return;
-          log.info({ after_ms: Date.now() - unanswered }, "the scrape stream's consumer answers again");
-          unanswered = undefined;
-        } else if (kind === "consumer-gone") {
-          log.warn(
-            { reason: detail },
-            "the catalog's consumer of the scrape stream is missing; making it again",
-          );
-        } else if (kind === "consumer-made") {
-          log.info({ consumer: detail }, "the catalog's consumer of the scrape stream is made again");
-        } else if (kind === "marker-unreadable") {
-          options.metrics.markerSetAside(system.id, "unreadable");
-          log.error(
-            { seq: Number(detail) },
-            "a commit marker in the scrape stream is unreadable (not a marker's JSON): set aside, not folded; read it with `nats stream get` (the seq) to see what wrote it to the scrape stream's commit subject",
-          );
-        } else {
-          log.error(
-            { reason: detail },
-            kind === "stream-gone"
-              ? "the scrape stream is missing: nothing can be folded until a scrape node of this system makes it again (start or restart one)"
-              : "the catalog's consumer of the scrape stream is missing and could not be made again; restart the node",
-          );
-        }
-      },
+      onStatus: commitConsumerStatusLog({
+        log,
+        sinkFault: () => options.sinkFault?.(),
+        setAside: () => options.metrics.markerSetAside(system.id, "unreadable"),
+      }),
     });
     // Scrape stream lag: commit markers not yet consumed.
     const assets = systemAssets(system.id);

@@ -1,0 +1,52 @@
+/**
+ * What the catalog side logs of its commit consumer's pull (consumeCommits' onStatus): a
+ * consumer that stops answering once until it answers again, one made again, a missing
+ * stream, and an unreadable marker set aside (counted). Split from catalog-side.ts.
+ */
+import type { CommitConsumerEvent } from "../bus/index.ts";
+import type { Logger } from "../lib/index.ts";
+
+export function commitConsumerStatusLog(options: {
+  log: Logger;
+  /** Why the sink does not store messages, when its storage is known to be the reason. */
+  sinkFault: () => string | undefined;
+  /** Counts an unreadable marker set aside. */
+  setAside: () => void;
+}): (event: CommitConsumerEvent) => void {
+  const { log } = options;
+  let unanswered: number | undefined;
+  return ({ kind, detail }) => {
+    if (kind === "unanswered") {
+      if (unanswered !== undefined) return;
+      unanswered = Date.now();
+      const fault = options.sinkFault();
+      log[fault ? "error" : "warn"](
+        { reason: detail },
+        fault
+          ? `the scrape stream's consumer is not answering: ${fault}; pulling again`
+          : "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
+      );
+    } else if (kind === "pulling") {
+      if (unanswered === undefined) return;
+      log.info({ after_ms: Date.now() - unanswered }, "the scrape stream's consumer answers again");
+      unanswered = undefined;
+    } else if (kind === "consumer-gone") {
+      log.warn({ reason: detail }, "the catalog's consumer of the scrape stream is missing; making it again");
+    } else if (kind === "consumer-made") {
+      log.info({ consumer: detail }, "the catalog's consumer of the scrape stream is made again");
+    } else if (kind === "marker-unreadable") {
+      options.setAside();
+      log.error(
+        { seq: Number(detail) },
+        "a commit marker in the scrape stream is unreadable (not a marker's JSON): set aside, not folded; read it with `nats stream get` (the seq) to see what wrote it to the scrape stream's commit subject",
+      );
+    } else {
+      log.error(
+        { reason: detail },
+        kind === "stream-gone"
+          ? "the scrape stream is missing: nothing can be folded until a scrape node of this system makes it again (start or restart one)"
+          : "the catalog's consumer of the scrape stream is missing and could not be made again; restart the node",
+      );
+    }
+  };
+}
