@@ -42,6 +42,15 @@ async function smallDisk(): Promise<{ path: string } & AsyncDisposable> {
   };
 }
 
+/** Waits for the node's bus and its first folded epoch. */
+async function firstEpoch(node: NatsmonProcess): Promise<void> {
+  await node.waitForUrl();
+  await waitFor(() => logLines(node).some((l) => l.msg === "epoch folded"), {
+    message: "a first epoch folded",
+    timeoutMs: 30_000,
+  });
+}
+
 describe("a node on the embedded sink whose data dir's disk fills up", () => {
   test("names the full disk, not an election, restarts its stuck server once space is back, scrapes again and stops cleanly", async () => {
     await using disk = await smallDisk();
@@ -51,11 +60,7 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
       NATSMON_SCRAPER_INTERVAL: "1s",
     });
     try {
-      await node.waitForUrl();
-      await waitFor(() => logLines(node).some((l) => l.msg === "epoch folded"), {
-        message: "a first epoch folded",
-        timeoutMs: 30_000,
-      });
+      await firstEpoch(node);
       const beforeFull = logLines(node).length;
       try {
         execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
@@ -119,11 +124,7 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
       NATSMON_SCRAPER_INTERVAL: "1s",
     });
     try {
-      await node.waitForUrl();
-      await waitFor(() => logLines(node).some((l) => l.msg === "epoch folded"), {
-        message: "a first epoch folded",
-        timeoutMs: 30_000,
-      });
+      await firstEpoch(node);
       try {
         execFileSync("dd", ["if=/dev/zero", `of=${join(disk.path, "filler")}`, "bs=64k"], {
           stdio: "ignore",
