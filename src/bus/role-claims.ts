@@ -246,20 +246,17 @@ export async function startRoleClaims(options: {
       // group), so at a stop the sink may be gone already, and a claim lapses by itself anyway.
       await Promise.all(
         [...held].map(async ([key, { revision }]) => {
-          let timer: NodeJS.Timeout | undefined;
-          const gaveUp = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error("no answer")), RELEASE_TIMEOUT_MS);
-          });
-          try {
-            await Promise.race([kv.delete(key, { previousSeq: revision }), gaveUp]);
-          } catch (err) {
-            // Nothing to do about it: the next node takes the claim over once it lapses.
+          const release = kv.delete(key, { previousSeq: revision }).then(
+            () => undefined,
+            (err: unknown) => (err instanceof Error ? err.message : String(err)),
+          );
+          const failed = (await settlesWithin(release, RELEASE_TIMEOUT_MS)) ? await release : "no answer";
+          // Nothing to do about it: the next node takes the claim over once it lapses.
+          if (failed !== undefined) {
             log.info(
-              { key, err: (err as Error).message },
+              { key, err: failed },
               "the role claim was not released (the sink did not answer); it lapses by itself within seconds",
             );
-          } finally {
-            clearTimeout(timer);
           }
         }),
       );
