@@ -117,6 +117,38 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
     }
   });
 
+  test("the catalog side names the full disk when its consumer of the scrape stream stops answering", async () => {
+    await using disk = await smallDisk();
+    const node = spawnNatsmon(["run", "--data-dir", join(disk.path, "data")], {
+      NATSMON_SINK_EMBEDDED_PORT: "-1",
+      NATSMON_SCRAPER_INTERVAL: "1s",
+    });
+    try {
+      await firstEpoch(node);
+      const beforeFull = logLines(node).length;
+      try {
+        execFileSync("dd", ["if=/dev/zero", `of=${join(disk.path, "filler")}`, "bs=64k"], {
+          stdio: "ignore",
+        });
+      } catch {
+        // Full, as meant.
+      }
+      // nats-server 2.9.10 stalls its JetStream on the failed write: the pull goes unanswered.
+      const quiet = await waitFor(
+        () =>
+          logLines(node)
+            .slice(beforeFull)
+            .find((l) => /scrape stream's consumer is not answering/.test(l.msg ?? "")),
+        { message: "the commit consumer reported not answering", timeoutMs: 60_000 },
+      );
+      assert.equal(quiet.level, 50, JSON.stringify(quiet));
+      assert.match(quiet.msg!, new RegExp(`the disk of the data dir ${disk.path}/data is full`));
+      assert.doesNotMatch(quiet.msg!, /election/);
+    } finally {
+      await node.kill("SIGKILL");
+    }
+  });
+
   test("stops cleanly on SIGTERM while the disk is still full and its sink stuck", async () => {
     await using disk = await smallDisk();
     const node = spawnNatsmon(["run", "--data-dir", join(disk.path, "data")], {
