@@ -99,6 +99,8 @@ export function createCatalogSide(options: {
   reopenMs?: number;
   /** How often retention runs (once a minute). */
   retentionEveryMs?: number;
+  /** This node's clock (ms) as a marker's epoch is checked against it (default Date.now). */
+  now?: () => number;
 }): CatalogSide {
   const { sink, system, nodeId, log } = options;
   const startedAt = new Date();
@@ -200,6 +202,7 @@ export function createCatalogSide(options: {
           faults: options.faults,
           confirmRole: options.confirmRole,
           startedAt,
+          now: options.now,
         });
         watch.folded();
         lastSeq = delivery.seq;

@@ -54,6 +54,8 @@ export async function handleCommit(
     startedAt: Date;
     /** True while this node still holds the catalog role; undefined: no claims on this node. */
     confirmRole: (() => Promise<boolean>) | undefined;
+    /** This node's clock (ms), for the future-epoch check; undefined: Date.now. */
+    now?: (() => number) | undefined;
   },
 ): Promise<void> {
   const { marker, seq } = delivery;

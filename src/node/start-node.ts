@@ -67,6 +67,8 @@ export async function startNode(
     signal?: AbortSignal;
     /** Named in this node's role claims (default: the OS hostname). */
     host?: string;
+    /** The catalog sides' clock (ms), which a commit marker's epoch is checked against (default Date.now). */
+    catalogNow?: () => number;
   },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
@@ -204,6 +206,7 @@ export async function startNode(
           ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
           ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
+          ...(options.catalogNow ? { now: options.catalogNow } : {}),
           ...confirming(claims, system.id, Role.Catalog),
           sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
         });
