@@ -25,12 +25,13 @@ export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered";
 /**
  * Decides the cause from the sequence of the last marker this catalog got (`seenSeq`), what
  * the consumer had handed out when the watch started (`deliveredAtStart`: its earlier run's
- * markers are no sign of anyone) and where the markers stand now.
+ * markers are no sign of anyone) and where the markers stand now. Only a marker counts: the
+ * consumer's delivered sequence also moves past the parts it skips (it takes commit markers
+ * only), so a scraper midway through an epoch is no sign of another process.
  */
 export function quietCause(seenSeq: number, deliveredAtStart: number, now: CommitProgress): QuietCause {
-  if (now.deliveredSeq > Math.max(seenSeq, deliveredAtStart)) return "taken-elsewhere";
-  if (now.lastCommitSeq > Math.max(seenSeq, now.deliveredSeq)) return "undelivered";
-  return "no-commits";
+  if (now.lastCommitSeq <= Math.max(seenSeq, deliveredAtStart)) return "no-commits";
+  return now.deliveredSeq >= now.lastCommitSeq ? "taken-elsewhere" : "undelivered";
 }
 
 const SCRAPER_QUIET =
@@ -79,7 +80,16 @@ export function startEpochWatch(options: {
     quietSince = lastSeen;
     const [start, now] = [await atStart, await progressNow()];
     const cause = now ? quietCause(seenSeq, start?.deliveredSeq ?? 0, now) : "no-commits";
-    log.warn({ quiet_ms: quietMs, scrape_interval_ms: intervalMs, cause }, MESSAGES[cause]);
+    log.warn(
+      {
+        quiet_ms: quietMs,
+        scrape_interval_ms: intervalMs,
+        cause,
+        seen_seq: seenSeq,
+        ...(now ? { last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq } : {}),
+      },
+      MESSAGES[cause],
+    );
   };
   const timer = setInterval(
     () => {

@@ -11,10 +11,12 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { commitProgress, consumeCommits, ensureStream, scrapeStreamConfig } from "../../../src/bus/index.ts";
 import { systemSubjects } from "../../../src/protocol/index.ts";
 import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 
 let server: TestServer;
 let nc: NatsConnection;
 const S = systemSubjects("prog");
+const K = systemSubjects("skip");
 
 before(async () => {
   server = await startTestServer("progress");
@@ -48,5 +50,35 @@ test("none written, then one written and handed out to another process pulling f
     });
   } finally {
     await other.stop();
+  }
+});
+
+test("parts written while a marker is being folded move the delivered sequence past them once it is acked, with no marker handed out", async () => {
+  await ensureStream(await jetstreamManager(nc), await scrapeStreamConfig("skip", 1));
+  const js = jetstream(nc);
+  const catalog = await consumeCommits(nc, "skip", { ackWaitMs: 30_000 });
+  try {
+    const commit = await js.publish(
+      K.scrapeCommit,
+      JSON.stringify({ epoch: new Date().toISOString(), parts: [] }),
+    );
+    for await (const delivery of catalog.commits) {
+      assert.equal(delivery.seq, commit.seq);
+      // The scraper's next epoch begins while this one is folded: parts, no marker yet.
+      await js.publish(K.scrapePart("varz"), "{}");
+      const part = await js.publish(K.scrapePart("jsz"), "{}");
+      await delivery.ack();
+      const progress = await waitFor(
+        async () => {
+          const now = await commitProgress(nc, "skip");
+          return now.deliveredSeq === part.seq && now;
+        },
+        { message: "the delivered sequence at the last part" },
+      );
+      assert.deepEqual(progress, { lastCommitSeq: commit.seq, deliveredSeq: part.seq });
+      break;
+    }
+  } finally {
+    await catalog.stop();
   }
 });
