@@ -95,6 +95,8 @@ export function createCatalogSide(options: {
   confirmRole?: () => Promise<boolean>;
   /** Why the sink does not answer, when its storage is known to be the reason. */
   sinkFault?: () => string | undefined;
+  /** When natsmon last restarted its embedded sink, if it did (EmbeddedSink.restartedAt). */
+  sinkRestartedAt?: () => Date | undefined;
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
   /** How often retention runs (once a minute). */
@@ -181,6 +183,7 @@ export function createCatalogSide(options: {
     const watch = startEpochWatch({
       intervalMs: () => (scrapeIntervalNs ?? system.scraper.intervalMs * 1_000_000) / 1_000_000,
       progress: () => commitProgress(sink, system.id),
+      ...(options.sinkRestartedAt ? { sinkRestartedAt: options.sinkRestartedAt } : {}),
       log,
     });
     stopConsumer = async () => {

@@ -19,8 +19,11 @@ export interface CommitProgress {
  * - `taken-elsewhere`: the consumer handed out markers this catalog never got, so another
  *   process pulls from it (a second catalog node for the system).
  * - `undelivered`: markers wait in the stream and the consumer hands out none.
+ * - `sink-restarted`: natsmon restarted its embedded sink since the last new marker came; the
+ *   scraper and the consumer come back on it (what the consumer does meanwhile, redelivering
+ *   and skipping, says nothing of anyone else).
  */
-export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered";
+export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered" | "sink-restarted";
 
 /**
  * Decides the cause from the sequence of the last marker this catalog got (`seenSeq`), what
@@ -29,7 +32,13 @@ export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered";
  * consumer's delivered sequence also moves past the parts it skips (it takes commit markers
  * only), so a scraper midway through an epoch is no sign of another process.
  */
-export function quietCause(seenSeq: number, deliveredAtStart: number, now: CommitProgress): QuietCause {
+export function quietCause(
+  seenSeq: number,
+  deliveredAtStart: number,
+  now: CommitProgress,
+  sinkRestarted = false,
+): QuietCause {
+  if (sinkRestarted) return "sink-restarted";
   if (now.lastCommitSeq <= Math.max(seenSeq, deliveredAtStart)) return "no-commits";
   return now.deliveredSeq >= now.lastCommitSeq ? "taken-elsewhere" : "undelivered";
 }
@@ -39,7 +48,7 @@ const SCRAPER_QUIET =
   "running and able to write to the scrape stream? (`natsmon systems` lists the roles each node holds; " +
   "the scrape node's `ops.scraper.status` shows its last error)";
 
-const MESSAGES: Record<QuietCause, string> = {
+const MESSAGES: Record<Exclude<QuietCause, "sink-restarted">, string> = {
   "no-commits": SCRAPER_QUIET,
   "taken-elsewhere":
     `no epoch has reached this catalog for ${QUIET_INTERVALS} scrape intervals, yet the scraper writes them: ` +
@@ -50,6 +59,16 @@ const MESSAGES: Record<QuietCause, string> = {
     `no epoch has reached this catalog for ${QUIET_INTERVALS} scrape intervals, though the scrape stream holds ` +
     "newer ones: its consumer delivers none (the sink's JetStream; `ops.sink.info` shows the stream's state)",
 };
+
+function message(cause: QuietCause, restartedAt: Date | undefined): string {
+  if (cause !== "sink-restarted") return MESSAGES[cause];
+  return (
+    `the embedded bus was restarted at ${restartedAt?.toISOString()} (natsmon restarted its stuck nats-server), ` +
+    `and no new epoch has reached this catalog since, for ${QUIET_INTERVALS} scrape intervals: the scraper and ` +
+    "this catalog's consumer resume once they have reconnected to it (the scrape node's `ops.scraper.status` " +
+    "shows its last error)"
+  );
+}
 
 /**
  * The catalog side's watch on its epochs: once no commit marker has come for three scrape
@@ -63,11 +82,15 @@ export function startEpochWatch(options: {
   intervalMs: () => number;
   /** Where the markers stand on the sink; the scraper is blamed when it cannot be read. */
   progress: () => Promise<CommitProgress>;
+  /** When natsmon last restarted its embedded sink (EmbeddedSink.restartedAt), if it did. */
+  sinkRestartedAt?: () => Date | undefined;
   log: Logger;
 }): { seen(seq: number): void; folded(): void; stop(): Promise<void> } {
   const { log } = options;
   let lastSeen = Date.now();
   let seenSeq = 0;
+  /** When a marker beyond those seen before came: a redelivered one is no news. */
+  let newAt = Date.now();
   let folding = false;
   let quietSince: number | undefined;
   let looking: Promise<void> = Promise.resolve();
@@ -79,7 +102,13 @@ export function startEpochWatch(options: {
     if (folding || quietSince !== undefined || quietMs <= QUIET_INTERVALS * intervalMs) return;
     quietSince = lastSeen;
     const [start, now] = [await atStart, await progressNow()];
-    const cause = now ? quietCause(seenSeq, start?.deliveredSeq ?? 0, now) : "no-commits";
+    const restartedAt = options.sinkRestartedAt?.();
+    const restarted = restartedAt !== undefined && restartedAt.getTime() >= newAt;
+    const cause = now
+      ? quietCause(seenSeq, start?.deliveredSeq ?? 0, now, restarted)
+      : restarted
+        ? "sink-restarted"
+        : "no-commits";
     log.warn(
       {
         quiet_ms: quietMs,
@@ -88,7 +117,7 @@ export function startEpochWatch(options: {
         seen_seq: seenSeq,
         ...(now ? { last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq } : {}),
       },
-      MESSAGES[cause],
+      message(cause, restartedAt),
     );
   };
   const timer = setInterval(
@@ -105,6 +134,7 @@ export function startEpochWatch(options: {
         quietSince = undefined;
       }
       folding = true;
+      if (seq > seenSeq) newAt = Date.now();
       seenSeq = Math.max(seenSeq, seq);
       lastSeen = Date.now();
     },

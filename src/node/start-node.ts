@@ -209,6 +209,7 @@ export async function startNode(
           ...(options.catalogNow ? { now: options.catalogNow } : {}),
           ...confirming(claims, system.id, Role.Catalog),
           sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
+          sinkRestartedAt: () => sink.embedded?.restartedAt(),
         });
         catalogs.set(system.id, catalog);
         await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));

@@ -111,6 +111,14 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
         [],
         "nothing logged while the server is restarted blames an election",
       );
+      const restarted = logLines(node).findIndex((l) => /natsmon restarts the server/.test(l.msg ?? ""));
+      assert.deepEqual(
+        logLines(node)
+          .slice(restarted)
+          .filter((l) => /second catalog node|no epoch has come from the scraper/.test(l.msg ?? "")),
+        [],
+        "the quiet while the server is restarted blames neither another catalog node nor the scraper",
+      );
       assert.equal(await node.kill("SIGTERM"), 0, node.stderr().slice(-3000));
     } finally {
       await node.kill("SIGKILL");

@@ -13,6 +13,8 @@ describe("quietCause: why no epoch reaches a catalog", () => {
     assert.equal(quietCause(0, 40, { lastCommitSeq: 40, deliveredSeq: 40 }), "no-commits"));
   test("parts written since the last marker, which the consumer skips past: the scraper is quiet, not anyone else", () =>
     assert.equal(quietCause(18, 18, { lastCommitSeq: 18, deliveredSeq: 20 }), "no-commits"));
+  test("natsmon restarted its embedded sink since the last new marker: the restart, whatever the consumer shows", () =>
+    assert.equal(quietCause(18, 18, { lastCommitSeq: 36, deliveredSeq: 36 }, true), "sink-restarted"));
   test("markers wait in the stream and the consumer hands out none: undelivered", () =>
     assert.equal(quietCause(40, 40, { lastCommitSeq: 52, deliveredSeq: 40 }), "undelivered"));
 });
