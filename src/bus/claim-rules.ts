@@ -78,3 +78,27 @@ export function refreshStep(seen: ClaimSeen, instance: string): RefreshStep {
   if (seen.claim?.instance === instance) return { kind: "adopt", revision: seen.revision };
   return { kind: "lost", holder: seen.claim };
 }
+
+/** Why a claim this node held lapsed before a refresh of it was stored. */
+export type LapseCause =
+  /** natsmon restarted its embedded sink after the last refresh was stored: it was down meanwhile. */
+  | { readonly kind: "sink-restarted"; readonly at: Date }
+  /** Refreshes were sent and the sink took none (it did not answer, or could not be reached). */
+  | { readonly kind: "sink-unanswered"; readonly since: Date }
+  /** No refresh failed: none was sent in time, so this node was late (stalled, its host suspended). */
+  | { readonly kind: "late" };
+
+/**
+ * Decides why a claim lapsed, from when its last refresh was stored, when refreshes began to
+ * fail (undefined when none did) and when natsmon last restarted its embedded sink, if ever.
+ */
+export function lapseCause(
+  refreshedAt: Date,
+  failingSince: Date | undefined,
+  sinkRestartedAt: Date | undefined,
+): LapseCause {
+  if (sinkRestartedAt && sinkRestartedAt > refreshedAt)
+    return { kind: "sink-restarted", at: sinkRestartedAt };
+  if (failingSince) return { kind: "sink-unanswered", since: failingSince };
+  return { kind: "late" };
+}

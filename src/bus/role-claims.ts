@@ -6,7 +6,15 @@ import { isToken, type Role } from "../domain/index.ts";
 import { claimProbeSubject, ROLE_CLAIMS_BUCKET, roleClaimKey, type RoleClaim } from "../protocol/index.ts";
 import { settlesWithin, type Logger } from "../lib/index.ts";
 import { claimsBucketConfig, ensureStream } from "./assets.ts";
-import { afterWaiting, claimStep, refreshStep, type ClaimSeen, type Liveness } from "./claim-rules.ts";
+import {
+  afterWaiting,
+  claimStep,
+  lapseCause,
+  refreshStep,
+  type ClaimSeen,
+  type LapseCause,
+  type Liveness,
+} from "./claim-rules.ts";
 import { passesByWaiting } from "./transient.ts";
 
 /** What asking for a role gave. */
@@ -61,6 +69,8 @@ export async function startRoleClaims(options: {
   holder: { nodeId: string; host: string; version: string };
   log: Logger;
   onLost: (systemId: string, role: Role, holder: RoleClaim | undefined) => void;
+  /** When natsmon last restarted its embedded sink (EmbeddedSink.restartedAt), if it did. */
+  sinkRestartedAt?: () => Date | undefined;
   now?: () => Date;
 }): Promise<RoleClaims> {
   const { nc, log } = options;
@@ -119,7 +129,18 @@ export async function startRoleClaims(options: {
     }
   };
 
-  const held = new Map<string, { systemId: string; role: Role; revision: number; late: boolean }>();
+  const held = new Map<
+    string,
+    {
+      systemId: string;
+      role: Role;
+      revision: number;
+      /** When a write of the claim was last stored. */
+      refreshedAt: Date;
+      /** When refreshes began to fail, while they do. */
+      failingSince: Date | undefined;
+    }
+  >();
   let refreshTimer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> = Promise.resolve();
   /** Set by a stop: refreshes queued behind a sink that does not answer are skipped. */
@@ -129,18 +150,19 @@ export async function startRoleClaims(options: {
     if (!entry) return;
     try {
       entry.revision = await kv.update(key, value, entry.revision);
-      if (entry.late) log.info({ key }, "the role claim is refreshed again");
-      entry.late = false;
+      if (entry.failingSince) log.info({ key }, "the role claim is refreshed again");
+      entry.failingSince = undefined;
+      entry.refreshedAt = new Date();
       return;
     } catch (err) {
       if (!isWrongSequence(err)) {
-        if (!entry.late) {
+        if (!entry.failingSince) {
           log.warn(
             { key, err: (err as Error).message, lapse_ms: lapseMs },
             "cannot refresh the role claim on the sink; retrying (it lapses if this lasts)",
           );
         }
-        entry.late = true;
+        entry.failingSince ??= new Date();
         return;
       }
     }
@@ -153,8 +175,9 @@ export async function startRoleClaims(options: {
       case "reclaim": {
         const revision = await writeAt(key, 0);
         if (revision !== undefined) {
-          log.warn({ key }, "the role claim had lapsed (this node was late refreshing it); claimed again");
+          logLapse(key, lapseCause(entry.refreshedAt, entry.failingSince, options.sinkRestartedAt?.()));
           entry.revision = revision;
+          entry.refreshedAt = new Date();
           return;
         }
         // Another node claimed it in the meantime.
@@ -168,6 +191,27 @@ export async function startRoleClaims(options: {
     }
     if (held.delete(key)) options.onLost(entry.systemId, entry.role, holder);
   };
+  const logLapse = (key: string, cause: LapseCause) => {
+    switch (cause.kind) {
+      case "sink-restarted":
+        // Expected after natsmon's own restart of the server, which it logged as an error.
+        log.info(
+          { key, restarted_at: cause.at.toISOString() },
+          `the embedded bus was restarted at ${cause.at.toISOString()} (natsmon restarted its stuck nats-server); ` +
+            "the role claim lapsed while it was down; claimed again",
+        );
+        return;
+      case "sink-unanswered":
+        log.warn(
+          { key, failing_since: cause.since.toISOString() },
+          `the role claim lapsed: the sink took none of its refreshes since ${cause.since.toISOString()}; claimed again`,
+        );
+        return;
+      case "late":
+        log.warn({ key }, "the role claim had lapsed (this node was late refreshing it); claimed again");
+        return;
+    }
+  };
   const refreshAll = async () => {
     for (const key of [...held.keys()]) {
       if (stopping) return;
@@ -177,7 +221,7 @@ export async function startRoleClaims(options: {
     }
   };
   const hold = (key: string, systemId: string, role: Role, revision: number) => {
-    held.set(key, { systemId, role, revision, late: false });
+    held.set(key, { systemId, role, revision, refreshedAt: new Date(), failingSince: undefined });
     refreshTimer ??= setInterval(() => {
       refreshing = refreshing.then(refreshAll);
     }, CLAIM_REFRESH_MS);

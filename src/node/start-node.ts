@@ -185,6 +185,7 @@ export async function startNode(
         holder: { nodeId, host: options.host ?? hostname(), version: VERSION },
         log,
         onLost: loseRole,
+        sinkRestartedAt: () => sink.embedded?.restartedAt(),
       });
       grant = await claimRoles(config.systems, claims, log);
     }

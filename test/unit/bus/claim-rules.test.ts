@@ -1,6 +1,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { afterWaiting, claimStep, refreshStep, type ClaimSeen } from "../../../src/bus/claim-rules.ts";
+import {
+  afterWaiting,
+  claimStep,
+  lapseCause,
+  refreshStep,
+  type ClaimSeen,
+} from "../../../src/bus/claim-rules.ts";
 import type { RoleClaim } from "../../../src/protocol/index.ts";
 
 const OURS = "INSTANCEOURS";
@@ -76,4 +82,40 @@ describe("refreshStep: a holder whose rewrite was refused", () => {
     assert.deepEqual(refreshStep(FREE, OURS), { kind: "reclaim" }));
   test("another process holds it: the role is lost to it", () =>
     assert.deepEqual(refreshStep(held(A), OURS), { kind: "lost", holder: A }));
+});
+
+describe("lapseCause: why a claim this node held lapsed", () => {
+  const refreshed = new Date("2026-01-01T00:00:00.000Z");
+  const failing = new Date("2026-01-01T00:00:02.000Z");
+  const restarted = new Date("2026-01-01T00:00:11.000Z");
+  const rows: [string, Parameters<typeof lapseCause>, ReturnType<typeof lapseCause>][] = [
+    [
+      "natsmon restarted its embedded sink after the last stored refresh: the restart",
+      [refreshed, failing, restarted],
+      { kind: "sink-restarted", at: restarted },
+    ],
+    [
+      "refreshes failed, and the sink was restarted only before the last stored refresh: the sink took none",
+      [refreshed, failing, new Date("2025-12-31T23:59:00.000Z")],
+      { kind: "sink-unanswered", since: failing },
+    ],
+    [
+      "refreshes failed on a sink natsmon never restarted (an external one, lost and regained): the sink took none",
+      [refreshed, failing, undefined],
+      { kind: "sink-unanswered", since: failing },
+    ],
+    [
+      "no refresh failed and no restart: this node was late",
+      [refreshed, undefined, undefined],
+      { kind: "late" },
+    ],
+    [
+      "no refresh failed, the sink restarted before the last stored refresh: this node was late",
+      [refreshed, undefined, new Date("2025-12-31T23:59:00.000Z")],
+      { kind: "late" },
+    ],
+  ];
+  for (const [name, given, expected] of rows) {
+    test(name, () => assert.deepEqual(lapseCause(...given), expected));
+  }
 });
