@@ -21,13 +21,8 @@ export {
   claimsBucketConfig,
   notifyAssetConfigs,
 } from "./assets.ts";
-export {
-  PartReadError,
-  ScrapePublisher,
-  commitProgress,
-  consumeCommits,
-  lastCommitMarker,
-} from "./scrape-stream.ts";
+export { PartReadError, ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
+export { CommitMarkerReadError, commitProgress, lastCommitMarker } from "./last-commit-marker.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
 export { latestPerKey, latestPerSubject } from "./kv-read.ts";
 export type { StoredMessage } from "./kv-read.ts";

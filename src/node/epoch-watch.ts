@@ -70,6 +70,11 @@ function message(cause: QuietCause, restartedAt: Date | undefined): string {
   );
 }
 
+const PROGRESS_UNKNOWN =
+  `no epoch has reached this catalog for ${QUIET_INTERVALS} scrape intervals, and where the commit markers ` +
+  "stand could not be read from the sink, so whether the scraper is quiet or the consumer delivers none is " +
+  "unknown: check the sink's JetStream (`nats stream info` on the scrape stream, the sink servers' logs)";
+
 /**
  * The catalog side's watch on its epochs: once no commit marker has come for three scrape
  * intervals, it logs a warning naming the likely cause (the scraper quiet, the markers taken
@@ -80,7 +85,7 @@ function message(cause: QuietCause, restartedAt: Date | undefined): string {
 export function startEpochWatch(options: {
   /** The scrape interval in force (the markers', else the node's own configuration). */
   intervalMs: () => number;
-  /** Where the markers stand on the sink; the scraper is blamed when it cannot be read. */
+  /** Where the markers stand on the sink; rejects when the sink does not say. */
   progress: () => Promise<CommitProgress>;
   /** When natsmon last restarted its embedded sink (EmbeddedSink.restartedAt), if it did. */
   sinkRestartedAt?: () => Date | undefined;
@@ -94,29 +99,36 @@ export function startEpochWatch(options: {
   let folding = false;
   let quietSince: number | undefined;
   let looking: Promise<void> = Promise.resolve();
-  const progressNow = () => options.progress().catch(() => undefined);
-  const atStart = progressNow();
+  const progressNow = () =>
+    options.progress().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  /**
+   * What the consumer had handed out when the watch started. When the sink did not say then,
+   * the first figures read later stand for it: markers handed out before are not blamed on
+   * another process, as a 0 would.
+   */
+  let deliveredAtStart: number | undefined;
+  const atStart = progressNow().then((p) => {
+    if (!(p instanceof Error)) deliveredAtStart = p.deliveredSeq;
+  });
   const look = async () => {
     const quietMs = Date.now() - lastSeen;
     const intervalMs = options.intervalMs();
     if (folding || quietSince !== undefined || quietMs <= QUIET_INTERVALS * intervalMs) return;
     quietSince = lastSeen;
-    const [start, now] = [await atStart, await progressNow()];
+    await atStart;
+    const now = await progressNow();
     const restartedAt = options.sinkRestartedAt?.();
     const restarted = restartedAt !== undefined && restartedAt.getTime() >= newAt;
-    const cause = now
-      ? quietCause(seenSeq, start?.deliveredSeq ?? 0, now, restarted)
-      : restarted
-        ? "sink-restarted"
-        : "no-commits";
+    const fields = { quiet_ms: quietMs, scrape_interval_ms: intervalMs, seen_seq: seenSeq };
+    if (now instanceof Error) {
+      if (restarted) log.warn({ ...fields, cause: "sink-restarted" }, message("sink-restarted", restartedAt));
+      else log.warn({ ...fields, cause: "unknown", error: now.message }, PROGRESS_UNKNOWN);
+      return;
+    }
+    deliveredAtStart ??= now.deliveredSeq;
+    const cause = quietCause(seenSeq, deliveredAtStart, now, restarted);
     log.warn(
-      {
-        quiet_ms: quietMs,
-        scrape_interval_ms: intervalMs,
-        cause,
-        seen_seq: seenSeq,
-        ...(now ? { last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq } : {}),
-      },
+      { ...fields, cause, last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq },
       message(cause, restartedAt),
     );
   };

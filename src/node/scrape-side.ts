@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { AskDiagnostic, ScraperPort } from "../api/index.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  CommitMarkerReadError,
   connectNats,
   describeTarget,
   EMBEDDED_ACCOUNT,
@@ -81,6 +82,13 @@ const CONNECT_RETRY_MAX_MS = 30_000;
  * published twice is stored once.
  */
 const PUBLISH_RETRY_MS = 30_000;
+/**
+ * How long a starting scrape side waits for the scrape stream's last commit marker (its seed
+ * of expected servers) while the sink does not answer, before it starts without it: as long
+ * as its first epoch's publishes would wait out the same sink.
+ */
+const SEED_WAIT_MS = PUBLISH_RETRY_MS;
+const SEED_RETRY_MS = [500, 1_000, 2_000, 5_000];
 
 /**
  * How often the connection to the monitored system is pinged: a server that hangs with its
@@ -151,6 +159,42 @@ export function createScrapeSide(options: {
     );
   };
   const url = describeTarget(target);
+  /**
+   * The scrape stream's last commit marker, the seed of the servers the first epoch expects.
+   * Only the server's "no message found" means there is none; a sink that does not answer is
+   * asked again for up to SEED_WAIT_MS, then the scraper starts without the seed, saying so.
+   */
+  const readPrevious = async () => {
+    const giveUpAt = Date.now() + SEED_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const previous = await lastCommitMarker(options.sink, system.id);
+        if (attempt > 0) log.info("read the scrape stream's last commit marker");
+        return previous;
+      } catch (err) {
+        if (!(err instanceof CommitMarkerReadError)) throw err;
+        if (stopped) return undefined;
+        const wait = SEED_RETRY_MS[Math.min(attempt, SEED_RETRY_MS.length - 1)]!;
+        if (!err.transient || Date.now() + wait >= giveUpAt) {
+          log.warn(
+            { error: err.message },
+            "the scrape stream's last commit marker was not read, so the scraper starts without its seed: servers " +
+              "the last epoch expected that are down now are not expected (no scrape-001 for them) until they " +
+              "answer again; check the sink's JetStream (`nats stream info` on the scrape stream, the sink servers' logs)",
+          );
+          return undefined;
+        }
+        if (attempt === 0) {
+          log.warn(
+            { error: err.message, retry_for_ms: SEED_WAIT_MS },
+            "cannot read the scrape stream's last commit marker (the servers the scraper expects); the sink does not " +
+              "answer (no JetStream leader, or its servers down); retrying before the scraper starts",
+          );
+        }
+        await sleep(wait, undefined, { signal: retries.signal }).catch(() => undefined);
+      }
+    }
+  };
   const connectName = `natsmon ${options.nodeId} scrape ${system.id}`;
   /**
    * One try at the connection to the monitored system and the scrape stream's last commit
@@ -162,7 +206,7 @@ export function createScrapeSide(options: {
       // A first try that fails fast: the reconnecting connection would hide refused credentials.
       await probeNats(target, connectName);
       monitored = await connectNats(target, connectName, { pingIntervalMs: monitoredPingMs(system) });
-      const previous = await lastCommitMarker(options.sink, system.id);
+      const previous = await readPrevious();
       if (waiting) log.info({ url }, "connected to the monitored system");
       waiting = undefined;
       return { monitored, previous };
