@@ -8,7 +8,6 @@ import {
   EMBEDDED_ACCOUNT,
   lastCommitMarker,
   probeNats,
-  ScrapePublisher,
   scrapeStreamInfo,
   type ConnectTarget,
 } from "../bus/index.ts";
@@ -16,6 +15,7 @@ import type { SystemConfig } from "../config/index.ts";
 import { publishDisconnectBucket } from "../feed/index.ts";
 import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { ScraperUnavailableError } from "../domain/index.ts";
+import { PUBLISH_RETRY_MS, scrapePublisher } from "./scrape-publisher.ts";
 import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import {
   expectedSeed,
@@ -76,13 +76,6 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
 const CONNECT_RETRY_FIRST_MS = 1_000;
 const CONNECT_RETRY_MAX_MS = 30_000;
 /**
- * How long an epoch's publishes wait out a scrape stream without a leader before the
- * epoch is given up. A leader election takes a few seconds (the audit measured 3 to 5 s
- * on a 3-node 2.9.10 sink); within the stream's 2-minute duplicate window, so a message
- * published twice is stored once.
- */
-const PUBLISH_RETRY_MS = 30_000;
-/**
  * How long a starting scrape side waits for the scrape stream's last commit marker (its seed
  * of expected servers) while the sink does not answer, before it starts without it: as long
  * as its first epoch's publishes would wait out the same sink.
@@ -134,6 +127,8 @@ export function createScrapeSide(options: {
   confirmRole?: () => Promise<boolean>;
   /** Why the sink does not store messages, when its storage is known to be the reason. */
   sinkFault?: () => string | undefined;
+  /** True when the sink is sink.url, whose disks natsmon cannot see; false for the embedded server. */
+  externalSink: boolean;
 }): ScrapeSide {
   const { system, log } = options;
   const target = system.nats ?? options.sinkSystem;
@@ -261,24 +256,13 @@ export function createScrapeSide(options: {
       monitored,
       accounts,
       sink: confirming(
-        new ScrapePublisher(options.sink, system.id, {
-          forMs: PUBLISH_RETRY_MS,
+        scrapePublisher({
+          sink: options.sink,
+          systemId: system.id,
+          externalSink: options.externalSink,
+          ...(options.sinkFault ? { sinkFault: options.sinkFault } : {}),
           signal: retries.signal,
-          explain: () => options.sinkFault?.(),
-          onRetry: (subject, cause) => {
-            const fault = options.sinkFault?.();
-            if (fault) {
-              log.error(
-                { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
-                `the scrape stream is not taking messages: ${fault}; retrying`,
-              );
-            } else {
-              log.warn(
-                { subject, err: cause.message, retry_for_ms: PUBLISH_RETRY_MS },
-                "the scrape stream is not taking messages (no JetStream leader: an election, or its servers down); retrying",
-              );
-            }
-          },
+          log,
         }),
         options.confirmRole,
       ),

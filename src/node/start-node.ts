@@ -226,6 +226,7 @@ export async function startNode(
           ...(options.faults ? { faults: options.faults } : {}),
           ...confirming(claims, system.id, Role.Scrape),
           sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
+          externalSink: sink.embedded === undefined,
         });
         scrapes.set(system.id, scrape);
         await api.addSystemEndpoints(system.id, scrapeEndpoints(system, scrape));

@@ -72,6 +72,7 @@ test("a scrape side starting while the sink does not answer waits for the last c
     await using side = createScrapeSide({
       sink: sinkNc,
       sinkSystem: undefined,
+      externalSink: true,
       system: loaded.config.systems[0]!,
       nodeId: "seed-node",
       metrics: noMetrics(),
