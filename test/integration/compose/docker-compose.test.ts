@@ -13,6 +13,7 @@ interface Service {
   image?: string;
   command?: string[];
   volumes?: string[];
+  environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
 }
 
@@ -42,8 +43,29 @@ describe("docker-compose.yml", async () => {
       );
       assert.deepEqual(services[node]!.depends_on?.deps, { condition: "service_completed_successfully" });
     }
-    assert.match(services.gateway!.command!.join(" "), /gateway .*--auth-token/);
+    assert.match(services.gateway!.command!.join(" "), /src\/main\.ts gateway /);
     assert.match(services.alertmanager!.image ?? "", /^prom\/alertmanager:/);
+  });
+
+  test("gives the gateway the host's token in the variable it reads, required, with no default and not on its command line", async () => {
+    const gateway = services.gateway!;
+    const command = gateway.command!;
+    assert.deepEqual(command.slice(0, 3), ["node", "src/main.ts", "gateway"]);
+    assert.ok(!command.some((arg) => /auth-token|\$/.test(arg)), command.join(" "));
+    const env = gateway.environment ?? {};
+    assert.deepEqual(Object.keys(env), ["NATSMON_GATEWAY_AUTH_TOKEN"]);
+    // Compose substitutes the host's variable, and refuses to start when it is unset or empty.
+    assert.match(env.NATSMON_GATEWAY_AUTH_TOKEN ?? "", /^\$\{NATSMON_GATEWAY_AUTH_TOKEN:\?[^}]+\}$/);
+    // Run as compose runs it, with the token in that variable: the gateway takes it (it goes on
+    // to its bus, here an address where nothing listens) instead of refusing to start without one.
+    const args = command
+      .slice(2)
+      .map((arg, i, all) =>
+        all[i - 1] === "--server" ? "nats://127.0.0.1:1" : all[i - 1] === "--listen" ? "127.0.0.1:0" : arg,
+      );
+    const run = await runNatsmon(args, { NATSMON_GATEWAY_AUTH_TOKEN: "from-the-host" });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /gateway did not start: cannot connect to the bus/);
   });
 
   test("has an Alertmanager config that amtool accepts", () => {
