@@ -21,6 +21,7 @@ interface Service {
 describe("docker-compose.yml", async () => {
   const compose = parse(await readFile(join(REPO_ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
     services: Record<string, Service>;
+    volumes: Record<string, unknown>;
   };
   const services = compose.services;
 
@@ -66,6 +67,21 @@ describe("docker-compose.yml", async () => {
     const run = await runNatsmon(args, { NATSMON_GATEWAY_AUTH_TOKEN: "from-the-host" });
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /gateway did not start: cannot connect to the bus/);
+  });
+
+  test("installs the natsmon services' packages into a volume of their own, leaving the checkout's node_modules (and the host's Node 24) alone", () => {
+    assert.deepEqual(services.deps!.command, ["npm", "ci", "--omit=dev"]);
+    const onCheckout = Object.entries(services).filter(([, s]) => (s.volumes ?? []).includes("./:/app"));
+    assert.deepEqual(onCheckout.map(([name]) => name).sort(), [
+      "deps",
+      "gateway",
+      "natsmon-catalog",
+      "natsmon-scrape",
+    ]);
+    for (const [name, service] of onCheckout) {
+      assert.ok(service.volumes!.includes("node-modules:/app/node_modules"), `${name} mounts node-modules`);
+    }
+    assert.ok("node-modules" in compose.volumes, "node-modules is a named volume");
   });
 
   test("has an Alertmanager config that amtool accepts", () => {
