@@ -1,5 +1,5 @@
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { connectionOptions, type ConnectTarget } from "../bus/index.ts";
 import type { Command } from "commander";
 
@@ -40,12 +40,25 @@ export async function connectClient(options: ClientOptions): Promise<NatsConnect
   try {
     return await connect({ ...(await connectionOptions(target, "natsmon-cli")), maxReconnectAttempts: 2 });
   } catch (cause) {
-    throw new Error(
-      `cannot connect to ${url}: ${(cause as Error).message}. ` +
-        "Is a natsmon node running (npm start)? Point --server or NATS_URL at its bus.",
-      { cause },
+    throw new Error(`cannot connect to ${url}: ${(cause as Error).message}. ${connectHint(cause, target)}`, {
+      cause,
+    });
+  }
+}
+
+/**
+ * What to do about a failed connection: a server that refused the credentials is running, so
+ * the hint is about credentials, not about starting a node.
+ */
+function connectHint(cause: unknown, target: ConnectTarget): string {
+  if (cause instanceof errors.AuthorizationError || cause instanceof errors.UserAuthenticationExpiredError) {
+    const given = target.creds ?? target.user ?? target.token;
+    return (
+      `The server refused ${given === undefined ? "a client without credentials" : "the credentials given"}: ` +
+      "give a user it accepts with --user and --password, --token, or --creds FILE."
     );
   }
+  return "Is a natsmon node running (npm start)? Point --server or NATS_URL at its bus.";
 }
 
 /** Prints an error for a person and sets a failing exit code. */

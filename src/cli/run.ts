@@ -1,7 +1,7 @@
 import { checkCatalogue } from "../checks/index.ts";
 import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { loadConfig, formatConfigIssue, formatConfigIssues } from "../config/index.ts";
+import { loadConfig, formatConfigIssue, formatConfigIssues, type Config } from "../config/index.ts";
 import { printWarnings } from "./config-check.ts";
 import { createLogger } from "../lib/index.ts";
 import { startNode } from "../node/index.ts";
@@ -87,6 +87,7 @@ export function runCommand(program: Command): void {
         const system = node.systems.find((s) => s.catalog)?.system.id;
         const server =
           (node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`) +
+          (node.embedded ? "" : credentialFlags(config.sink)) +
           (config.systems.length > 1 && system ? ` --system ${system}` : "");
         // Started by `npm start` or `npm run natsmon`, the CLI is `npm run natsmon --`; installed,
         // `natsmon` (a node a script of its own starts, `npm test`'s say, counts as installed).
@@ -112,4 +113,16 @@ export function runCommand(program: Command): void {
         process.exit(lostRole ? 1 : 0);
       },
     );
+}
+
+/**
+ * The credential flags a client needs on an external sink that asks for them, as the sink's
+ * configuration names them: the creds file and user name as they are, secrets as placeholders
+ * (never printed).
+ */
+function credentialFlags(sink: Config["sink"]): string {
+  if (sink.creds) return ` --creds ${sink.creds}`;
+  if (sink.user) return ` --user ${sink.user}${sink.password ? " --password <sink.password>" : ""}`;
+  if (sink.token) return " --token <sink.token>";
+  return "";
 }
