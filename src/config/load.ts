@@ -78,7 +78,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
     }
   }
   const overrideIssues = applyOverrides(raw, options.env ?? {}, options.flags ?? {});
-  const parsed = fileSchema.safeParse(raw);
+  const parsed = fileSchema.safeParse(raw, { error: missingKey });
   const schemaIssues = parsed.success ? [] : zodIssues(parsed.error);
   // The later checks run on what passed the schema, so a bad scraper.interval does not hide
   // a bad endpoint; a path the schema already refused is not reported twice.
@@ -136,6 +136,15 @@ function zodIssues(error: z.ZodError): ConfigIssue[] {
     }
     return { path: path || "(root)", message: issue.message };
   });
+}
+
+/**
+ * A key the schema requires but the file (and environment) left out is named as missing,
+ * "system.id: is required", rather than by zod's "expected string, received undefined".
+ * Other issues keep their message (undefined defers to zod's own, or the schema's).
+ */
+function missingKey(issue: z.core.$ZodRawIssue): string | undefined {
+  return issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined;
 }
 
 function safeHostname(): string {

@@ -242,6 +242,26 @@ describe("loadConfig", () => {
     );
   });
 
+  test("names a required key left out as required, from the environment or a file, and a wrong type by its type", async () => {
+    const problems = async (options: Parameters<typeof loadConfig>[0]) => {
+      const result = await loadConfig(options);
+      assert.equal(result.ok, false);
+      return result.ok ? [] : formatConfigIssues(result.errors).split("\n").sort();
+    };
+    assert.deepEqual(await problems({ env: { NATSMON_SYSTEM_NATS_URL: "nats://h:4222" } }), [
+      "system.id: is required",
+    ]);
+    await withFile("system: {id: prod, nats: {user: sys}}\nsink: {creds: [a]}\n", async (file) => {
+      assert.deepEqual(await problems({ file }), [
+        "sink.creds: Invalid input: expected string, received array",
+        "system.nats.url: is required",
+      ]);
+    });
+    await withFile("node: {id: n}\nsystems: [{id: a}, {roles: [scrape]}]\n", async (file) => {
+      assert.deepEqual(await problems({ file }), ["systems[1].id: is required"]);
+    });
+  });
+
   test("refuses a flag that names no setting, and takes no notification endpoint from the environment", async () => {
     const bad = await loadConfig({ flags: { "sink.nope": "x" } });
     assert.equal(bad.ok, false);
