@@ -1,5 +1,5 @@
 import { statfsSync } from "node:fs";
-import { statfs } from "node:fs/promises";
+import { mkdir, statfs } from "node:fs/promises";
 import type { EmbeddedSink } from "../bus/index.ts";
 import type { Logger, NodeMetrics } from "../lib/index.ts";
 
@@ -57,9 +57,9 @@ export interface DiskWatch extends AsyncDisposable {
 }
 
 /**
- * Reads the data dir's free space every `everyMs`, logs when it becomes low (warn), full
- * (error) or fine again (info), saying which directory, how much is free and what to do,
- * sets the node's data-dir gauges, and hands each reading to `onReading`.
+ * Makes the data dir if it is missing, then reads its free space every `everyMs`, logs when
+ * it becomes low (warn), full (error) or fine again (info), saying which directory, how much
+ * is free and what to do, sets the node's data-dir gauges, and hands each reading to `onReading`.
  */
 export function startDiskWatch(options: {
   dir: string;
@@ -99,7 +99,12 @@ export function startDiskWatch(options: {
     // One reading at a time: a slow onReading (a server restart) delays the next one.
     running = running.then(tick).catch((err: unknown) => log.error({ err }, "the data dir watch failed"));
   }, options.everyMs ?? DISK_WATCH_MS);
-  running = tick().catch((err: unknown) => log.error({ err }, "the data dir watch failed"));
+  // A new data dir may not exist yet (on an external sink, nothing else has made it by now):
+  // made first, so the first reading is of it. One that cannot be made is named by that reading.
+  running = mkdir(dir, { recursive: true })
+    .catch(() => undefined)
+    .then(tick)
+    .catch((err: unknown) => log.error({ err }, "the data dir watch failed"));
   return {
     current: () => last,
     async [Symbol.asyncDispose]() {

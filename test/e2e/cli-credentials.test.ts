@@ -1,7 +1,8 @@
 /**
  * Credentials, as a person meets them: a client command that a server refuses says the
  * credentials are the problem and which flags give them (not "is a node running?"), and a
- * node on an external sink that asks for credentials prints a query example that names them.
+ * node on an external sink that asks for credentials prints a query example that names them
+ * (and, its data dir new, makes it without warning that its free space cannot be read).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -61,7 +62,7 @@ test("a client refused by the server is pointed at its credential flags, one tha
   );
 });
 
-test("a node on an external sink with a user prints a query example with the user and a placeholder for its password", async () => {
+test("a node on an external sink with a user prints a query example with the user and a placeholder for its password, and makes its new data dir without a warning", async () => {
   await using dir = await tempDir();
   await using sink = await startTestServer("cred-sink");
   const config = join(dir.path, "natsmon.yaml");
@@ -86,4 +87,6 @@ test("a node on an external sink with a user prints a query example with the use
       '"SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"',
   );
   assert.ok(!node.stdout().includes(APP_USER.password), "the password is never printed");
+  // Its data dir did not exist: the disk watch makes it rather than warning it cannot read it.
+  assert.doesNotMatch(node.stderr(), /cannot read the data dir's free space/);
 });

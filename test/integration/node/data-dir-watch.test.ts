@@ -1,0 +1,31 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { pino } from "pino";
+import { createMetrics } from "../../../src/lib/index.ts";
+import { startDiskWatch } from "../../../src/node/data-dir-space.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { waitFor } from "../../harness/wait-for.ts";
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+test("a data dir that does not exist yet is made and read, with no warning that its free space cannot be read", async () => {
+  await using dir = await tempDir();
+  const dataDir = join(dir.path, "new", "data");
+  const lines: LogLine[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  await using watch = startDiskWatch({ dir: dataDir, log, metrics: createMetrics("n1") });
+  const reading = await waitFor(() => watch.current(), { message: "the first reading of the data dir" });
+  assert.equal(reading.dir, dataDir);
+  assert.ok(reading.totalBytes > 0, "the reading is of a real disk");
+  assert.ok(existsSync(dataDir), "the data dir was made");
+  // Low or full would be warned about (the test machine's disk decides that); unreadable is not.
+  assert.deepEqual(
+    lines.filter((l) => /cannot read the data dir|data dir watch failed/.test(l.msg)),
+    [],
+  );
+});
