@@ -41,10 +41,11 @@ export function systemsCommand(program: Command): void {
   });
 }
 
-/** A system's status on one node: its catalog error, the roles it left to another node, or ok. */
+/** A system's status on one node: its catalog or scraper error, the roles it left to another node, or ok. */
 function statusOf(system: DiscoverySystem): string {
   const notes = [
     ...(system.catalog_error ? [`catalog error: ${system.catalog_error}`] : []),
+    ...(system.scraper_error ? [`scraper error: ${system.scraper_error}`] : []),
     ...(system.refused ?? []).map(
       (r) =>
         `${r.role} refused: served by node ${r.held_by.node_id}${r.held_by.host ? ` (host ${r.held_by.host})` : ""}`,

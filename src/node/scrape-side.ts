@@ -44,6 +44,11 @@ export interface ScrapeSide extends AsyncDisposable {
    * every port throws 503 saying it is starting, or why it cannot connect.
    */
   start(): Promise<void>;
+  /**
+   * Why the scraper does not scrape, for the discovery reply: why it cannot connect (while it
+   * retries), or the error its last epoch failed with; undefined while it works or starts.
+   */
+  problem(): string | undefined;
 }
 
 function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
@@ -316,6 +321,7 @@ export function createScrapeSide(options: {
       return scrapeStreamInfo(options.sink, system.id);
     },
     start: () => (starting ??= start()),
+    problem: () => (running ? running.scraper.lastError : waiting),
     // Once only: a node whose start failed stops its scrape sides, some of them twice.
     [Symbol.asyncDispose]: () => (stopping ??= stop()),
   };

@@ -96,6 +96,7 @@ export async function startNode(
             ? { metadata: { ...system.metadata } }
             : {}),
           ...(running?.catalog?.error ? { catalog_error: running.catalog.error } : {}),
+          ...scraperError(scrapes.get(system.id)),
           ...(refused.length > 0
             ? { refused: refused.map((r) => ({ ...r, held_by: { ...r.held_by } })) }
             : {}),
@@ -314,4 +315,10 @@ function freshEpochWait(config: Config, timing: SenderTiming | undefined): numbe
   if (timing?.freshEpochWaitMs !== undefined) return timing.freshEpochWaitMs;
   const slowest = Math.max(0, ...config.systems.map((s) => s.scraper.intervalMs));
   return Math.max(120_000, 3 * slowest);
+}
+
+/** A scrape side's problem as the discovery reply carries it (natsmon's addition to the spec's reply). */
+function scraperError(scrape: ScrapeSide | undefined): { scraper_error?: string } {
+  const problem = scrape?.problem();
+  return problem ? { scraper_error: problem } : {};
 }

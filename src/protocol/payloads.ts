@@ -31,6 +31,12 @@ export interface DiscoverySystem {
    * when none. `roles` lists only the roles served.
    */
   refused?: RefusedRole[];
+  /**
+   * Why this node's scraper of the system does not scrape: why it cannot connect to the
+   * monitored system (it keeps retrying), or the error its last epoch failed with (natsmon's
+   * addition to the spec's reply); omitted while it scrapes.
+   */
+  scraper_error?: string;
 }
 
 /** A role a node left unserved: who holds it. */
