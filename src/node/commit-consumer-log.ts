@@ -24,7 +24,9 @@ export function commitConsumerStatusLog(options: {
         { reason: detail },
         fault
           ? `the scrape stream's consumer is not answering: ${fault}; pulling again`
-          : "the scrape stream's consumer is not answering (its JetStream leader lost: a sink server down or an election); pulling again",
+          : "the scrape stream's consumer is not answering (no JetStream leader answers for it: a sink server down, " +
+              "a leader election under way, or the sink's storage full or its JetStream disabled after a storage failure; " +
+              "the sink servers' logs and `nats consumer info` on the scrape stream say which); pulling again",
       );
     } else if (kind === "pulling") {
       if (unanswered === undefined) return;

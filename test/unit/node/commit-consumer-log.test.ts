@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { pino } from "pino";
+import { commitConsumerStatusLog } from "../../../src/node/commit-consumer-log.ts";
+
+interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+}
+
+function capture(sinkFault: () => string | undefined) {
+  const lines: LogLine[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const onStatus = commitConsumerStatusLog({ log, sinkFault, setAside: () => undefined });
+  return { lines, onStatus };
+}
+
+test("an unanswered consumer on a sink whose storage natsmon cannot see names every likely cause and where to look", () => {
+  const { lines, onStatus } = capture(() => undefined);
+  onStatus({ kind: "unanswered", detail: "timeout" });
+  onStatus({ kind: "unanswered", detail: "timeout" });
+  assert.equal(lines.length, 1, "said once until it answers again");
+  assert.equal(lines[0]!.level, 40);
+  assert.match(lines[0]!.msg, /a sink server down/);
+  assert.match(lines[0]!.msg, /a leader election under way/);
+  assert.match(lines[0]!.msg, /the sink's storage full or its JetStream disabled after a storage failure/);
+  assert.match(lines[0]!.msg, /the sink servers' logs and `nats consumer info`/);
+  onStatus({ kind: "pulling", detail: "" });
+  assert.match(lines[1]!.msg, /answers again/);
+});
+
+test("an unanswered consumer whose sink reported a storage fault names the fault as an error", () => {
+  const { lines, onStatus } = capture(() => "the disk of the data dir /d is full");
+  onStatus({ kind: "unanswered", detail: "timeout" });
+  assert.equal(lines[0]!.level, 50);
+  assert.match(lines[0]!.msg, /not answering: the disk of the data dir \/d is full; pulling again/);
+  assert.doesNotMatch(lines[0]!.msg, /election/);
+});
