@@ -65,7 +65,7 @@ export async function startApi(
                   onOutcome: (outcome) => options.metrics?.request(action, outcome),
                   maxPayload,
                 })
-              : adaptStream(nc, handler, log.child({ system: systemId, endpoint: action })),
+              : adaptStream(nc, systemId, handler, log.child({ system: systemId, endpoint: action })),
           metadata: { system_id: systemId },
         });
       }

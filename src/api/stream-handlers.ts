@@ -13,12 +13,15 @@ import { parseQueryRequest } from "./db-handlers.ts";
 import {
   sendStreamError,
   serveArrowStream,
+  streamAckSubject,
   type ArrowBatchSource,
   type StreamOutcome,
 } from "./stream-sender.ts";
 
 /** What a streaming handler gets: the request, where to stream to, and the connection to stream on. */
 export interface StreamContext {
+  /** The system whose endpoint was asked: acks go to a subject in its db space. */
+  readonly systemId: string;
   readonly request: ApiRequest;
   readonly replyTo: string;
   readonly nc: NatsConnection;
@@ -35,7 +38,12 @@ export interface StreamHandler {
  * The adapter of streaming endpoints: the handler publishes to the reply inbox itself and
  * turns every failure into an error trailer, so nothing is ever `respond`ed here.
  */
-export function adaptStream(nc: NatsConnection, handler: StreamHandler, log: Logger): ServiceHandler {
+export function adaptStream(
+  nc: NatsConnection,
+  systemId: string,
+  handler: StreamHandler,
+  log: Logger,
+): ServiceHandler {
   return (err, msg) => {
     if (err) {
       log.error({ err }, "service endpoint failed");
@@ -52,7 +60,7 @@ export function adaptStream(nc: NatsConnection, handler: StreamHandler, log: Log
       sendStreamError(nc, replyTo, error, log);
       return;
     }
-    handler.serve({ request: requestOf(msg), replyTo, nc, log }).catch((error: unknown) => {
+    handler.serve({ systemId, request: requestOf(msg), replyTo, nc, log }).catch((error: unknown) => {
       log.error({ err: error, subject: msg.subject }, "stream handler failed");
     });
   };
@@ -94,7 +102,7 @@ export function streamEndpoint<R>(
 ): StreamHandler {
   return {
     kind: "stream",
-    serve: async ({ request, replyTo, nc, log }) => {
+    serve: async ({ systemId, request, replyTo, nc, log }) => {
       let parsed;
       try {
         const body = parseJsonRequest(request.data);
@@ -103,6 +111,7 @@ export function streamEndpoint<R>(
         return sendStreamError(nc, replyTo, err, log);
       }
       return serveArrowStream(nc, replyTo, (signal) => open(parsed.request, signal), {
+        ackSubject: streamAckSubject(systemId),
         window: parsed.window,
         compression: parsed.compression,
         ackTimeoutMs: limits.ackTimeoutMs,

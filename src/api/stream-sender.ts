@@ -5,7 +5,7 @@
  * acking is taken as gone: the scan is stopped, its connection freed, and a 408 trailer
  * sent that a client that was only slow reads after the chunks it already has.
  */
-import { createInbox, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { headers, nuid, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { ErrorCode, MonError, QueryTimeoutError, TooManyRowsError } from "../domain/index.ts";
 import { IpcMessageEncoder, type Logger } from "../lib/index.ts";
@@ -13,6 +13,7 @@ import {
   ServiceErrorHeader,
   StreamHeader,
   StreamMessageKind,
+  systemSubjects,
   type StreamCompression,
   type StreamEndTrailer,
   type StreamErrorTrailer,
@@ -29,6 +30,8 @@ export interface ArrowBatchSource {
 }
 
 export interface ArrowStreamOptions {
+  /** Where the client acks and cancels (streamAckSubject: in the system's db space). */
+  readonly ackSubject: string;
   /** Chunks in flight at most (already capped by the endpoint's configuration). */
   readonly window: number;
   /** With a full window, how long without an ack that advances before taking the client as gone. */
@@ -72,6 +75,15 @@ const FILL = 0.8;
 const MAX_BATCH_ROWS = 1 << 20;
 
 /**
+ * A fresh ack subject for one stream of `systemId`: `db.stream-ack.<token>` in the system's
+ * db space, so the grant that lets a user send the request (`db.>`) lets it ack too (README:
+ * Authorization); no natsmon subscription on a wildcard matches it.
+ */
+export function streamAckSubject(systemId: string): string {
+  return systemSubjects(systemId).dbStreamAck(nuid.next());
+}
+
+/**
  * Streams what `open` yields to `replyTo`. Never throws: failures become the error trailer
  * (a MonError keeps its code; anything else is logged and masked as 500).
  */
@@ -83,7 +95,7 @@ export async function serveArrowStream(
 ): Promise<StreamOutcome> {
   const { log } = options;
   const abort = new AbortController();
-  const ackSubject = createInbox();
+  const { ackSubject } = options;
   const acks = new AckInbox(
     nc,
     ackSubject,

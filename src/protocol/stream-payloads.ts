@@ -3,7 +3,11 @@
  * db.backup.stream; the fields the spec leaves open are natsmon's design). The client
  * subscribes to an inbox and sends the request with that inbox as reply; the server
  * answers on it with Arrow IPC chunks, then exactly one trailer. The client acks chunks on
- * the ack subject named by chunk 1.
+ * the ack subject named by chunk 1: `$MON.sys.<system_id>.db.stream-ack.<token>`
+ * (systemSubjects' dbStreamAck), fresh for each stream and inside the system's db space,
+ * so the grant that lets a user send the request (`$MON.sys.<system_id>.db.>` or
+ * `$MON.sys.*.db.>`) lets it publish its acks, and the server's subscription to it is
+ * covered by natsmon's own `$MON.>`.
  */
 
 /** Headers of the messages the server sends on the reply inbox. */
@@ -12,7 +16,10 @@ export const StreamHeader = {
   Kind: "Monitor-Stream",
   /** Chunks only: 1, 2, 3, … */
   Seq: "Monitor-Stream-Seq",
-  /** Chunk 1 only: the subject acks and cancels go to. */
+  /**
+   * Chunk 1 only: the subject acks and cancels go to, `$MON.sys.<system_id>.db.stream-ack.<token>`.
+   * A client publishes to whatever subject this names.
+   */
   Ack: "Monitor-Stream-Ack",
   /**
    * Chunk 1 only: the stream's window, the most chunks the server sends unacknowledged. A

@@ -77,7 +77,18 @@ export function systemSubjects(systemId: string) {
     feedFinding: (status: FindingStatus, severity: Severity, code: string) =>
       s(`feed.finding.${status}.${severity}.${assertToken(code, "check code")}`),
     dbQuery: s("db.query"),
+    /** Everything under the system's db space: the grant a database user needs (README: Authorization). */
+    dbAll: s("db.>"),
     dbQueryStream: s("db.query.stream"),
+    /**
+     * `db.stream-ack.<token>`: where the client of one db.query.stream or db.backup.stream
+     * sends its acks (named by chunk 1's Monitor-Stream-Ack, `token` fresh for each stream).
+     * It lies in the system's db space, so a user granted `db.>` there may publish its acks;
+     * under `_INBOX` it would need a publish grant on every other client's reply inbox.
+     */
+    dbStreamAck: (token: string) => s(`db.stream-ack.${assertToken(token, "stream ack token")}`),
+    /** Every stream's ack subject of the system. */
+    dbStreamAckAll: s("db.stream-ack.*"),
     dbBackupStream: s("db.backup.stream"),
     dbExplain: s("db.explain"),
     dbSchemas: s("db.schemas"),

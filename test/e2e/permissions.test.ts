@@ -2,19 +2,21 @@
  * Authorization by subject permissions (spec: Authentication items 1 and 4) on a real
  * nats-server with accounts and per-user permissions as the sink. natsmon itself runs as a
  * user holding exactly the grants the README lists; an operator gives one user the finding
- * feed only, another every system's db.
+ * feed only, another every system's db with exactly the README's grants (streamed queries
+ * and backups included: their acks go to a subject under the same grant).
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
 import { systemSubjects, type FindingTransition } from "../../src/protocol/index.ts";
 import { callApi, sqlQuery } from "../harness/api-client.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -39,7 +41,17 @@ const NATSMON_GRANTS = {
   subscribe: ["$MON.>", "_INBOX.>", "$SRV.>"],
 };
 
+/** The README's "database access to every system" grants (README: Authorization). */
+const DB_USER_GRANTS = { publish: ["$MON.sys.*.db.>", "$MON.ping"], subscribe: ["_INBOX.>"] };
+
+/** A streamed result of about 20 MB: some 20 chunks of about 1 MiB, more than any window. */
+const BIG_SQL = "SELECT i, repeat('x', 200) AS s FROM range(100000) t(i)";
+
 const list = (subjects: readonly string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(", ")}]`;
+
+/** A user of the MON account with publish and subscribe allow lists (password = user name). */
+const userEntry = (user: string, grants: { publish: readonly string[]; subscribe: readonly string[] }) =>
+  `      {user: ${user}, password: ${user}, permissions: {publish: {allow: ${list(grants.publish)}}, subscribe: {allow: ${list(grants.subscribe)}}}}`;
 
 function serverConfig(workDir: string): string {
   return [
@@ -54,7 +66,7 @@ function serverConfig(workDir: string): string {
     "    users: [",
     `      {user: natsmon, password: natsmon, permissions: {publish: {allow: ${list(NATSMON_GRANTS.publish)}}, subscribe: {allow: ${list(NATSMON_GRANTS.subscribe)}}}}`,
     `      {user: feed, password: feed, permissions: {publish: {deny: [">"]}, subscribe: {allow: ["$MON.sys.prod.feed.finding.>"]}}}`,
-    `      {user: analyst, password: analyst, permissions: {publish: {allow: ["$MON.sys.*.db.>"]}, subscribe: {allow: ["_INBOX.>"]}}}`,
+    userEntry("analyst", DB_USER_GRANTS),
     "      {user: app, password: app}",
     "    ]",
     "  }",
@@ -86,6 +98,9 @@ describe("subject permissions on the sink", () => {
         "  id: prod",
         `  nats: {url: ${JSON.stringify(server.clientUrl)}, user: sys, password: sys}`,
         "scraper: {interval: 1s}",
+        // Window 1: every chunk after the schema waits for an ack, so even a backup of a few
+        // epochs' small tables needs the client's acks to get through.
+        "db: {query-stream: {window: 1}}",
         "notifications:",
         '  webhook: [{name: hook, url: "http://127.0.0.1:9/never", enabled: false, subscriptions: ["*"]}]',
       ].join("\n"),
@@ -160,4 +175,35 @@ describe("subject permissions on the sink", () => {
     assert.ok(rows[0]!.n >= 2);
     await assert.rejects(callApi(analyst, S.opsScraperToggle, { paused: true }), /permission|timeout/i);
   });
+
+  test("a user with exactly the README's database grants runs a streamed query many windows long", async () => {
+    const out = join(dir.path, "big.csv");
+    const run = await runNatsmon(["query", ...analystArgs(), "--format", "csv", "--out", out, BIG_SQL]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /comes from db\.query/, "streamed, not the db.query fallback");
+    const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
+    assert.equal(lines.length, 100_001);
+    assert.equal(lines[100_000], `99999,${"x".repeat(200)}`);
+  });
+
+  test("a user with exactly the README's database grants backs a system up", async () => {
+    const out = join(dir.path, "prod-backup.duckdb");
+    const run = await runNatsmon(["backup", ...analystArgs(), "--out", out]);
+    assert.equal(run.code, 0, run.stderr);
+    const db = await DuckDBInstance.create(out, { access_mode: "READ_ONLY" });
+    const conn = await db.connect();
+    try {
+      const epochs = (
+        await conn.runAndReadAll("SELECT count(*)::INTEGER AS n FROM hx.epochs")
+      ).getRowObjects();
+      assert.ok((epochs[0]!.n as number) >= 2, JSON.stringify(epochs));
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  });
+
+  function analystArgs(): string[] {
+    return ["--server", server.clientUrl, "--user", "analyst", "--password", "analyst", "--system", "prod"];
+  }
 });

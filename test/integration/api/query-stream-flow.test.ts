@@ -98,11 +98,10 @@ describe("db.query.stream flow control and limits", () => {
   });
 
   test("the reader acks every half window, and the stream still runs through", async () => {
-    // Acks are the only header-less messages to an inbox on this connection.
+    // Acks go to the system's db.stream-ack subjects.
     const acks: number[] = [];
-    const spy = f.nc.subscribe("_INBOX.>", {
+    const spy = f.nc.subscribe(f.subjects.dbStreamAckAll, {
       callback: (_err, msg) => {
-        if (msg.headers) return;
         const body = msg.json<{ seq?: unknown }>();
         if (typeof body.seq === "number") acks.push(body.seq);
       },
