@@ -18,6 +18,7 @@ import { resultWriter, type TextFormat } from "./result-writers.ts";
 import { catchInterrupts, Interrupted, untilAborted } from "./stop-signal.ts";
 import {
   NoResponderError,
+  PublishRefusedError,
   readArrowStream,
   StreamFailedError,
   StreamRefusedError,
@@ -103,7 +104,7 @@ async function runQuery(sqlArg: string | undefined, options: QueryOptions): Prom
 function report(err: unknown, out: string | undefined): void {
   if (err instanceof Interrupted) fail(`${err.message}${out ? `; ${out} untouched` : ""}`, err.exitCode);
   else if (err instanceof StreamFailedError) fail(`${err.trailer.code}: ${err.trailer.description}`);
-  else if (err instanceof QueryFailed) fail(err.message);
+  else if (err instanceof QueryFailed || err instanceof PublishRefusedError) fail(err.message);
   else if (err instanceof MonError) fail(`${err.code}: ${err.message}`);
   else throw err;
 }

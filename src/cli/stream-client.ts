@@ -4,14 +4,23 @@
  * acknowledges chunks as they are consumed, and ends with the trailer's totals or a typed
  * error. Used by `natsmon query` and `natsmon backup`; talks to the bus API only.
  */
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import {
+  createInbox,
+  headers as natsHeaders,
+  PermissionViolationError,
+  type Msg,
+  type NatsConnection,
+  type Status,
+} from "@nats-io/nats-core";
 import { RecordBatchReader, type RecordBatch, type Schema } from "apache-arrow";
-import { ErrorCode, MonError } from "../domain/index.ts";
+import { ErrorCode, isToken, MonError } from "../domain/index.ts";
 import { END_OF_STREAM, registerArrowCodecs, stringifyExact } from "../lib/index.ts";
 import {
   ServiceErrorHeader,
   StreamHeader,
   StreamMessageKind,
+  systemIdOf,
+  systemSubjects,
   type StreamAck,
   type StreamEndTrailer,
   type StreamErrorTrailer,
@@ -40,6 +49,26 @@ export class StreamFailedError extends MonError {
  * request, a catalog not open, a system no node serves: 503).
  */
 export class StreamRefusedError extends StreamFailedError {}
+
+/**
+ * The bus refused this connection's user a publish the stream needs: the request, or an ack
+ * (nats-server answers `Permissions Violation for Publish to "<subject>"`). Without it the
+ * request never arrives, or the server, hearing no ack, ends the stream with a 408 after
+ * db.query-stream.ack-timeout.
+ */
+export class PublishRefusedError extends Error {
+  readonly subject: string;
+  constructor(subject: string) {
+    const system = systemIdOf(subject);
+    const grant = system !== undefined && isToken(system) ? systemSubjects(system).dbAll : subject;
+    super(
+      `the bus refused this user permission to publish to ${subject}: ` +
+        `grant publish on ${grant} (README, Authorization)`,
+    );
+    this.name = "PublishRefusedError";
+    this.subject = subject;
+  }
+}
 
 /** No message of the stream arrived within `timeoutMs`. */
 export class StreamTimeoutError extends MonError {
@@ -90,8 +119,9 @@ export interface ArrowStreamReader extends AsyncIterable<RecordBatch> {
 /**
  * Sends `request` to `subject` and waits for the first chunk (the schema). Throws
  * NoResponderError when nobody serves the subject, StreamFailedError for an error trailer
- * in place of the schema (refused SQL, 503 catalog not open), StreamTimeoutError, or the
- * signal's reason once it aborts.
+ * in place of the schema (refused SQL, 503 catalog not open), StreamTimeoutError,
+ * PublishRefusedError as soon as the bus refuses the request or an ack for permissions
+ * (iteration too), or the signal's reason once it aborts.
  */
 export async function readArrowStream(
   nc: NatsConnection,
@@ -125,7 +155,15 @@ export async function readArrowStream(
   });
   const onAbort = () => queue.end(signal?.reason as Error);
   signal?.addEventListener("abort", onAbort, { once: true });
+  // The bus says so when it refuses a publish (an -ERR, seen in the connection's status):
+  // the stream ends then, rather than when the server gives up waiting for acks.
+  const unwatch = watchPublishRefusals(nc, (refused) => {
+    if (refused !== subject && refused !== ackSubject) return;
+    finished = true;
+    queue.end(new PublishRefusedError(refused));
+  });
   const stop = () => {
+    unwatch();
     signal?.removeEventListener("abort", onAbort);
     if (!finished) ack({ cancel: true });
     finished = true;
@@ -218,6 +256,22 @@ export async function readArrowStream(
     },
     [Symbol.asyncIterator]: () => batches(),
   };
+}
+
+/**
+ * Calls `onRefused` with the subject of each publish the bus refuses this connection for
+ * permissions, until the returned function is called. A stream's subjects are its own (the
+ * ack subject is fresh for each stream), so a refusal names the stream it belongs to.
+ */
+function watchPublishRefusals(nc: NatsConnection, onRefused: (subject: string) => void): () => void {
+  const statuses = nc.status() as AsyncIterable<Status> & { stop?: () => void };
+  void (async () => {
+    for await (const status of statuses) {
+      const err = status.type === "error" ? status.error : undefined;
+      if (err instanceof PermissionViolationError && err.operation === "publish") onRefused(err.subject);
+    }
+  })();
+  return () => statuses.stop?.();
 }
 
 /**

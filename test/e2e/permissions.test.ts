@@ -47,6 +47,10 @@ const DB_USER_GRANTS = { publish: ["$MON.sys.*.db.>", "$MON.ping"], subscribe: [
 /** A streamed result of about 20 MB: some 20 chunks of about 1 MiB, more than any window. */
 const BIG_SQL = "SELECT i, repeat('x', 200) AS s FROM range(100000) t(i)";
 
+/** A user that may send a streamed query but not its acks, and one that may send neither. */
+const STREAMER_GRANTS = { publish: ["$MON.sys.*.db.query.stream"], subscribe: ["_INBOX.>"] };
+const OUTSIDER_GRANTS = { publish: ["$MON.ping"], subscribe: ["_INBOX.>"] };
+
 const list = (subjects: readonly string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(", ")}]`;
 
 /** A user of the MON account with publish and subscribe allow lists (password = user name). */
@@ -67,6 +71,8 @@ function serverConfig(workDir: string): string {
     `      {user: natsmon, password: natsmon, permissions: {publish: {allow: ${list(NATSMON_GRANTS.publish)}}, subscribe: {allow: ${list(NATSMON_GRANTS.subscribe)}}}}`,
     `      {user: feed, password: feed, permissions: {publish: {deny: [">"]}, subscribe: {allow: ["$MON.sys.prod.feed.finding.>"]}}}`,
     userEntry("analyst", DB_USER_GRANTS),
+    userEntry("streamer", STREAMER_GRANTS),
+    userEntry("outsider", OUTSIDER_GRANTS),
     "      {user: app, password: app}",
     "    ]",
     "  }",
@@ -206,4 +212,29 @@ describe("subject permissions on the sink", () => {
   function analystArgs(): string[] {
     return ["--server", server.clientUrl, "--user", "analyst", "--password", "analyst", "--system", "prod"];
   }
+
+  test("a user refused its acks, or the request itself, is told which grant is missing instead of a 408 or a timeout", async () => {
+    const cases: [string, RegExp][] = [
+      // Without the grant, the server would end the stream with its 408 after the ack timeout.
+      [
+        "streamer",
+        /^natsmon: the bus refused this user permission to publish to \$MON\.sys\.prod\.db\.stream-ack\.\S+: grant publish on \$MON\.sys\.prod\.db\.> \(README, Authorization\)$/m,
+      ],
+      // Without the grant, the request never arrives and only --timeout would end the wait.
+      [
+        "outsider",
+        /^natsmon: the bus refused this user permission to publish to \$MON\.sys\.prod\.db\.query\.stream: grant publish on \$MON\.sys\.prod\.db\.> \(README, Authorization\)$/m,
+      ],
+    ];
+    for (const [user, message] of cases) {
+      const run = await runNatsmon([
+        "query",
+        ...["--server", server.clientUrl, "--user", user, "--password", user, "--system", "prod"],
+        ...["--timeout", "120000", "--format", "csv", BIG_SQL],
+      ]);
+      assert.equal(run.code, 1, `${user}: ${run.stderr}`);
+      assert.match(run.stderr, message, user);
+      assert.doesNotMatch(run.stderr, /408|no message from the stream/, user);
+    }
+  });
 });
