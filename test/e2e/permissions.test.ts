@@ -190,6 +190,7 @@ describe("subject permissions on the sink", () => {
     const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
     assert.equal(lines.length, 100_001);
     assert.equal(lines[100_000], `99999,${"x".repeat(200)}`);
+    assert.doesNotMatch(nodeLog(), /stopped acknowledging/);
   });
 
   test("a user with exactly the README's database grants backs a system up", async () => {
@@ -203,11 +204,17 @@ describe("subject permissions on the sink", () => {
         await conn.runAndReadAll("SELECT count(*)::INTEGER AS n FROM hx.epochs")
       ).getRowObjects();
       assert.ok((epochs[0]!.n as number) >= 2, JSON.stringify(epochs));
+      assert.doesNotMatch(nodeLog(), /stopped acknowledging/);
     } finally {
       conn.closeSync();
       db.closeSync();
     }
   });
+
+  /** What the node logged so far: a stream whose acks never came is logged as "stopped acknowledging". */
+  function nodeLog(): string {
+    return node.stdout() + node.stderr();
+  }
 
   function analystArgs(): string[] {
     return ["--server", server.clientUrl, "--user", "analyst", "--password", "analyst", "--system", "prod"];
