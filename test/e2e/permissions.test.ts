@@ -15,6 +15,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
 import { systemSubjects, type FindingTransition } from "../../src/protocol/index.ts";
+import { readArrowStream } from "../../src/cli/stream-client.ts";
 import { callApi, sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
@@ -209,6 +210,18 @@ describe("subject permissions on the sink", () => {
       conn.closeSync();
       db.closeSync();
     }
+  });
+
+  test("a refused publish of another subject on the same connection leaves a stream running", async () => {
+    const reader = await readArrowStream(analyst, S.dbQueryStream, { sql: BIG_SQL }, { timeoutMs: 30_000 });
+    let rows = 0;
+    for await (const batch of reader) {
+      // Refused (analyst may not publish outside the db space); the stream is not its business.
+      if (rows === 0) analyst.publish(S.opsScraperToggle, JSON.stringify({ paused: true }));
+      rows += batch.numRows;
+    }
+    assert.equal(rows, 100_000);
+    assert.equal(reader.totals?.rows, 100_000);
   });
 
   /** What the node logged so far: a stream whose acks never came is logged as "stopped acknowledging". */
