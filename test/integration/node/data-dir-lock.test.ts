@@ -1,0 +1,145 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  DATA_DIR_LOCK_FILE,
+  DataDirInUseError,
+  describeProcess,
+  lockDataDir,
+  type DataDirOwner,
+} from "../../../src/node/data-dir-lock.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+
+/** A real process that runs until disposed. */
+function startSleeper(): ChildProcess & AsyncDisposable {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  return Object.assign(child, {
+    [Symbol.asyncDispose]: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  });
+}
+
+/** The description of a process that has run and exited (and been collected). */
+async function goneProcess(): Promise<DataDirOwner> {
+  await using child = startSleeper();
+  const owner = await describeProcess(child.pid!);
+  assert.ok(owner.started, "the process's start time was read");
+  return owner;
+}
+
+const lockPath = (dir: string) => join(dir, DATA_DIR_LOCK_FILE);
+
+async function holder(dir: string): Promise<DataDirOwner> {
+  return JSON.parse(await readFile(lockPath(dir), "utf8")) as DataDirOwner;
+}
+
+describe("lockDataDir", () => {
+  test("creates the data dir, holds it for this process, and frees it on dispose", async () => {
+    await using tmp = await tempDir();
+    const dir = join(tmp.path, "data");
+    {
+      await using lock = await lockDataDir(dir);
+      assert.equal(lock.path, lockPath(dir));
+      assert.deepEqual(await holder(dir), await describeProcess(process.pid));
+    }
+    assert.equal(existsSync(lockPath(dir)), false);
+    // Nothing else of the lock's is left in the data dir.
+    assert.deepEqual(await readdir(dir), []);
+  });
+
+  test("refuses a data dir a live process holds, naming its pid, and leaves its lock alone", async () => {
+    await using tmp = await tempDir();
+    await using other = startSleeper();
+    const owner = await describeProcess(other.pid!);
+    await writeFile(lockPath(tmp.path), JSON.stringify(owner));
+    await assert.rejects(lockDataDir(tmp.path), (err: unknown) => {
+      assert.ok(err instanceof DataDirInUseError);
+      assert.equal(err.ownerPid, other.pid);
+      assert.equal(
+        err.message,
+        `another natsmon node (pid ${other.pid}) is running on data dir ${tmp.path}; ` +
+          "stop it, or give this node another node.data-dir (--data-dir, NATSMON_NODE_DATA_DIR)",
+      );
+      return true;
+    });
+    assert.deepEqual(await holder(tmp.path), owner);
+    assert.deepEqual((await readdir(tmp.path)).sort(), [DATA_DIR_LOCK_FILE]);
+  });
+
+  test("refuses a second lock in the same process", async () => {
+    await using tmp = await tempDir();
+    await using _first = await lockDataDir(tmp.path);
+    await assert.rejects(lockDataDir(tmp.path), DataDirInUseError);
+  });
+
+  test("takes over the lock of a process that is gone, as a node killed with SIGKILL leaves it", async () => {
+    await using tmp = await tempDir();
+    await writeFile(lockPath(tmp.path), JSON.stringify(await goneProcess()));
+    await using _lock = await lockDataDir(tmp.path);
+    assert.equal((await holder(tmp.path)).pid, process.pid);
+  });
+
+  test("takes over a lock whose pid now belongs to another process, told apart by its start time", async () => {
+    await using tmp = await tempDir();
+    await using other = startSleeper();
+    const owner = await describeProcess(other.pid!);
+    await writeFile(
+      lockPath(tmp.path),
+      JSON.stringify({ ...owner, started: `${Number(owner.started) - 1}` }),
+    );
+    await using _lock = await lockDataDir(tmp.path);
+    assert.equal((await holder(tmp.path)).pid, process.pid);
+  });
+
+  test("takes over a lock written before the machine rebooted", async () => {
+    await using tmp = await tempDir();
+    await using other = startSleeper();
+    const owner = await describeProcess(other.pid!);
+    assert.ok(owner.boot, "the boot id was read");
+    await writeFile(lockPath(tmp.path), JSON.stringify({ ...owner, boot: "an-earlier-boot" }));
+    await using _lock = await lockDataDir(tmp.path);
+    assert.equal((await holder(tmp.path)).pid, process.pid);
+  });
+
+  test("takes over a lock file that is not one (empty)", async () => {
+    await using tmp = await tempDir();
+    await writeFile(lockPath(tmp.path), "");
+    await using _lock = await lockDataDir(tmp.path);
+    assert.equal((await holder(tmp.path)).pid, process.pid);
+  });
+
+  test("takes over from a node that died while it took over a stale lock", async () => {
+    await using tmp = await tempDir();
+    await writeFile(lockPath(tmp.path), JSON.stringify(await goneProcess()));
+    await writeFile(`${lockPath(tmp.path)}.takeover`, JSON.stringify(await goneProcess()));
+    {
+      await using _lock = await lockDataDir(tmp.path);
+      assert.equal((await holder(tmp.path)).pid, process.pid);
+    }
+    assert.deepEqual(await readdir(tmp.path), []);
+  });
+
+  test("of several takers of a stale lock at once, exactly one gets it", async () => {
+    await using tmp = await tempDir();
+    await writeFile(lockPath(tmp.path), JSON.stringify(await goneProcess()));
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => lockDataDir(tmp.path)));
+    const taken = results.filter((r) => r.status === "fulfilled");
+    try {
+      assert.equal(taken.length, 1);
+      for (const r of results) {
+        if (r.status === "rejected") assert.ok(r.reason instanceof DataDirInUseError, String(r.reason));
+      }
+      assert.equal((await holder(tmp.path)).pid, process.pid);
+    } finally {
+      for (const r of taken) await r.value[Symbol.asyncDispose]();
+    }
+    assert.deepEqual(await readdir(tmp.path), []);
+  });
+});
