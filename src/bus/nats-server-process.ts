@@ -39,7 +39,8 @@ export function findNatsServer(binary?: string): string {
  * Starts nats-server as a child that dies with this process, even on SIGKILL: it runs
  * under `setpriv --pdeathsig KILL` where util-linux has it. A server left behind by an
  * earlier crash (its pid file still names a live nats-server using our config) is
- * stopped first. Resolves once the client port accepts connections.
+ * stopped first: the caller holds the work dir (a node, its data dir's lock), so such a
+ * server's natsmon is gone. Resolves once the client port accepts connections.
  */
 export async function startNatsServer(opts: {
   configText: string;

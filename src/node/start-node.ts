@@ -21,10 +21,11 @@ import { createCatalogSide, type CatalogSide } from "./catalog-side.ts";
 import { scrapeEndpoints } from "./scrape-endpoints.ts";
 import { createScrapeSide, type ScrapeSide } from "./scrape-side.ts";
 import { startSystemPipeline, type SystemPipeline } from "./pipeline.ts";
-import { startSink } from "./sink.ts";
+import { startSink, type Sink } from "./sink.ts";
 import { claimRoles, describeHolder, type RoleGrant } from "./claim-roles.ts";
 import { sinkStorageCause, startDiskWatch, type DiskWatch } from "./data-dir-space.ts";
 import { embeddedSinkRecovery } from "./sink-recovery.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 
 export interface RunningNode extends AsyncDisposable {
   readonly nodeId: string;
@@ -43,10 +44,11 @@ export interface RunningNode extends AsyncDisposable {
 }
 
 /**
- * Starts a node: the sink bus (embedded when none is configured), the notifier, the micro
- * service, the claims of its roles (a role another live node serves is left unserved), the
- * discovery ping with every claimed side's endpoints, then each system's pipeline.
- * Disposal runs in reverse: systems, API, claims, notifier, bus.
+ * Starts a node: the lock of its data dir (refused while another live node holds it), the sink
+ * bus (embedded when none is configured), the notifier, the micro service, the claims of its
+ * roles (a role another live node serves is left unserved), the discovery ping with every
+ * claimed side's endpoints, then each system's pipeline.
+ * Disposal runs in reverse: systems, API, claims, notifier, bus, the data dir's lock.
  */
 export async function startNode(
   config: Config,
@@ -73,7 +75,16 @@ export async function startNode(
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
   const log = options.log.child({ node: nodeId });
-  const sink = await startSink(config, nodeId, log);
+  // Before anything in the data dir is touched: another node's embedded server would be taken
+  // for a crashed node's orphan and killed, and its DuckDB files are locked by that node.
+  const dataDirLock = await lockDataDir(config.node.dataDir, log);
+  let sink: Sink;
+  try {
+    sink = await startSink(config, nodeId, log);
+  } catch (err) {
+    await dataDirLock[Symbol.asyncDispose]();
+    throw err;
+  }
   const systems: SystemPipeline[] = [];
   const metrics = createMetrics(nodeId);
   let grant: RoleGrant = { served: new Map(), refused: new Map() };
@@ -260,6 +271,7 @@ export async function startNode(
     await claims?.[Symbol.asyncDispose]();
     await notifier?.[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
+    await dataDirLock[Symbol.asyncDispose]();
     throw err;
   }
   const startedApi = api;
@@ -291,6 +303,7 @@ export async function startNode(
       await heldClaims?.[Symbol.asyncDispose]();
       await startedNotifier[Symbol.asyncDispose]();
       await sink[Symbol.asyncDispose]();
+      await dataDirLock[Symbol.asyncDispose]();
       log.info("node stopped");
     },
   };
