@@ -49,13 +49,13 @@ export class DataDirInUseError extends Error {
  */
 export async function lockDataDir(dataDir: string, log?: Logger): Promise<DataDirLock> {
   const dir = resolve(dataDir);
-  await mkdir(dir, { recursive: true });
   const path = join(dir, DATA_DIR_LOCK_FILE);
   const owner = await describeProcess(process.pid);
   const text = JSON.stringify(owner) + "\n";
   const staged = `${path}.${owner.pid}.${randomBytes(6).toString("hex")}`;
-  await writeFile(staged, text);
   try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(staged, text);
     for (let attempt = 0; attempt < 100; attempt++) {
       if (await linked(staged, path)) {
         return { path, owner, [Symbol.asyncDispose]: () => release(path, text) };
@@ -72,9 +72,37 @@ export async function lockDataDir(dataDir: string, log?: Logger): Promise<DataDi
       }
     }
     throw new Error(`could not lock data dir ${dir}: its lock file ${path} kept changing`);
+  } catch (err) {
+    if (!UNWRITABLE.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+    return unguarded(dir, path, owner, err as Error, log);
   } finally {
     await unlink(staged).catch(() => undefined);
   }
+}
+
+/** Why a lock file could not be written: a data dir natsmon may not write, a full disk, no hard links. */
+const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "ENOTSUP", "EOPNOTSUPP"]);
+
+/**
+ * A data dir no lock can be written in still refuses a node while a live one's lock is there;
+ * otherwise the node starts as it did before locks, so that what it cannot do there (open a
+ * catalog, start the embedded server) is reported as such, and retried.
+ */
+async function unguarded(
+  dir: string,
+  path: string,
+  owner: DataDirOwner,
+  cause: Error,
+  log: Logger | undefined,
+): Promise<DataDirLock> {
+  const held = await readText(path).catch(() => undefined);
+  const holder = held === undefined ? undefined : parseOwner(held);
+  if (holder && (await isAlive(holder))) throw new DataDirInUseError(dir, holder.pid);
+  log?.warn(
+    { data_dir: dir, err: cause.message },
+    `cannot write the lock of data dir ${dir}: nothing keeps another node from using it too`,
+  );
+  return { path, owner, [Symbol.asyncDispose]: async () => {} };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   DATA_DIR_LOCK_FILE,
@@ -11,6 +11,7 @@ import {
   lockDataDir,
   type DataDirOwner,
 } from "../../../src/node/data-dir-lock.ts";
+import { pino } from "pino";
 import { tempDir } from "../../harness/temp-dir.ts";
 
 /** A real process that runs until disposed. */
@@ -32,6 +33,34 @@ async function goneProcess(): Promise<DataDirOwner> {
   const owner = await describeProcess(child.pid!);
   assert.ok(owner.started, "the process's start time was read");
   return owner;
+}
+
+/**
+ * A small tmpfs on a temporary directory, made read-only by `readOnly()` (root only, as the
+ * tests run: a read-only mount binds root, where file modes do not).
+ */
+async function smallDisk(): Promise<{ path: string; readOnly(): void } & AsyncDisposable> {
+  const dir = await tempDir("natsmon-lock-");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir.path]);
+  } catch (err) {
+    await dir[Symbol.asyncDispose]();
+    throw new Error(`this test mounts a tmpfs and needs root: ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    path: dir.path,
+    readOnly: () => execFileSync("mount", ["-o", "remount,ro", dir.path]),
+    async [Symbol.asyncDispose]() {
+      execFileSync("umount", ["-l", dir.path]);
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+function recordingLogger(): { log: pino.Logger; lines: { level: number; msg: string }[] } {
+  const lines: { level: number; msg: string }[] = [];
+  const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as never) });
+  return { log, lines };
 }
 
 const lockPath = (dir: string) => join(dir, DATA_DIR_LOCK_FILE);
@@ -141,5 +170,33 @@ describe("lockDataDir", () => {
       for (const r of taken) await r.value[Symbol.asyncDispose]();
     }
     assert.deepEqual(await readdir(tmp.path), []);
+  });
+
+  test("on a data dir it cannot write, lets the node start with a warning, as before locks", async () => {
+    await using disk = await smallDisk();
+    const dir = join(disk.path, "data");
+    await mkdir(dir);
+    disk.readOnly();
+    const { log, lines } = recordingLogger();
+    await using lock = await lockDataDir(dir, log);
+    assert.equal(lock.owner.pid, process.pid);
+    assert.equal(existsSync(lockPath(dir)), false);
+    const warning = lines.find((l) => l.level === pino.levels.values.warn);
+    assert.equal(
+      warning?.msg,
+      `cannot write the lock of data dir ${dir}: nothing keeps another node from using it too`,
+    );
+  });
+
+  test("on a data dir it cannot write, still refuses while a live node's lock is there", async () => {
+    await using disk = await smallDisk();
+    await using other = startSleeper();
+    await writeFile(lockPath(disk.path), JSON.stringify(await describeProcess(other.pid!)));
+    disk.readOnly();
+    await assert.rejects(lockDataDir(disk.path), (err: unknown) => {
+      assert.ok(err instanceof DataDirInUseError);
+      assert.equal(err.ownerPid, other.pid);
+      return true;
+    });
   });
 });
