@@ -10,6 +10,12 @@ export interface NatsServerPorts {
   cluster?: string[];
 }
 
+/** How a nats-server process ended: its exit code, or the signal that killed it. */
+export interface NatsServerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
 export interface NatsServerProcess extends AsyncDisposable {
   readonly pid: number;
   /** `nats://host:port` of the client listener. */
@@ -18,6 +24,8 @@ export interface NatsServerProcess extends AsyncDisposable {
   readonly workDir: string;
   /** Resolves with the exit code once the process has exited. */
   readonly exited: Promise<number | null>;
+  /** Resolves with its exit code and signal once the process has exited. */
+  readonly exit: Promise<NatsServerExit>;
   stop(): Promise<void>;
   kill(signal?: NodeJS.Signals): void;
 }
@@ -54,6 +62,12 @@ export async function startNatsServer(opts: {
    * the only place it says what goes wrong (a disk full, JetStream disabled).
    */
   onLog?: (line: NatsServerLogLine, ready: boolean) => void;
+  /**
+   * Runs it in a process group of its own, so that a Ctrl-C at the terminal (SIGINT to the
+   * whole foreground group) reaches only the caller, which stops the server itself: a server
+   * the caller supervises must not exit by a signal meant for the caller.
+   */
+  ownProcessGroup?: boolean;
 }): Promise<NatsServerProcess> {
   await mkdir(opts.workDir, { recursive: true });
   const confPath = join(opts.workDir, "nats-server.conf");
@@ -65,6 +79,7 @@ export async function startNatsServer(opts: {
   const spawnOptions: SpawnOptions = {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...opts.env },
+    detached: opts.ownProcessGroup === true,
   };
   const child: ChildProcess = withDeathSignal
     ? spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", binary, "-c", confPath], spawnOptions)
@@ -77,7 +92,10 @@ export async function startNatsServer(opts: {
     if (!ready) stderr = (stderr + chunk.toString()).slice(-8192);
     onLine(chunk);
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exit = new Promise<NatsServerExit>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const exited = exit.then((e) => e.code);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${binary}`);
   let ports: NatsServerPorts;
@@ -104,6 +122,7 @@ export async function startNatsServer(opts: {
     ports,
     workDir: opts.workDir,
     exited,
+    exit,
     stop,
     kill: (signal = "SIGKILL") => child.kill(signal),
     [Symbol.asyncDispose]: stop,
