@@ -7,6 +7,7 @@ import type { ConnectTarget } from "./connect.ts";
 import { natsServerConfig } from "./nats-server-config.ts";
 import { isStorageFault, type NatsServerLogLine } from "./nats-server-log.ts";
 import { startNatsServer, type NatsServerProcess } from "./nats-server-process.ts";
+import { superviseServer } from "./embedded-supervisor.ts";
 
 /**
  * Go's garbage-collector target for the embedded server, unless natsmon's own environment
@@ -34,11 +35,21 @@ export interface EmbeddedSink extends AsyncDisposable {
   /**
    * Kills the server and starts it again on the same port, store and credentials, so
    * natsmon's connections reconnect to it. SIGKILL, not SIGTERM: the server this is for
-   * (JetStream stuck after a write error) does not finish a graceful shutdown.
+   * (JetStream stuck after a write error) does not finish a graceful shutdown. `cause` says
+   * why, for restartCause(). A start that fails rejects, and is tried again as after an exit.
    */
-  restart(): Promise<void>;
-  /** When `restart()` last started the server again, if it ever did. */
+  restart(cause?: string): Promise<void>;
+  /**
+   * When natsmon last started the server again, if it ever did: by `restart()`, or because
+   * it exited while natsmon did not ask it to (see embedded-supervisor.ts).
+   */
   restartedAt(): Date | undefined;
+  /** Why natsmon last started the server again ("it exited unexpectedly (killed by SIGKILL)"). */
+  restartCause(): string | undefined;
+  /** Resolves, with why, once natsmon gives up starting the server again: the node has no bus. */
+  readonly gaveUp: Promise<string>;
+  /** Stops supervising the server and kills it at once (a stuck server ignores SIGTERM). */
+  kill(): Promise<void>;
   /** natsmon's own connection: the MON account, where its streams and API live. */
   readonly sink: ConnectTarget;
   /** The system account, so natsmon monitors its own bus. */
@@ -55,13 +66,18 @@ export async function startEmbeddedSink(
   config: SinkConfig,
   dataDir: string,
   log: Logger = silentLogger(),
+  supervision: {
+    /** natsmon's own log, for the exits and restarts of the server. */
+    log?: Logger;
+    /** The waits between failed starts (default RETRY_DELAYS_MS). */
+    retryDelaysMs?: readonly number[];
+  } = {},
 ): Promise<EmbeddedSink> {
   const workDir = join(dataDir, "nats");
   const storeDir = join(workDir, "jetstream");
   const monitorPassword = randomBytes(18).toString("base64url");
   const systemPassword = randomBytes(18).toString("base64url");
   let storageFault: string | undefined;
-  let restartedAt: Date | undefined;
   const onLog = (line: NatsServerLogLine, ready: boolean) => {
     // Its start-up banner is chatter; what it says once running is what an operator needs.
     log[ready ? line.level : "debug"](line.text);
@@ -72,6 +88,7 @@ export async function startEmbeddedSink(
       workDir,
       env: { GOGC: process.env.GOGC ?? EMBEDDED_GOGC },
       onLog,
+      ownProcessGroup: true,
       ...(config.embedded.binary ? { binary: config.embedded.binary } : {}),
       configText: natsServerConfig({
         serverName: EMBEDDED_SERVER_NAME,
@@ -107,23 +124,29 @@ export async function startEmbeddedSink(
     throw err;
   }
   const clientUrl = server.clientUrl;
+  const supervisor = superviseServer({
+    server,
+    start: () => {
+      storageFault = undefined;
+      // The port it was given (an OS-chosen one included): clients reconnect to the same URL.
+      return start(Number(new URL(clientUrl).port));
+    },
+    log: supervision.log ?? log,
+    ...(supervision.retryDelaysMs ? { retryDelaysMs: supervision.retryDelaysMs } : {}),
+  });
   return {
     get server() {
-      return server;
+      return supervisor.server;
     },
     storeDir,
     storageFault: () => storageFault,
-    async restart() {
-      server.kill("SIGKILL");
-      await server.exited;
-      storageFault = undefined;
-      // The port it was given (an OS-chosen one included): clients reconnect to the same URL.
-      server = await start(Number(new URL(clientUrl).port));
-      restartedAt = new Date();
-    },
-    restartedAt: () => restartedAt,
+    restart: (cause = "natsmon restarted it") => supervisor.restart(cause),
+    restartedAt: () => supervisor.restartedAt(),
+    restartCause: () => supervisor.restartCause(),
+    gaveUp: supervisor.gaveUp,
+    kill: () => supervisor.stop("kill"),
     sink: { url: clientUrl, user: "natsmon", password: monitorPassword },
     system: { url: clientUrl, user: "natsmon-sys", password: systemPassword },
-    [Symbol.asyncDispose]: () => server.stop(),
+    [Symbol.asyncDispose]: () => supervisor.stop("term"),
   };
 }

@@ -66,6 +66,8 @@ export function runCommand(program: Command): void {
         // Tests shorten the once-a-minute retry of a catalog that would not open, and retention's round.
         const reopenMs = Number(process.env.NATSMON_CATALOG_REOPEN_MS) || undefined;
         const retentionEveryMs = Number(process.env.NATSMON_RETENTION_EVERY_MS) || undefined;
+        // …and the waits between failed starts of an embedded nats-server that exited ("200,400").
+        const sinkRestartDelaysMs = process.env.NATSMON_SINK_RESTART_DELAYS_MS?.split(",").map(Number);
         // Caught from here on, so a signal while the node starts stops what it started.
         const stop = catchStopSignal(log, 15_000);
         let node;
@@ -77,6 +79,7 @@ export function runCommand(program: Command): void {
             ...(registry ? { updateRegistry: registry } : {}),
             ...(reopenMs ? { catalogReopenMs: reopenMs } : {}),
             ...(retentionEveryMs ? { retentionEveryMs } : {}),
+            ...(sinkRestartDelaysMs?.every((ms) => ms > 0) ? { sinkRestartDelaysMs } : {}),
           });
         } catch (err) {
           // Stopped during start-up: startNode has stopped whatever it had started, as a stop does.
@@ -106,7 +109,8 @@ export function runCommand(program: Command): void {
             .join("\n") + "\n",
         );
         // A role lost to another node (its reason is logged) stops the node too, with code 1, so a
-        // supervisor restarts it and the restart leaves that role to the node that holds it.
+        // supervisor restarts it and the restart leaves that role to the node that holds it; so
+        // does an embedded nats-server that would not start again, so a supervisor can act.
         const lostRole = await Promise.race([stop.received.then(() => false), node.lost.then(() => true)]);
         await node[Symbol.asyncDispose]();
         // Libraries may keep handles open after a clean stop; the node is done, so is the process.

@@ -46,7 +46,7 @@ export function embeddedSinkRecovery(options: {
         `${reading.dir} has ${describeDiskSpace(reading)} again; natsmon restarts the server (nats-server ` +
         "2.9.10 stays stuck after a failed write, newer versions disable JetStream until restarted)",
     );
-    await embedded.restart();
+    await embedded.restart("its JetStream was stuck after its disk filled up");
     log.info({ pid: embedded.server.pid }, "the embedded nats-server restarted; natsmon reconnects to it");
   };
 }

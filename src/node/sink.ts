@@ -22,10 +22,21 @@ export interface Sink extends AsyncDisposable {
  * The bus natsmon lives on: the configured `sink.url`, or an embedded nats-server started
  * as a child process when none is configured. JetStream must be available on it.
  */
-export async function startSink(config: Config, nodeId: string, log: Logger): Promise<Sink> {
+export async function startSink(
+  config: Config,
+  nodeId: string,
+  log: Logger,
+  options: {
+    /** The waits between failed starts of the embedded server after it exited (tests shorten them). */
+    restartDelaysMs?: readonly number[];
+  } = {},
+): Promise<Sink> {
   const embedded = config.sink.url
     ? undefined
-    : await startEmbeddedSink(config.sink, config.node.dataDir, log.child({ source: "nats-server" }));
+    : await startEmbeddedSink(config.sink, config.node.dataDir, log.child({ source: "nats-server" }), {
+        log,
+        ...(options.restartDelaysMs ? { retryDelaysMs: options.restartDelaysMs } : {}),
+      });
   const target: ConnectTarget = embedded?.sink ?? { ...config.sink, url: config.sink.url! };
   let nc: NatsConnection;
   try {
@@ -52,7 +63,8 @@ export async function startSink(config: Config, nodeId: string, log: Logger): Pr
         if (embedded) {
           // Stuck as nats-server 2.9.10 is after a failed write, it would ignore SIGTERM too.
           log.warn({ pid: embedded.server.pid }, "the embedded nats-server does not answer; killing it");
-          embedded.server.kill("SIGKILL");
+          await embedded.kill();
+          return;
         }
       }
       await embedded?.[Symbol.asyncDispose]();

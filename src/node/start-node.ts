@@ -38,7 +38,8 @@ export interface RunningNode extends AsyncDisposable {
   /**
    * Resolves, with why, if the node loses a role it serves to another node (see
    * bus/role-claims.ts): the side has stopped, and the caller stops the node, since its
-   * endpoints cannot be withdrawn one role at a time.
+   * endpoints cannot be withdrawn one role at a time. Also when natsmon gives up starting its
+   * embedded nats-server again (bus/embedded-supervisor.ts): the node has no bus.
    */
   readonly lost: Promise<string>;
 }
@@ -71,6 +72,8 @@ export async function startNode(
     host?: string;
     /** The catalog sides' clock (ms), which a commit marker's epoch is checked against (default Date.now). */
     catalogNow?: () => number;
+    /** The waits between failed starts of the embedded nats-server after it exited (default 1 s, 2 s, 5 s, 10 s, 30 s). */
+    sinkRestartDelaysMs?: readonly number[];
   },
 ): Promise<RunningNode> {
   const nodeId = config.node.id;
@@ -80,7 +83,12 @@ export async function startNode(
   const dataDirLock = await lockDataDir(config.node.dataDir, log);
   let sink: Sink;
   try {
-    sink = await startSink(config, nodeId, log);
+    sink = await startSink(
+      config,
+      nodeId,
+      log,
+      options.sinkRestartDelaysMs ? { restartDelaysMs: options.sinkRestartDelaysMs } : {},
+    );
   } catch (err) {
     await dataDirLock[Symbol.asyncDispose]();
     throw err;
@@ -123,6 +131,8 @@ export async function startNode(
   let claims: RoleClaims | undefined;
   let onLost: (reason: string) => void = () => {};
   const lost = new Promise<string>((resolve) => (onLost = resolve));
+  // Logged as fatal where it gives up; the caller stops the node and exits 1.
+  void sink.embedded?.gaveUp.then((reason) => onLost(reason));
   const loseRole = (systemId: string, role: Role, holder: RoleClaim | undefined) => {
     const reason =
       `this node no longer holds the ${role} role of system ${systemId}: ` +
