@@ -38,7 +38,7 @@ export interface EmbeddedSink extends AsyncDisposable {
    * (JetStream stuck after a write error) does not finish a graceful shutdown. `cause` says
    * why, for restartCause(). A start that fails rejects, and is tried again as after an exit.
    */
-  restart(cause?: string): Promise<void>;
+  restart(cause: string): Promise<void>;
   /**
    * When natsmon last started the server again, if it ever did: by `restart()`, or because
    * it exited while natsmon did not ask it to (see embedded-supervisor.ts).
@@ -140,7 +140,7 @@ export async function startEmbeddedSink(
     },
     storeDir,
     storageFault: () => storageFault,
-    restart: (cause = "natsmon restarted it") => supervisor.restart(cause),
+    restart: (cause) => supervisor.restart(cause),
     restartedAt: () => supervisor.restartedAt(),
     restartCause: () => supervisor.restartCause(),
     gaveUp: supervisor.gaveUp,

@@ -197,7 +197,7 @@ export async function startRoleClaims(options: {
         // Expected after natsmon's own restart of the server, which it logged as an error.
         log.info(
           { key, restarted_at: cause.at.toISOString() },
-          `the embedded bus was restarted at ${cause.at.toISOString()} (natsmon restarted its stuck nats-server); ` +
+          `the embedded bus was restarted at ${cause.at.toISOString()} (natsmon restarted its nats-server, saying why in an error then); ` +
             "the role claim lapsed while it was down; claimed again",
         );
         return;

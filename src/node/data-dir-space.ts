@@ -141,8 +141,8 @@ export function sinkStorageCause(embedded: EmbeddedSink | undefined, dir: string
   const restarted = embedded.restartedAt();
   if (restarted && Date.now() - restarted.getTime() < RECENT_RESTART_MS) {
     return (
-      `natsmon restarted the embedded nats-server at ${restarted.toISOString()}, its JetStream stuck since ` +
-      "its disk filled up; it reconnects to it"
+      `natsmon restarted the embedded nats-server at ${restarted.toISOString()}: ` +
+      `${embedded.restartCause() ?? "unknown why"}; it reconnects to it`
     );
   }
   return undefined;

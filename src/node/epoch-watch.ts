@@ -63,7 +63,7 @@ const MESSAGES: Record<Exclude<QuietCause, "sink-restarted">, string> = {
 function message(cause: QuietCause, restartedAt: Date | undefined): string {
   if (cause !== "sink-restarted") return MESSAGES[cause];
   return (
-    `the embedded bus was restarted at ${restartedAt?.toISOString()} (natsmon restarted its stuck nats-server), ` +
+    `the embedded bus was restarted at ${restartedAt?.toISOString()} (natsmon restarted its nats-server, saying why in an error then), ` +
     `and no new epoch has reached this catalog since, for ${QUIET_INTERVALS} scrape intervals: the scraper and ` +
     "this catalog's consumer resume once they have reconnected to it (the scrape node's `ops.scraper.status` " +
     "shows its last error)"

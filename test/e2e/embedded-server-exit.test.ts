@@ -112,6 +112,13 @@ test("a node whose embedded nats-server is killed names the exit, starts it agai
         timeoutMs: 60_000,
       },
     );
+    assert.deepEqual(
+      logLines(node.stderr())
+        .slice(exit)
+        .filter((l) => /election|disk filled up|stuck/.test(l.msg ?? "")),
+      [],
+      "nothing logged after the exit blames an election or a full disk",
+    );
     const epochs = await waitFor(
       () =>
         sqlQuery<{ n: number }>(nc, "local", "SELECT count(*) AS n FROM hx.epochs").catch(() => undefined),

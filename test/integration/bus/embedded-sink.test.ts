@@ -168,7 +168,7 @@ describe("the embedded sink", () => {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: "KEPT", subjects: ["kept.>"] });
     const before = sink.server.pid;
-    await sink.restart();
+    await sink.restart("a test asks for it");
     assert.notEqual(sink.server.pid, before);
     assert.equal(sink.server.clientUrl, sink.sink.url);
     const info = await waitFor(() => jsm.streams.info("KEPT"), {

@@ -57,7 +57,7 @@ test("a claim that lapsed while natsmon restarted its stuck embedded sink is cla
       message: "the claim's lapse",
       timeoutMs: lapseMs * 2,
     });
-    await sink.restart();
+    await sink.restart("its JetStream was stuck");
 
     const again = await waitFor(() => lines.find((l) => /claimed again/.test(l.msg)), {
       message: "the claim taken again after the restart",
@@ -65,7 +65,7 @@ test("a claim that lapsed while natsmon restarted its stuck embedded sink is cla
     });
     assert.match(
       again.msg,
-      /^the embedded bus was restarted at \S+ \(natsmon restarted its stuck nats-server\); the role claim lapsed while it was down; claimed again$/,
+      /^the embedded bus was restarted at \S+ \(natsmon restarted its nats-server, saying why in an error then\); the role claim lapsed while it was down; claimed again$/,
     );
     assert.deepEqual(
       lines.filter((l) => /late refreshing/.test(l.msg)),

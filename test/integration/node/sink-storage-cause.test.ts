@@ -16,10 +16,10 @@ describe("why the embedded sink takes no messages", () => {
   test("is natsmon's restart of the server, for a while after it restarted it", async () => {
     await using dir = await tempDir();
     await using sink = await startEmbeddedSink(SINK, dir.path);
-    await sink.restart();
+    await sink.restart("its JetStream was stuck after its disk filled up");
     assert.match(
       sinkStorageCause(sink, dir.path) ?? "",
-      /^natsmon restarted the embedded nats-server at \S+, its JetStream stuck since its disk filled up/,
+      /^natsmon restarted the embedded nats-server at \S+: its JetStream was stuck after its disk filled up; it reconnects/,
     );
   });
 
