@@ -11,8 +11,9 @@ import { startEmbeddedSink } from "../../../src/bus/index.ts";
 import { EMBEDDED_GOGC } from "../../../src/bus/embedded-sink.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
+import { captureLog, type LogLine as CapturedLine } from "../../harness/capture-log.ts";
 
-interface LogLine {
+interface LogLine extends CapturedLine {
   readonly level: number;
   readonly msg: string;
   readonly source?: string;
@@ -20,8 +21,7 @@ interface LogLine {
 
 /** A logger that keeps every line, for tests that read what was logged. */
 function recordingLogger(): { log: pino.Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = pino({ level: "trace" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const { log, lines } = captureLog<LogLine>("trace");
   return { log, lines };
 }
 

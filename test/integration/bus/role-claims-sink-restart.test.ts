@@ -7,7 +7,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pino } from "pino";
 import {
   claimsBucketConfig,
   connectNats,
@@ -17,8 +16,9 @@ import {
 import { Role } from "../../../src/domain/index.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
+import { captureLog, type LogLine as CapturedLine } from "../../harness/capture-log.ts";
 
-interface LogLine {
+interface LogLine extends CapturedLine {
   readonly level: number;
   readonly msg: string;
   readonly key?: string;
@@ -30,8 +30,7 @@ test("a claim that lapsed while natsmon restarted its stuck embedded sink is cla
   await using dir = await tempDir();
   await using sink = await startEmbeddedSink(SINK, dir.path);
   const nc = await connectNats(sink.sink, "claims across a restart");
-  const lines: LogLine[] = [];
-  const log = pino({ level: "trace" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const { log, lines } = captureLog<LogLine>("trace");
   const lost: string[] = [];
   const claims = await startRoleClaims({
     nc,

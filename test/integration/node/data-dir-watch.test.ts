@@ -2,22 +2,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pino } from "pino";
 import { createMetrics } from "../../../src/lib/index.ts";
 import { startDiskWatch } from "../../../src/node/data-dir-space.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-
-interface LogLine {
-  level: number;
-  msg: string;
-}
+import { captureLog } from "../../harness/capture-log.ts";
 
 test("a data dir that does not exist yet is made and read, with no warning that its free space cannot be read", async () => {
   await using dir = await tempDir();
   const dataDir = join(dir.path, "new", "data");
-  const lines: LogLine[] = [];
-  const log = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const { log, lines } = captureLog("debug");
   await using watch = startDiskWatch({ dir: dataDir, log, metrics: createMetrics("n1") });
   const reading = await waitFor(() => watch.current(), { message: "the first reading of the data dir" });
   assert.equal(reading.dir, dataDir);

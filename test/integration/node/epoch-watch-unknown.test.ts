@@ -8,13 +8,13 @@ import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { pino } from "pino";
 import { commitProgress, ensureStream, scrapeStreamConfig } from "../../../src/bus/index.ts";
 import { startEpochWatch } from "../../../src/node/epoch-watch.ts";
 import { startTestServer } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
+import { captureLog, type LogLine as CapturedLine } from "../../harness/capture-log.ts";
 
-interface LogLine {
+interface LogLine extends CapturedLine {
   readonly msg: string;
   readonly cause?: string;
   readonly error?: string;
@@ -33,8 +33,7 @@ test("no epoch while the sink does not say where the markers stand is reported a
   const nc = await connect({ servers: server.url });
   try {
     await ensureStream(await jetstreamManager(nc), await scrapeStreamConfig("watch", 1));
-    const lines: LogLine[] = [];
-    const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+    const { log, lines } = captureLog<LogLine>("warn");
     await freeze(server.process.pid);
     let warning: LogLine;
     try {

@@ -5,25 +5,16 @@
  * to look, not an election alone.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { pino } from "pino";
 import { ensureStream, scrapeStreamConfig } from "../../../src/bus/index.ts";
-import { loadConfig } from "../../../src/config/index.ts";
-import { noMetrics } from "../../../src/lib/index.ts";
-import { createScrapeSide } from "../../../src/node/scrape-side.ts";
 import { systemAssets } from "../../../src/protocol/index.ts";
-import { startTestServer, SYS_USER } from "../../harness/start-nats-server.ts";
+import { startTestServer } from "../../harness/start-nats-server.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-
-interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-}
+import { captureLog } from "../../harness/capture-log.ts";
+import { externalScrapeSide } from "../../harness/external-scrape-side.ts";
 
 const CAUSES =
   /a JetStream leader election under way, the sink's storage full, or JetStream disabled on the sink after a storage failure .*check the sink servers' logs and the stream's leader with `nats stream info MON_SCRAPE_ext`/;
@@ -36,28 +27,12 @@ test("a publish an external sink does not take is logged with the causes it may 
   try {
     const jsm = await jetstreamManager(sinkNc);
     await ensureStream(jsm, await scrapeStreamConfig("ext", 1));
-    const file = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      file,
-      [
-        "system:",
-        "  id: ext",
-        `  nats: {url: ${JSON.stringify(monitored.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-        `sink: {url: ${JSON.stringify(sink.url)}}`,
-        "scraper: {interval: 1h}",
-      ].join("\n"),
-    );
-    const loaded = await loadConfig({ file });
-    assert.ok(loaded.ok, JSON.stringify(loaded));
-    const lines: LogLine[] = [];
-    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
-    await using side = createScrapeSide({
-      sink: sinkNc,
-      sinkSystem: undefined,
-      externalSink: true,
-      system: loaded.config.systems[0]!,
-      nodeId: "ext-node",
-      metrics: noMetrics(),
+    const { log, lines } = captureLog("info");
+    await using side = await externalScrapeSide({
+      dir: dir.path,
+      systemId: "ext",
+      monitoredUrl: monitored.url,
+      sink: { url: sink.url, nc: sinkNc },
       log,
     });
     await side.start();

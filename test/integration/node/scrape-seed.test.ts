@@ -5,25 +5,17 @@
  * still expects the servers the last one expected.
  */
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { pino } from "pino";
 import { ensureStream, scrapeStreamConfig } from "../../../src/bus/index.ts";
-import { loadConfig } from "../../../src/config/index.ts";
-import { noMetrics } from "../../../src/lib/index.ts";
-import { createScrapeSide } from "../../../src/node/scrape-side.ts";
 import { systemSubjects, type CommitMarker } from "../../../src/protocol/index.ts";
-import { startTestServer, SYS_USER } from "../../harness/start-nats-server.ts";
+import { startTestServer } from "../../harness/start-nats-server.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
-
-interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-}
+import { captureLog } from "../../harness/capture-log.ts";
+import { externalScrapeSide } from "../../harness/external-scrape-side.ts";
 
 /** SIGSTOP, and wait until the process is stopped: the signal lands a moment after kill() returns. */
 async function freeze(pid: number): Promise<void> {
@@ -54,28 +46,12 @@ test("a scrape side starting while the sink does not answer waits for the last c
     };
     await jetstream(sinkNc).publish(systemSubjects("seed").scrapeCommit, JSON.stringify(previous));
 
-    const file = join(dir.path, "natsmon.yaml");
-    await writeFile(
-      file,
-      [
-        "system:",
-        "  id: seed",
-        `  nats: {url: ${JSON.stringify(monitored.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-        `sink: {url: ${JSON.stringify(sink.url)}}`,
-        "scraper: {interval: 1h}",
-      ].join("\n"),
-    );
-    const loaded = await loadConfig({ file });
-    assert.ok(loaded.ok, JSON.stringify(loaded));
-    const lines: LogLine[] = [];
-    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
-    await using side = createScrapeSide({
-      sink: sinkNc,
-      sinkSystem: undefined,
-      externalSink: true,
-      system: loaded.config.systems[0]!,
-      nodeId: "seed-node",
-      metrics: noMetrics(),
+    const { log, lines } = captureLog("info");
+    await using side = await externalScrapeSide({
+      dir: dir.path,
+      systemId: "seed",
+      monitoredUrl: monitored.url,
+      sink: { url: sink.url, nc: sinkNc },
       log,
     });
 

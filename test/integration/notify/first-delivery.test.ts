@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { pino } from "pino";
 import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import {
@@ -20,8 +19,9 @@ import {
   webhookTrail,
   type NotifyLab,
 } from "./notify-lab.ts";
+import { captureLog, type LogLine as CapturedLine } from "../../harness/capture-log.ts";
 
-interface LogLine {
+interface LogLine extends CapturedLine {
   readonly level: number;
   readonly msg: string;
   readonly endpoint?: string;
@@ -70,8 +70,7 @@ describe("the first delivery of an endpoint whose receiver knows no alert", () =
   });
 
   test("with no epoch diffed within the wait, the stored firing set goes, with a warning", async () => {
-    const lines: LogLine[] = [];
-    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+    const { log, lines } = captureLog<LogLine>("info");
     await lab.start(
       [endpoint({ name: "waiting", url: `${receiver.url}/waiting` })],
       { ...FAST, freshEpochWaitMs: 500 },

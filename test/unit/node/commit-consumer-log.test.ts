@@ -1,16 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pino } from "pino";
 import { commitConsumerStatusLog } from "../../../src/node/commit-consumer-log.ts";
-
-interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-}
+import { captureLog } from "../../harness/capture-log.ts";
 
 function capture(sinkFault: () => string | undefined) {
-  const lines: LogLine[] = [];
-  const log = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const { log, lines } = captureLog("debug");
   const onStatus = commitConsumerStatusLog({ log, sinkFault, setAside: () => undefined });
   return { lines, onStatus };
 }
