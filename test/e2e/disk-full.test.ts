@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 interface LogLine {
   readonly level: number;
@@ -14,13 +15,7 @@ interface LogLine {
   readonly key?: string;
 }
 
-function logLines(node: NatsmonProcess): LogLine[] {
-  return node
-    .stderr()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as LogLine);
-}
+const logLines = (node: NatsmonProcess) => jsonLogLines<LogLine>(node.stderr());
 
 /**
  * A 20 MiB tmpfs mounted on a temporary directory, unmounted (lazily, should something still

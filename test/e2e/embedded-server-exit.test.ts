@@ -16,18 +16,14 @@ import { spawnLocalNode } from "../harness/local-node.ts";
 import { natsmonArgv, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 interface LogLine {
   readonly level: number;
   readonly msg?: string;
 }
 
-function logLines(stderr: string): LogLine[] {
-  return stderr
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as LogLine);
-}
+const logLines = (stderr: string) => jsonLogLines<LogLine>(stderr);
 
 const UNEXPECTED = /exited unexpectedly/;
 

@@ -22,6 +22,7 @@ import { subscribeFindingFeed } from "../harness/finding-feed.ts";
 import { spawnLocalNode } from "../harness/local-node.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -82,11 +83,9 @@ test("a marker named an hour ahead is set aside and logged, and a finding fired 
     assert.equal(latest!.future, 0);
     assert.ok(Date.parse(latest!.latest) < Date.parse(future), latest!.latest);
     // Logged as an error that names the clocks and what to do, and counted.
-    const lines = node
-      .stderr()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { level: number; msg: string; epoch?: string; stored_at?: string });
+    const lines = jsonLogLines<{ level: number; msg: string; epoch?: string; stored_at?: string }>(
+      node.stderr(),
+    );
     const setAside = lines.filter((l) => l.level === 50 && l.epoch === future);
     assert.equal(setAside.length, 1, JSON.stringify(setAside));
     assert.match(setAside[0]!.msg, /set aside/);

@@ -22,6 +22,7 @@ import { startTestCluster } from "../harness/start-nats-cluster.ts";
 import { SYS_USER } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 const SYSTEM = "partial";
 const OPENED = "an epoch scraped since start that observed everything was diffed";
@@ -32,13 +33,7 @@ interface LogLine {
   readonly epoch?: string;
 }
 
-function logLines(node: NatsmonProcess): LogLine[] {
-  return node
-    .stderr()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as LogLine);
-}
+const logLines = (node: NatsmonProcess) => jsonLogLines<LogLine>(node.stderr());
 
 /** Epochs folded so far, oldest first, with whether n3 answered them in full. */
 async function epochs(nc: NatsConnection): Promise<{ epoch: string; complete: boolean }[]> {

@@ -6,6 +6,7 @@ import { nodeSubjects, systemSubjects, type CommitMarker } from "../../src/proto
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 const subjects = systemSubjects("local");
 
@@ -120,13 +121,9 @@ test("a marker whose fold keeps failing on its own data is set aside after 3 att
   );
   assert.equal((await query(t.nc, `SELECT 1 FROM hx.epochs WHERE epoch = '${bad}'::TIMESTAMPTZ`)).length, 0);
   // The log is JSON lines on stderr.
-  const lines = t.node
-    .stderr()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map(
-      (l) => JSON.parse(l) as { msg: string; epoch?: string; seq?: number; attempt?: number; error?: string },
-    );
+  const lines = jsonLogLines<{ msg: string; epoch?: string; seq?: number; attempt?: number; error?: string }>(
+    t.node.stderr(),
+  );
   const attempts = lines.filter((l) => l.epoch === bad && /its own data makes the fold fail/.test(l.msg));
   assert.deepEqual(
     attempts.map((l) => l.attempt),

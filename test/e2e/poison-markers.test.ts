@@ -6,6 +6,7 @@ import { nodeSubjects, systemSubjects, type CommitMarker } from "../../src/proto
 import { spawnNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
+import { jsonLogLines } from "../harness/capture-log.ts";
 
 const subjects = systemSubjects("local");
 
@@ -58,12 +59,9 @@ test("an unreadable marker is set aside and a marker whose parts are gone is fol
       },
     );
     // The unreadable marker is said and counted, not dropped in silence.
-    const said = node
-      .stderr()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { level: number; msg: string; seq?: number })
-      .filter((l) => l.level === 50 && /commit marker in the scrape stream is unreadable/.test(l.msg));
+    const said = jsonLogLines<{ level: number; msg: string; seq?: number }>(node.stderr()).filter(
+      (l) => l.level === 50 && /commit marker in the scrape stream is unreadable/.test(l.msg),
+    );
     assert.deepEqual(
       said.map((l) => l.seq),
       [unreadable.seq],

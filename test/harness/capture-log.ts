@@ -16,3 +16,11 @@ export function captureLog<L extends LogLine = LogLine>(level = "trace"): { log:
   const log = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line) as L) });
   return { log, lines };
 }
+
+/** The JSON lines of a log text (a natsmon process's stderr), parsed; other lines are skipped. */
+export function jsonLogLines<L extends object = LogLine>(text: string): L[] {
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as L);
+}
