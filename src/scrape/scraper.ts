@@ -124,8 +124,10 @@ export function startScraper(options: ScraperOptions): Scraper {
     const errors: CommitMarker["errors"] = [];
     const summaries: SourceSummary[] = [];
     const publishing: Promise<ScrapePartRef>[] = [];
+    // Awaited together once all is gathered: one refused before then must not end the process.
+    const track = (part: Promise<ScrapePartRef>) => publishing.push(part) && void part.catch(() => undefined);
     const publish = (source: Source, reply: GatheredReply, page?: number) =>
-      publishing.push(
+      track(
         sink.publishReply(epoch, {
           source: source.name,
           server: reply.server,
@@ -206,10 +208,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       const accounts = await servicesGathered;
       for (const a of accounts) {
         if (a.error) errors.push({ source: SERVICES_SOURCE, error: a.error });
-        else
-          publishing.push(
-            sink.publishReply(epoch, { source: SERVICES_SOURCE, server: a.account, data: a.data }),
-          );
+        else track(sink.publishReply(epoch, { source: SERVICES_SOURCE, server: a.account, data: a.data }));
       }
       summaries.push({
         source: SERVICES_SOURCE,
