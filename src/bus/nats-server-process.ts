@@ -26,6 +26,8 @@ export interface NatsServerProcess extends AsyncDisposable {
   readonly exited: Promise<number | null>;
   /** Resolves with its exit code and signal once the process has exited. */
   readonly exit: Promise<NatsServerExit>;
+  /** Whether the process has exited (by now, not once it does: see `exit`). */
+  hasExited(): boolean;
   stop(): Promise<void>;
   kill(signal?: NodeJS.Signals): void;
 }
@@ -109,8 +111,9 @@ export async function startNatsServer(opts: {
   if (!clientUrl) throw new Error("nats-server wrote no client port");
   ready = true;
   stderr = "";
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (hasExited()) return;
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
     await exited;
@@ -123,6 +126,7 @@ export async function startNatsServer(opts: {
     workDir: opts.workDir,
     exited,
     exit,
+    hasExited,
     stop,
     kill: (signal = "SIGKILL") => child.kill(signal),
     [Symbol.asyncDispose]: stop,

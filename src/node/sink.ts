@@ -60,11 +60,18 @@ export async function startSink(
       // A sink that does not answer (stuck on a full disk) never completes a drain.
       if (!(await settlesWithin(nc.drain(), DRAIN_MS))) {
         await nc.close().catch(() => undefined);
-        if (embedded) {
+        if (embedded && !embedded.server.hasExited()) {
           // Stuck as nats-server 2.9.10 is after a failed write, it would ignore SIGTERM too.
           log.warn({ pid: embedded.server.pid }, "the embedded nats-server does not answer; killing it");
           await embedded.kill();
           return;
+        }
+        if (embedded) {
+          // Killed or crashed, and not started again yet: nothing answered because nothing runs.
+          log.info(
+            { pid: embedded.server.pid },
+            "the embedded nats-server had already exited; nothing to kill",
+          );
         }
       }
       await embedded?.[Symbol.asyncDispose]();
