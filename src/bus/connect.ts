@@ -2,20 +2,46 @@ import { readFile } from "node:fs/promises";
 import { connect } from "@nats-io/transport-node";
 import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
 import type { NatsAuth } from "../config/index.ts";
+import { redactUrl } from "../lib/index.ts";
 
 export interface ConnectTarget extends NatsAuth {
   /** One URL or several, comma-separated. */
   readonly url: string;
 }
 
-/** Connection options for a target: its servers and whichever credentials it carries. */
+/**
+ * Connection options for a target: its servers and whichever credentials it carries. Without
+ * credentials of its own, those of its URL are used (`nats://user:password@host`, or
+ * `nats://token@host`), as the nats CLI and the Go client read them: nats.js ignores them.
+ */
 export async function connectionOptions(target: ConnectTarget, name: string): Promise<ConnectionOptions> {
-  const options: ConnectionOptions = { servers: target.url.split(",").map((s) => s.trim()), name };
-  if (target.creds) options.authenticator = credsAuthenticator(await readFile(target.creds));
-  if (target.user !== undefined) options.user = target.user;
-  if (target.password !== undefined) options.pass = target.password;
-  if (target.token !== undefined) options.token = target.token;
+  const urls = target.url.split(",").map((s) => s.trim());
+  const options: ConnectionOptions = { servers: urls.map((u) => u.replace(USERINFO, "$1")), name };
+  const own = target.creds ?? target.user ?? target.password ?? target.token;
+  const auth: NatsAuth = own === undefined ? urlCredentials(urls) : target;
+  if (auth.creds) options.authenticator = credsAuthenticator(await readFile(auth.creds));
+  if (auth.user !== undefined) options.user = auth.user;
+  if (auth.password !== undefined) options.pass = auth.password;
+  if (auth.token !== undefined) options.token = auth.token;
   return options;
+}
+
+/** A URL's userinfo (group 2), after its scheme if any (group 1). */
+const USERINFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)([^/\s]+)@/i;
+
+/** The credentials of the first URL that carries some. */
+function urlCredentials(urls: readonly string[]): NatsAuth {
+  for (const url of urls) {
+    const userinfo = USERINFO.exec(url)?.[2];
+    if (!userinfo) continue;
+    const colon = userinfo.indexOf(":");
+    if (colon < 0) return { token: decodeURIComponent(userinfo) };
+    return {
+      user: decodeURIComponent(userinfo.slice(0, colon)),
+      password: decodeURIComponent(userinfo.slice(colon + 1)),
+    };
+  }
+  return {};
 }
 
 /**
@@ -48,10 +74,12 @@ export async function probeNats(target: ConnectTarget, name: string): Promise<vo
   await nc.close();
 }
 
-/** The target's URLs without credentials, for messages. */
+/** The target's URLs with any password in them redacted, for messages. */
 export function describeTarget(target: ConnectTarget): string {
-  return target.url
-    .split(",")
-    .map((u) => u.trim().replace(/\/\/[^/@]*@/, "//"))
-    .join(",");
+  return redactUrl(
+    target.url
+      .split(",")
+      .map((u) => u.trim())
+      .join(","),
+  );
 }

@@ -1,6 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { connectionOptions, type ConnectTarget } from "../bus/index.ts";
+import { redactUrl } from "../lib/index.ts";
 import type { Command } from "commander";
 
 export interface ClientOptions {
@@ -40,9 +41,12 @@ export async function connectClient(options: ClientOptions): Promise<NatsConnect
   try {
     return await connect({ ...(await connectionOptions(target, "natsmon-cli")), maxReconnectAttempts: 2 });
   } catch (cause) {
-    throw new Error(`cannot connect to ${url}: ${(cause as Error).message}. ${connectHint(cause, target)}`, {
-      cause,
-    });
+    throw new Error(
+      `cannot connect to ${redactUrl(url)}: ${(cause as Error).message}. ${connectHint(cause, target)}`,
+      {
+        cause,
+      },
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import { checkCatalogue } from "../checks/index.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssue, formatConfigIssues, type ConfigIssue } from "../config/index.ts";
+import { redactUrl } from "../lib/index.ts";
 import { fail } from "./client.ts";
 
 /** `natsmon config check`: the start-up validation, without starting anything. */
@@ -27,7 +28,7 @@ export function configCommand(program: Command): void {
       const c = result.config;
       process.stdout.write(
         `${file ?? "configuration"} is valid: node ${c.node.id}, ` +
-          `sink ${c.sink.url ?? "embedded"}, systems ${c.systems.map((s) => `${s.id} (${s.roles.join("+")})`).join(", ")}, ` +
+          `sink ${c.sink.url ? redactUrl(c.sink.url) : "embedded"}, systems ${c.systems.map((s) => `${s.id} (${s.roles.join("+")})`).join(", ")}, ` +
           `${c.notifications.endpoints.length} notification endpoint(s)\n`,
       );
     });

@@ -2,7 +2,7 @@ import { maxHeaderSize } from "node:http";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { redactUrl, type Logger } from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { AUTH_REALM, bearerCheck } from "./bearer-auth.ts";
@@ -79,9 +79,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   if (token === undefined) log.warn("the gateway serves without authentication (--allow-unauthenticated)");
 
   const nc = await connectNats(options.bus, "natsmon-gateway").catch((cause: unknown) => {
-    // Credentials in a URL stay out of the message.
-    const where = options.bus.url.replaceAll(/\/\/[^@/,]*@/g, "//");
-    throw new Error(`cannot connect to the bus at ${where}: ${(cause as Error).message}`, { cause });
+    throw new Error(
+      `cannot connect to the bus at ${redactUrl(options.bus.url)}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
   });
   const link = watchBus(nc, log);
   let app;

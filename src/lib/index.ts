@@ -14,3 +14,4 @@ export type { NodeMetrics, LagReader } from "./metrics.ts";
 export { isoDate, isoTimestamp } from "./iso-time.ts";
 export { VERSION } from "./version.ts";
 export { settlesWithin } from "./within.ts";
+export { redactUrl } from "./redact-url.ts";

@@ -2,14 +2,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats, startEmbeddedSink, type ConnectTarget, type EmbeddedSink } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
-import { settlesWithin, type Logger } from "../lib/index.ts";
+import { redactUrl, settlesWithin, type Logger } from "../lib/index.ts";
 
 /** How long a stop waits for natsmon's connection to the sink to drain. */
 const DRAIN_MS = 2_000;
 
 export interface Sink extends AsyncDisposable {
   readonly nc: NatsConnection;
-  /** Where clients reach the bus (the embedded server's URL, or sink.url). */
+  /** Where clients reach the bus (the embedded server's URL, or sink.url), any password in it redacted. */
   readonly url: string;
   readonly embedded: EmbeddedSink | undefined;
   /** The sink itself through its system account, when natsmon knows one (embedded). */
@@ -45,14 +45,14 @@ export async function startSink(
   } catch (err) {
     await embedded?.[Symbol.asyncDispose]();
     throw new Error(
-      `cannot use the sink bus at ${target.url}: ${(err as Error).message}. ` +
+      `cannot use the sink bus at ${redactUrl(target.url)}: ${(err as Error).message}. ` +
         "natsmon needs a NATS server with JetStream enabled for its account.",
       { cause: err },
     );
   }
   return {
     nc,
-    url: embedded?.server.clientUrl ?? target.url,
+    url: redactUrl(embedded?.server.clientUrl ?? target.url),
     embedded,
     systemTarget: embedded?.system,
     version: nc.info?.version ?? "unknown",

@@ -74,7 +74,11 @@ test("natsmon gateway refuses to start without a token, with an unusable token, 
     "127.0.0.1:0",
   ]);
   assert.equal(noBus.code, 1);
-  assert.match(noBus.stderr, /gateway did not start: cannot connect to the bus at nats:\/\/127\.0\.0\.1:1: /);
+  assert.match(
+    noBus.stderr,
+    /gateway did not start: cannot connect to the bus at nats:\/\/user:\*\*\*@127\.0\.0\.1:1: /,
+  );
+  assert.doesNotMatch(noBus.stderr, /pw@/, "the password stays out of the message");
   await assert.rejects(
     startGateway(gatewayOptions("nats://127.0.0.1:1", { authToken: undefined })),
     (err: Error) => err.message === MISSING_TOKEN_MESSAGE,
