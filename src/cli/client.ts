@@ -22,22 +22,51 @@ export function withClientOptions(command: Command): Command {
       "-s, --server <url>",
       `NATS server URL(s), comma-separated (env NATS_URL; default ${DEFAULT_SERVER})`,
     )
-    .option("--creds <file>", "NATS credentials file")
-    .option("--user <user>", "NATS user")
-    .option("--password <password>", "NATS password")
-    .option("--token <token>", "NATS token");
+    .option("--creds <file>", `NATS credentials file (env ${CREDENTIAL_ENV.creds})`)
+    .option("--user <user>", `NATS user (env ${CREDENTIAL_ENV.user})`)
+    .option("--password <password>", `NATS password (env ${CREDENTIAL_ENV.password}: keeps it out of ps)`)
+    .option("--token <token>", `NATS token (env ${CREDENTIAL_ENV.token})`);
+}
+
+/** The variables of the credential flags: the names the nats CLI reads, as --server reads NATS_URL. */
+export const CREDENTIAL_ENV = {
+  creds: "NATS_CREDS",
+  user: "NATS_USER",
+  password: "NATS_PASSWORD",
+  token: "NATS_TOKEN",
+} as const;
+
+type Credentials = Pick<ClientOptions, keyof typeof CREDENTIAL_ENV>;
+
+/**
+ * The credentials a client command connects with: those its flags give (or, for the commands
+ * that read it, the node's configuration) win; when they give none, the environment's. A
+ * NATS_PASSWORD also completes a --user given without --password. A password on a command line
+ * shows in `ps`; in the environment it does not. Empty variables count as unset.
+ */
+export function clientCredentials(given: Credentials, env: NodeJS.ProcessEnv = process.env): Credentials {
+  const fromEnv = (key: keyof Credentials) => env[CREDENTIAL_ENV[key]] || undefined;
+  const own = [given.creds, given.user, given.password, given.token].some(Boolean);
+  const picked: Credentials = own
+    ? {
+        creds: given.creds,
+        user: given.user,
+        password: given.password || (given.user ? fromEnv("password") : undefined),
+        token: given.token,
+      }
+    : {
+        creds: fromEnv("creds"),
+        user: fromEnv("user"),
+        password: fromEnv("password"),
+        token: fromEnv("token"),
+      };
+  return Object.fromEntries(Object.entries(picked).filter(([, v]) => v));
 }
 
 /** Connects a client command to the bus; fails fast with a hint rather than retrying for ever. */
 export async function connectClient(options: ClientOptions): Promise<NatsConnection> {
   const url = options.server ?? process.env.NATS_URL ?? DEFAULT_SERVER;
-  const target: ConnectTarget = {
-    url,
-    ...(options.creds ? { creds: options.creds } : {}),
-    ...(options.user ? { user: options.user } : {}),
-    ...(options.password ? { password: options.password } : {}),
-    ...(options.token ? { token: options.token } : {}),
-  };
+  const target: ConnectTarget = { url, ...clientCredentials(options) };
   try {
     return await connect({ ...(await connectionOptions(target, "natsmon-cli")), maxReconnectAttempts: 2 });
   } catch (cause) {

@@ -8,7 +8,7 @@ import {
   startGateway,
 } from "../gateway/index.ts";
 import { createLogger } from "../lib/index.ts";
-import { DEFAULT_SERVER, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import { clientCredentials, DEFAULT_SERVER, fail, withClientOptions, type ClientOptions } from "./client.ts";
 
 interface GatewayFlags extends ClientOptions {
   authToken?: string;
@@ -96,13 +96,7 @@ export function gatewayCommand(program: Command): void {
     const log = createLogger(flags.logLevel, { app: "natsmon-gateway" });
     const url = flags.server ?? process.env.NATS_URL ?? DEFAULT_SERVER;
     const gateway = await startGateway({
-      bus: {
-        url,
-        ...(flags.creds ? { creds: flags.creds } : {}),
-        ...(flags.user ? { user: flags.user } : {}),
-        ...(flags.password ? { password: flags.password } : {}),
-        ...(flags.token ? { token: flags.token } : {}),
-      },
+      bus: { url, ...clientCredentials(flags) },
       ...(token ? { authToken: token } : {}),
       allowUnauthenticated: flags.allowUnauthenticated === true,
       ...listen,

@@ -10,6 +10,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { natsServerConfig, startNatsServer } from "../../src/bus/index.ts";
 import { MONITOR, startAuthToggleServer } from "../harness/auth-toggle-server.ts";
+import { httpCall } from "../harness/http-call.ts";
 import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { APP_USER, startTestServer, SYS_USER } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
@@ -175,4 +176,43 @@ test("a sink URL and a system URL that carry a user and password connect with th
   for (const password of [sinkPassword, sysPassword, "wrong-S3cret"]) {
     assert.ok(!printed.some((text) => text.includes(password)), `${password} is printed and logged nowhere`);
   }
+});
+
+test("client commands and the gateway take their bus credentials from NATS_USER and NATS_PASSWORD, and a flag wins over its variable", async () => {
+  await using dir = await tempDir();
+  const { server } = await startAuthToggleServer(join(dir.path, "nats"));
+  await using _server = server;
+  const url = server.clientUrl;
+  const fromEnv = { NATS_USER: MONITOR.user, NATS_PASSWORD: MONITOR.password };
+
+  const envOnly = await runNatsmon(["systems", "--server", url, "--json"], fromEnv);
+  assert.equal(envOnly.code, 0, envOnly.stderr);
+  // No password on the command line: a --user there is completed by NATS_PASSWORD.
+  const userFlag = await runNatsmon(["systems", "--server", url, "--user", MONITOR.user], {
+    NATS_PASSWORD: MONITOR.password,
+  });
+  assert.equal(userFlag.code, 0, userFlag.stderr);
+  const flagWins = await runNatsmon(
+    ["systems", "--server", url, "--user", MONITOR.user, "--password", "wrong"],
+    fromEnv,
+  );
+  assert.equal(flagWins.code, 1, "the --password flag, wrong, is used rather than NATS_PASSWORD");
+  assert.match(flagWins.stderr, /The server refused the credentials given/);
+  const envWrong = await runNatsmon(
+    ["systems", "--server", url, "--user", MONITOR.user, "--password", MONITOR.password],
+    { NATS_USER: "nobody", NATS_PASSWORD: "wrong" },
+  );
+  assert.equal(envWrong.code, 0, envWrong.stderr);
+  const none = await runNatsmon(["systems", "--server", url], { NATS_USER: "", NATS_PASSWORD: "" });
+  assert.equal(none.code, 1, "empty variables count as unset");
+  assert.match(none.stderr, /refused a client without credentials/);
+
+  await using gateway = spawnNatsmon(
+    ["gateway", "--allow-unauthenticated", "--server", url, "--listen", "127.0.0.1:0"],
+    { ...fromEnv, NATSMON_GATEWAY_AUTH_TOKEN: "" },
+  );
+  const base = await waitFor(() => /listens at (http:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+    message: "the gateway, connected with the environment's credentials, to print its URL",
+  });
+  assert.equal((await httpCall(base, "/healthz")).status, 200);
 });

@@ -5,9 +5,12 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { findNatsServer } from "../../../src/bus/index.ts";
+import { findNatsServer, natsServerConfig, startNatsServer } from "../../../src/bus/index.ts";
 import { loadConfig } from "../../../src/config/index.ts";
-import { REPO_ROOT, runNatsmon } from "../../harness/natsmon-process.ts";
+import { httpCall } from "../../harness/http-call.ts";
+import { REPO_ROOT, runNatsmon, spawnNatsmon } from "../../harness/natsmon-process.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 
 interface Service {
   image?: string;
@@ -48,25 +51,39 @@ describe("docker-compose.yml", async () => {
     assert.match(services.alertmanager!.image ?? "", /^prom\/alertmanager:/);
   });
 
-  test("gives the gateway the host's token in the variable it reads, required, with no default and not on its command line", async () => {
+  test("gives the gateway the host's token in the variable it reads, required, with no default, and its bus password in a variable, neither on its command line", async () => {
     const gateway = services.gateway!;
     const command = gateway.command!;
     assert.deepEqual(command.slice(0, 3), ["node", "src/main.ts", "gateway"]);
-    assert.ok(!command.some((arg) => /auth-token|\$/.test(arg)), command.join(" "));
+    assert.ok(!command.some((arg) => /auth-token|password|token|\$/.test(arg)), command.join(" "));
     const env = gateway.environment ?? {};
-    assert.deepEqual(Object.keys(env), ["NATSMON_GATEWAY_AUTH_TOKEN"]);
+    assert.deepEqual(Object.keys(env), ["NATSMON_GATEWAY_AUTH_TOKEN", "NATS_USER", "NATS_PASSWORD"]);
     // Compose substitutes the host's variable, and refuses to start when it is unset or empty.
     assert.match(env.NATSMON_GATEWAY_AUTH_TOKEN ?? "", /^\$\{NATSMON_GATEWAY_AUTH_TOKEN:\?[^}]+\}$/);
-    // Run as compose runs it, with the token in that variable: the gateway takes it (it goes on
-    // to its bus, here an address where nothing listens) instead of refusing to start without one.
+    // Run as compose runs it, with its environment, against a bus that takes only that user and
+    // password: the gateway takes the token and connects with the variables' credentials.
+    await using dir = await tempDir();
+    const workDir = join(dir.path, "nats");
+    await using bus = await startNatsServer({
+      workDir,
+      configText: natsServerConfig({
+        serverName: "compose-bus",
+        host: "127.0.0.1",
+        port: -1,
+        workDir,
+        accounts: [{ name: "MON", users: [{ user: env.NATS_USER!, password: env.NATS_PASSWORD! }] }],
+      }),
+    });
     const args = command
       .slice(2)
       .map((arg, i, all) =>
-        all[i - 1] === "--server" ? "nats://127.0.0.1:1" : all[i - 1] === "--listen" ? "127.0.0.1:0" : arg,
+        all[i - 1] === "--server" ? bus.clientUrl : all[i - 1] === "--listen" ? "127.0.0.1:0" : arg,
       );
-    const run = await runNatsmon(args, { NATSMON_GATEWAY_AUTH_TOKEN: "from-the-host" });
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /gateway did not start: cannot connect to the bus/);
+    await using run = spawnNatsmon(args, { ...env, NATSMON_GATEWAY_AUTH_TOKEN: "from-the-host" });
+    const base = await waitFor(() => /listens at (http:\/\/[\d.:]*\d)/.exec(run.stdout())?.[1], {
+      message: "the gateway connected to its bus",
+    });
+    assert.equal((await httpCall(base, "/healthz")).status, 200);
   });
 
   test("installs the natsmon services' packages into a volume of their own, leaving the checkout's node_modules (and the host's Node 24) alone", () => {
