@@ -257,7 +257,9 @@ export async function consumeCommits(
       // Heartbeats, resets, flow control, pinning: routine, or not used by this consumer.
     }
   })();
+  let iterated = false;
   async function* deliveries(): AsyncGenerator<CommitDelivery> {
+    iterated = true;
     for await (const m of messages) {
       const delivery = toDelivery(jsm, assets.scrapeStream, m);
       // A marker nobody can read would come back for ever and hold up every later epoch.
@@ -274,6 +276,9 @@ export async function consumeCommits(
   return {
     commits: deliveries(),
     stop: async () => {
+      // close() resolves once the iteration has run the stop it queues: never, when nobody
+      // iterates (a catalog side stopped before its loop began). stop() alone ends the pull.
+      if (!iterated) return messages.stop();
       await messages.close();
     },
   };
