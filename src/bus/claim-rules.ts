@@ -1,4 +1,5 @@
 import type { RoleClaim } from "../protocol/index.ts";
+import type { ServerRestart } from "./embedded-supervisor.ts";
 
 /** What the claim key of a role holds when read. */
 export type ClaimSeen =
@@ -82,7 +83,7 @@ export function refreshStep(seen: ClaimSeen, instance: string): RefreshStep {
 /** Why a claim this node held lapsed before a refresh of it was stored. */
 export type LapseCause =
   /** natsmon restarted its embedded sink after the last refresh was stored: it was down meanwhile. */
-  | { readonly kind: "sink-restarted"; readonly at: Date }
+  | { readonly kind: "sink-restarted"; readonly at: Date; readonly cause: string }
   /** Refreshes were sent and the sink took none (it did not answer, or could not be reached). */
   | { readonly kind: "sink-unanswered"; readonly since: Date }
   /** No refresh failed: none was sent in time, so this node was late (stalled, its host suspended). */
@@ -95,10 +96,10 @@ export type LapseCause =
 export function lapseCause(
   refreshedAt: Date,
   failingSince: Date | undefined,
-  sinkRestartedAt: Date | undefined,
+  sinkRestart: ServerRestart | undefined,
 ): LapseCause {
-  if (sinkRestartedAt && sinkRestartedAt > refreshedAt)
-    return { kind: "sink-restarted", at: sinkRestartedAt };
+  if (sinkRestart && sinkRestart.at > refreshedAt)
+    return { kind: "sink-restarted", at: sinkRestart.at, cause: sinkRestart.cause };
   if (failingSince) return { kind: "sink-unanswered", since: failingSince };
   return { kind: "late" };
 }

@@ -7,7 +7,7 @@ import type { ConnectTarget } from "./connect.ts";
 import { natsServerConfig } from "./nats-server-config.ts";
 import { isStorageFault, type NatsServerLogLine } from "./nats-server-log.ts";
 import { startNatsServer, type NatsServerProcess } from "./nats-server-process.ts";
-import { superviseServer } from "./embedded-supervisor.ts";
+import { superviseServer, type ServerRestart } from "./embedded-supervisor.ts";
 
 /**
  * Go's garbage-collector target for the embedded server, unless natsmon's own environment
@@ -46,6 +46,8 @@ export interface EmbeddedSink extends AsyncDisposable {
   restartedAt(): Date | undefined;
   /** Why natsmon last started the server again ("it exited unexpectedly (killed by SIGKILL)"). */
   restartCause(): string | undefined;
+  /** When and why natsmon last started the server again, if it did: for messages naming both. */
+  lastRestart(): ServerRestart | undefined;
   /** Resolves, with why, once natsmon gives up starting the server again: the node has no bus. */
   readonly gaveUp: Promise<string>;
   /** Stops supervising the server and kills it at once (a stuck server ignores SIGTERM). */
@@ -143,6 +145,7 @@ export async function startEmbeddedSink(
     restart: (cause) => supervisor.restart(cause),
     restartedAt: () => supervisor.restartedAt(),
     restartCause: () => supervisor.restartCause(),
+    lastRestart: () => supervisor.lastRestart(),
     gaveUp: supervisor.gaveUp,
     kill: () => supervisor.stop("kill"),
     sink: { url: clientUrl, user: "natsmon", password: monitorPassword },

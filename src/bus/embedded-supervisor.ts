@@ -14,6 +14,12 @@ export const MAX_FAILED_STARTS = 10;
 /** A server that exits within this long of its start counts as a failed start. */
 const STABLE_MS = 60_000;
 
+/** natsmon's last start of the server again: when, and why (how it exited, or restart()'s cause). */
+export interface ServerRestart {
+  readonly at: Date;
+  readonly cause: string;
+}
+
 export interface ServerSupervisor {
   /** The server now: another one after each restart (the last one, dead, once given up). */
   readonly server: NatsServerProcess;
@@ -27,6 +33,8 @@ export interface ServerSupervisor {
   restartedAt(): Date | undefined;
   /** Why it was last started again, if it was. */
   restartCause(): string | undefined;
+  /** When and why it was last started again, if it was. */
+  lastRestart(): ServerRestart | undefined;
   /** Resolves, with why, once natsmon gives up starting the server again. */
   readonly gaveUp: Promise<string>;
   /** Stops supervising, then stops the server (SIGTERM, SIGKILL after 5 s) or kills it at once. */
@@ -169,6 +177,7 @@ export function superviseServer(options: {
     },
     restartedAt: () => restartedAt,
     restartCause: () => restartCause,
+    lastRestart: () => (restartedAt && restartCause ? { at: restartedAt, cause: restartCause } : undefined),
     gaveUp,
     async stop(how) {
       stopping = true;

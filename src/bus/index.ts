@@ -9,6 +9,7 @@ export { connectNats, connectionOptions, describeTarget, probeNats } from "./con
 export type { ConnectTarget } from "./connect.ts";
 export { startEmbeddedSink, EMBEDDED_ACCOUNT } from "./embedded-sink.ts";
 export type { EmbeddedSink } from "./embedded-sink.ts";
+export type { ServerRestart } from "./embedded-supervisor.ts";
 export { startNatsServer, findNatsServer, INSTALL_HINT } from "./nats-server-process.ts";
 export type { NatsServerProcess, NatsServerPorts } from "./nats-server-process.ts";
 export { natsServerConfig } from "./nats-server-config.ts";

@@ -15,6 +15,7 @@ import {
   type LapseCause,
   type Liveness,
 } from "./claim-rules.ts";
+import type { ServerRestart } from "./embedded-supervisor.ts";
 import { passesByWaiting } from "./transient.ts";
 
 /** What asking for a role gave. */
@@ -69,8 +70,8 @@ export async function startRoleClaims(options: {
   holder: { nodeId: string; host: string; version: string };
   log: Logger;
   onLost: (systemId: string, role: Role, holder: RoleClaim | undefined) => void;
-  /** When natsmon last restarted its embedded sink (EmbeddedSink.restartedAt), if it did. */
-  sinkRestartedAt?: () => Date | undefined;
+  /** When and why natsmon last restarted its embedded sink (EmbeddedSink.lastRestart), if it did. */
+  sinkRestart?: () => ServerRestart | undefined;
   now?: () => Date;
 }): Promise<RoleClaims> {
   const { nc, log } = options;
@@ -175,7 +176,7 @@ export async function startRoleClaims(options: {
       case "reclaim": {
         const revision = await writeAt(key, 0);
         if (revision !== undefined) {
-          logLapse(key, lapseCause(entry.refreshedAt, entry.failingSince, options.sinkRestartedAt?.()));
+          logLapse(key, lapseCause(entry.refreshedAt, entry.failingSince, options.sinkRestart?.()));
           entry.revision = revision;
           entry.refreshedAt = new Date();
           return;
@@ -196,9 +197,9 @@ export async function startRoleClaims(options: {
       case "sink-restarted":
         // Expected after natsmon's own restart of the server, which it logged as an error.
         log.info(
-          { key, restarted_at: cause.at.toISOString() },
-          `the embedded bus was restarted at ${cause.at.toISOString()} (natsmon restarted its nats-server, saying why in an error then); ` +
-            "the role claim lapsed while it was down; claimed again",
+          { key, restarted_at: cause.at.toISOString(), restart_cause: cause.cause },
+          `the embedded bus was restarted at ${cause.at.toISOString()} (natsmon restarted its nats-server: ` +
+            `${cause.cause}); the role claim lapsed while it was down; claimed again`,
         );
         return;
       case "sink-unanswered":

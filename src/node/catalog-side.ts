@@ -1,6 +1,6 @@
 import { startEpochWatch } from "./epoch-watch.ts";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { commitProgress, consumeCommits } from "../bus/index.ts";
+import { commitProgress, consumeCommits, type ServerRestart } from "../bus/index.ts";
 import {
   applyRetention,
   backupStatementFor,
@@ -95,8 +95,8 @@ export function createCatalogSide(options: {
   confirmRole?: () => Promise<boolean>;
   /** Why the sink does not answer, when its storage is known to be the reason. */
   sinkFault?: () => string | undefined;
-  /** When natsmon last restarted its embedded sink, if it did (EmbeddedSink.restartedAt). */
-  sinkRestartedAt?: () => Date | undefined;
+  /** When and why natsmon last restarted its embedded sink, if it did (EmbeddedSink.lastRestart). */
+  sinkRestart?: () => ServerRestart | undefined;
   /** How often a catalog that would not open is tried again (spec: once a minute). */
   reopenMs?: number;
   /** How often retention runs (once a minute). */
@@ -183,7 +183,7 @@ export function createCatalogSide(options: {
     const watch = startEpochWatch({
       intervalMs: () => (scrapeIntervalNs ?? system.scraper.intervalMs * 1_000_000) / 1_000_000,
       progress: () => commitProgress(sink, system.id),
-      ...(options.sinkRestartedAt ? { sinkRestartedAt: options.sinkRestartedAt } : {}),
+      ...(options.sinkRestart ? { sinkRestart: options.sinkRestart } : {}),
       log,
     });
     stopConsumer = async () => {

@@ -1,3 +1,4 @@
+import type { ServerRestart } from "../bus/index.ts";
 import type { Logger } from "../lib/index.ts";
 
 /** Intervals without an epoch before the catalog side says so. */
@@ -60,10 +61,11 @@ const MESSAGES: Record<Exclude<QuietCause, "sink-restarted">, string> = {
     "newer ones: its consumer delivers none (the sink's JetStream; `ops.sink.info` shows the stream's state)",
 };
 
-function message(cause: QuietCause, restartedAt: Date | undefined): string {
+function message(cause: QuietCause, restart: ServerRestart | undefined): string {
   if (cause !== "sink-restarted") return MESSAGES[cause];
   return (
-    `the embedded bus was restarted at ${restartedAt?.toISOString()} (natsmon restarted its nats-server, saying why in an error then), ` +
+    `the embedded bus was restarted at ${restart?.at.toISOString()} (natsmon restarted its nats-server: ` +
+    `${restart?.cause}), ` +
     `and no new epoch has reached this catalog since, for ${QUIET_INTERVALS} scrape intervals: the scraper and ` +
     "this catalog's consumer resume once they have reconnected to it (the scrape node's `ops.scraper.status` " +
     "shows its last error)"
@@ -87,8 +89,8 @@ export function startEpochWatch(options: {
   intervalMs: () => number;
   /** Where the markers stand on the sink; rejects when the sink does not say. */
   progress: () => Promise<CommitProgress>;
-  /** When natsmon last restarted its embedded sink (EmbeddedSink.restartedAt), if it did. */
-  sinkRestartedAt?: () => Date | undefined;
+  /** When and why natsmon last restarted its embedded sink (EmbeddedSink.lastRestart), if it did. */
+  sinkRestart?: () => ServerRestart | undefined;
   log: Logger;
 }): { seen(seq: number): void; folded(): void; stop(): Promise<void> } {
   const { log } = options;
@@ -117,11 +119,16 @@ export function startEpochWatch(options: {
     quietSince = lastSeen;
     await atStart;
     const now = await progressNow();
-    const restartedAt = options.sinkRestartedAt?.();
-    const restarted = restartedAt !== undefined && restartedAt.getTime() >= newAt;
-    const fields = { quiet_ms: quietMs, scrape_interval_ms: intervalMs, seen_seq: seenSeq };
+    const restart = options.sinkRestart?.();
+    const restarted = restart !== undefined && restart.at.getTime() >= newAt;
+    const fields = {
+      quiet_ms: quietMs,
+      scrape_interval_ms: intervalMs,
+      seen_seq: seenSeq,
+      ...(restarted ? { restart_cause: restart.cause } : {}),
+    };
     if (now instanceof Error) {
-      if (restarted) log.warn({ ...fields, cause: "sink-restarted" }, message("sink-restarted", restartedAt));
+      if (restarted) log.warn({ ...fields, cause: "sink-restarted" }, message("sink-restarted", restart));
       else log.warn({ ...fields, cause: "unknown", error: now.message }, PROGRESS_UNKNOWN);
       return;
     }
@@ -129,7 +136,7 @@ export function startEpochWatch(options: {
     const cause = quietCause(seenSeq, deliveredAtStart, now, restarted);
     log.warn(
       { ...fields, cause, last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq },
-      message(cause, restartedAt),
+      message(cause, restart),
     );
   };
   const timer = setInterval(

@@ -207,7 +207,7 @@ export async function startNode(
         holder: { nodeId, host: options.host ?? hostname(), version: VERSION },
         log,
         onLost: loseRole,
-        sinkRestartedAt: () => sink.embedded?.restartedAt(),
+        sinkRestart: () => sink.embedded?.lastRestart(),
       });
       grant = await claimRoles(config.systems, claims, log);
     }
@@ -232,7 +232,7 @@ export async function startNode(
           ...(options.catalogNow ? { now: options.catalogNow } : {}),
           ...confirming(claims, system.id, Role.Catalog),
           sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
-          sinkRestartedAt: () => sink.embedded?.restartedAt(),
+          sinkRestart: () => sink.embedded?.lastRestart(),
         });
         catalogs.set(system.id, catalog);
         await api.addSystemEndpoints(system.id, catalogEndpoints(system, catalog, systemLog));

@@ -22,6 +22,7 @@ interface LogLine extends CapturedLine {
   readonly level: number;
   readonly msg: string;
   readonly key?: string;
+  readonly restart_cause?: string;
 }
 
 const SINK = { replicas: 1, embedded: { host: "127.0.0.1", port: -1 } } as const;
@@ -38,7 +39,7 @@ test("a claim that lapsed while natsmon restarted its stuck embedded sink is cla
     holder: { nodeId: "a", host: "a.example", version: "0.0.1" },
     log,
     onLost: (systemId, role) => lost.push(`${systemId}.${role}`),
-    sinkRestartedAt: () => sink.restartedAt(),
+    sinkRestart: () => sink.lastRestart(),
   });
   try {
     assert.equal((await claims.claim("east", Role.Catalog)).held, true);
@@ -64,8 +65,10 @@ test("a claim that lapsed while natsmon restarted its stuck embedded sink is cla
     });
     assert.match(
       again.msg,
-      /^the embedded bus was restarted at \S+ \(natsmon restarted its nats-server, saying why in an error then\); the role claim lapsed while it was down; claimed again$/,
+      /^the embedded bus was restarted at \S+ \(natsmon restarted its nats-server: its JetStream was stuck\); the role claim lapsed while it was down; claimed again$/,
+      "names why the server was restarted",
     );
+    assert.equal(again.restart_cause, "its JetStream was stuck");
     assert.deepEqual(
       lines.filter((l) => /late refreshing/.test(l.msg)),
       [],

@@ -88,15 +88,17 @@ describe("lapseCause: why a claim this node held lapsed", () => {
   const refreshed = new Date("2026-01-01T00:00:00.000Z");
   const failing = new Date("2026-01-01T00:00:02.000Z");
   const restarted = new Date("2026-01-01T00:00:11.000Z");
+  const cause = "it exited unexpectedly (killed by SIGKILL)";
+  const restart = (at: Date) => ({ at, cause });
   const rows: [string, Parameters<typeof lapseCause>, ReturnType<typeof lapseCause>][] = [
     [
       "natsmon restarted its embedded sink after the last stored refresh: the restart",
-      [refreshed, failing, restarted],
-      { kind: "sink-restarted", at: restarted },
+      [refreshed, failing, restart(restarted)],
+      { kind: "sink-restarted", at: restarted, cause },
     ],
     [
       "refreshes failed, and the sink was restarted only before the last stored refresh: the sink took none",
-      [refreshed, failing, new Date("2025-12-31T23:59:00.000Z")],
+      [refreshed, failing, restart(new Date("2025-12-31T23:59:00.000Z"))],
       { kind: "sink-unanswered", since: failing },
     ],
     [
@@ -111,7 +113,7 @@ describe("lapseCause: why a claim this node held lapsed", () => {
     ],
     [
       "no refresh failed, the sink restarted before the last stored refresh: this node was late",
-      [refreshed, undefined, new Date("2025-12-31T23:59:00.000Z")],
+      [refreshed, undefined, restart(new Date("2025-12-31T23:59:00.000Z"))],
       { kind: "late" },
     ],
   ];
