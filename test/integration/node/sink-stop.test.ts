@@ -4,6 +4,7 @@
  * again yet) is not said to be killed: there is nothing to kill.
  */
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import { test } from "node:test";
 import { loadConfig } from "../../../src/config/index.ts";
@@ -53,4 +54,28 @@ test("a sink stopped after its embedded nats-server exited says it had exited, n
     for (const socket of sockets) socket.destroy();
     squatter.close();
   }
+});
+
+test("a sink stopped while its embedded nats-server is alive but answers nothing kills it, saying so", async () => {
+  await using dir = await tempDir();
+  const loaded = await loadConfig({
+    env: { NATSMON_NODE_DATA_DIR: dir.path, NATSMON_SINK_EMBEDDED_PORT: "-1" },
+  });
+  assert.ok(loaded.ok);
+  const { log, lines } = captureLog();
+  const sink = await startSink(loaded.config, "local", log);
+  const server = sink.embedded!.server;
+  // Frozen, as nats-server 2.9.10 is stuck after a failed write: it would ignore SIGTERM too.
+  server.kill("SIGSTOP");
+  // The signal lands a moment after kill() returns: a drain before that would still end.
+  await waitFor(async () => (await readFile(`/proc/${server.pid}/stat`, "utf8")).split(" ")[2] === "T", {
+    message: `nats-server ${server.pid} stopped`,
+  });
+  await sink[Symbol.asyncDispose]();
+  assert.deepEqual(await server.exit, { code: null, signal: "SIGKILL" });
+  assert.ok(
+    lines.some((l) => l.level === 40 && /the embedded nats-server does not answer; killing it/.test(l.msg)),
+    "the stop says it kills the server",
+  );
+  assert.ok(!lines.some((l) => /had already exited/.test(l.msg)));
 });
