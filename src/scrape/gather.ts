@@ -15,7 +15,14 @@ export interface GatheredReply {
 }
 
 export type GatherResult =
-  | { kind: "replies"; replies: GatheredReply[]; duplicates: number; ms: number }
+  | {
+      kind: "replies";
+      replies: GatheredReply[];
+      duplicates: number;
+      ms: number;
+      /** Messages that came back at all, also ones not attributed to a responder: 0 means nothing answered. */
+      received: number;
+    }
   /** Nobody subscribes to the subject: every server is too old for this request. */
   | { kind: "unsupported"; ms: number };
 
@@ -53,6 +60,7 @@ export async function gather(
   const sub = nc.subscribe(inbox);
   const byServer = new Map<string, GatheredReply>();
   let duplicates = 0;
+  let received = 0;
   let unsupported = false;
   let quietTimer: NodeJS.Timeout | undefined;
   const overall = setTimeout(() => sub.unsubscribe(), options.timeoutMs);
@@ -69,6 +77,7 @@ export async function gather(
         unsupported = byServer.size === 0;
         break;
       }
+      received++;
       const reply = decode(msg, identify);
       armQuiet();
       if (reply === undefined) continue;
@@ -82,7 +91,7 @@ export async function gather(
   }
   const ms = performance.now() - started;
   if (unsupported) return { kind: "unsupported", ms };
-  return { kind: "replies", replies: [...byServer.values()], duplicates, ms };
+  return { kind: "replies", replies: [...byServer.values()], duplicates, ms, received };
 }
 
 function isNoResponders(msg: Msg): boolean {

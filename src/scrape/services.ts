@@ -4,10 +4,18 @@
  * own connection. `$SRV.INFO` and `$SRV.STATS` are gathered like `$SYS` requests (quiet
  * window), deduplicated by instance id, and merged into one reply per account:
  * `{account, data: {services: [instance…]}}`, each instance its INFO fields plus `started`
- * and, per endpoint, the STATS figures, and `answered`: the requests it answered.
+ * and, per endpoint, the STATS figures, and `answered`: the requests it answered. An account
+ * whose discovery failed (no connection, no answer at all, a refused request) gets no reply
+ * but an error naming it and why, so "no services" is only ever what the servers said.
  */
-import type { NatsConnection } from "@nats-io/nats-core";
-import { gather, type GatheredReply, type GatherOptions, type Identify } from "./gather.ts";
+import { PermissionViolationError, type NatsConnection, type Status } from "@nats-io/nats-core";
+import {
+  gather,
+  type GatheredReply,
+  type GatherOptions,
+  type GatherResult,
+  type Identify,
+} from "./gather.ts";
 
 /** The scraper's source token for service replies; the reply's `server` is the account. */
 export const SERVICES_SOURCE = "services";
@@ -41,19 +49,55 @@ const byInstanceId: Identify = (parsed) => {
   return typeof id === "string" && id !== "" ? id : undefined;
 };
 
-/** Gathers one account's service instances. No responders simply means no services. */
+/** The discovery requests, asked side by side. */
+const DISCOVERY = ["$SRV.INFO", "$SRV.STATS"] as const;
+
+/**
+ * Gathers one account's service instances. No responders simply means no services. A
+ * discovery that got no answer at all (neither an instance nor the server's no responders)
+ * or whose request the server refused says nothing about the account's services: it is an
+ * error, so the account is not among those gathered this epoch and no service of it is
+ * judged gone (service-002).
+ */
 export async function gatherServices(
   account: ServiceAccount,
   options: GatherOptions,
 ): Promise<AccountServices> {
   const started = performance.now();
+  const failed = (cause: string): AccountServices => ({
+    account: account.name,
+    data: new Uint8Array(),
+    instances: 0,
+    duplicates: 0,
+    bytes: 0,
+    ms: performance.now() - started,
+    error: `services of account ${account.name}: ${cause}`,
+  });
   try {
     const nc = await account.connection();
-    const [info, stats] = await Promise.all(
-      ["$SRV.INFO", "$SRV.STATS"].map((subject) => gather(nc, subject, {}, options, byInstanceId)),
-    );
-    const infos = info?.kind === "replies" ? info.replies : [];
-    const statsList = stats?.kind === "replies" ? stats.replies : [];
+    const refusals = watchPublishRefusals(nc);
+    let results: GatherResult[];
+    try {
+      results = await Promise.all(DISCOVERY.map((subject) => gather(nc, subject, {}, options, byInstanceId)));
+    } finally {
+      await refusals.stop();
+    }
+    const [info, stats] = results as [GatherResult, GatherResult];
+    if (refusals.subjects.size > 0) {
+      return failed(
+        `the server refused its user permission to publish to ${[...refusals.subjects].sort().join(", ")}: ` +
+          "grant the account's user publish on $SRV.> (and subscribe on _INBOX.>); its services are unknown this epoch",
+      );
+    }
+    if (!answered(info) && !answered(stats)) {
+      return failed(
+        `no answer to ${DISCOVERY.join(" or ")} within scraper.timeout (${options.timeoutMs} ms), not even ` +
+          `"no responders", through ${nc.getServer()}: that server, or the servers its service instances ` +
+          "are on, did not answer (frozen, overloaded, or the connection is down); its services are unknown this epoch",
+      );
+    }
+    const infos = info.kind === "replies" ? info.replies : [];
+    const statsList = stats.kind === "replies" ? stats.replies : [];
     const services = mergeInstances(infos, statsList);
     const data = Buffer.from(JSON.stringify({ account: account.name, data: { services } }));
     return {
@@ -61,21 +105,47 @@ export async function gatherServices(
       data,
       instances: services.length,
       duplicates:
-        (info?.kind === "replies" ? info.duplicates : 0) + (stats?.kind === "replies" ? stats.duplicates : 0),
+        (info.kind === "replies" ? info.duplicates : 0) + (stats.kind === "replies" ? stats.duplicates : 0),
       bytes: [...infos, ...statsList].reduce((sum, r) => sum + r.data.byteLength, 0),
       ms: performance.now() - started,
     };
   } catch (err) {
-    return {
-      account: account.name,
-      data: new Uint8Array(),
-      instances: 0,
-      duplicates: 0,
-      bytes: 0,
-      ms: performance.now() - started,
-      error: `services of account ${account.name}: ${err instanceof Error ? err.message : String(err)}`,
-    };
+    return failed(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** A request answered at all: by some instance, or by the server saying no one listens. */
+function answered(result: GatherResult): boolean {
+  return result.kind === "unsupported" || result.received > 0;
+}
+
+/**
+ * The discovery subjects the server refuses `nc` to publish to, while watched: a refused
+ * publish is only told on the connection's status, and its request then simply goes unanswered.
+ */
+function watchPublishRefusals(nc: NatsConnection): { subjects: Set<string>; stop(): Promise<void> } {
+  const subjects = new Set<string>();
+  // nats.js hands out a queued iterator, which stop() ends (typed as a plain iterable).
+  const statuses = nc.status() as AsyncIterable<Status> & { stop(): void };
+  const watching = (async () => {
+    for await (const status of statuses) {
+      const err = status.type === "error" ? status.error : undefined;
+      if (
+        err instanceof PermissionViolationError &&
+        err.operation === "publish" &&
+        (DISCOVERY as readonly string[]).includes(err.subject)
+      ) {
+        subjects.add(err.subject);
+      }
+    }
+  })();
+  return {
+    subjects,
+    async stop() {
+      statuses.stop();
+      await watching;
+    },
+  };
 }
 
 /**
