@@ -89,10 +89,11 @@ const SEED_WAIT_MS = PUBLISH_RETRY_MS;
 const SEED_RETRY_MS = [500, 1_000, 2_000, 5_000];
 
 /**
- * How often the connection to the monitored system is pinged: a server that hangs with its
- * socket open (frozen, swapping, a half-open network) answers nothing, and with nats.js's
- * default (2 minutes, 2 outstanding) the scrape would see no server answer for minutes
- * before the client moved to another. Two missed pings, at most 10 s apart, move it.
+ * How often the connections to the monitored system (the scrape's, and each service
+ * account's) are pinged: a server that hangs with its socket open (frozen, swapping, a
+ * half-open network) answers nothing, and with nats.js's default (2 minutes, 2 outstanding)
+ * the scrape would see no server (or no service) answer for minutes before the client moved
+ * to another. Two missed pings, at most 10 s apart, move it.
  */
 function monitoredPingMs(system: SystemConfig): number {
   return Math.max(1_000, Math.min(system.scraper.intervalMs, 10_000));
@@ -351,7 +352,9 @@ function serviceAccounts(
       async connection() {
         if (connected) return connected;
         const name = `natsmon ${options.nodeId} services ${system.id}/${account.name}`;
-        connected = await connectNats({ ...account, url }, name);
+        // Pinged as the scrape connection is: one left on a frozen server would find no
+        // service for minutes (each such epoch an error) before nats.js's default pings moved it.
+        connected = await connectNats({ ...account, url }, name, { pingIntervalMs: monitoredPingMs(system) });
         log.info({ account: account.name }, "connected to the account for service discovery");
         return connected;
       },
