@@ -17,9 +17,9 @@ export class CommitMarkerReadError extends Error {
   override readonly name = "CommitMarkerReadError";
   /** True when waiting explains the failure (a timeout, no leader); false for an error the server answered. */
   readonly transient: boolean;
-  constructor(stream: string, cause: unknown) {
+  constructor(stream: string, cause: unknown, which = "the last commit marker") {
     const why = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    super(`the last commit marker in ${stream} could not be read from the sink (${why})`, { cause });
+    super(`${which} in ${stream} could not be read from the sink (${why})`, { cause });
     this.transient = passesByWaiting(cause);
   }
 }
@@ -58,20 +58,43 @@ export async function lastCommitMarker(
 }
 
 /**
- * Where a system's commit markers stand: the stream sequence of the last one written, and of
- * the last one its catalog consumer handed out (to whichever process pulled it). A catalog
- * that sees no epoch reads them to tell a quiet scraper from markers that went elsewhere.
- * Rejects (a CommitMarkerReadError for the marker) when either cannot be read: a figure of 0
- * would say no marker was ever written.
+ * Where a system's commit markers stand: the stream sequence of the last one written, of the
+ * last one its catalog consumer handed out (to whichever process pulled it), and of the first
+ * one written after `after` (the last marker the asking catalog got). A catalog that sees no
+ * epoch reads them to tell a quiet scraper from markers that went elsewhere. Rejects (a
+ * CommitMarkerReadError for a marker) when any cannot be read: a figure of 0 would say no
+ * marker was ever written.
  */
 export async function commitProgress(
   nc: NatsConnection,
   systemId: string,
-): Promise<{ lastCommitSeq: number; deliveredSeq: number }> {
+  after = 0,
+): Promise<{ lastCommitSeq: number; deliveredSeq: number; nextCommitSeq: number }> {
   const assets = systemAssets(systemId);
   const last = await lastCommitMessage(nc, systemId);
   const consumer = await (
     await jetstreamManager(nc)
   ).consumers.info(assets.scrapeStream, assets.catalogConsumer);
-  return { lastCommitSeq: last?.seq ?? 0, deliveredSeq: consumer.delivered.stream_seq };
+  const next = last && last.seq > after ? await nextCommitMessage(nc, systemId, after) : null;
+  return {
+    lastCommitSeq: last?.seq ?? 0,
+    deliveredSeq: consumer.delivered.stream_seq,
+    nextCommitSeq: next?.seq ?? 0,
+  };
+}
+
+/** The first commit marker's message after stream sequence `after`, or null when there is none. */
+async function nextCommitMessage(
+  nc: NatsConnection,
+  systemId: string,
+  after: number,
+): Promise<StoredMsg | null> {
+  const stream = systemAssets(systemId).scrapeStream;
+  // STREAM.MSG.GET's next_by_subj (nats-server 2.9+): nats.js types getMessage without it.
+  const query = { seq: after + 1, next_by_subj: systemSubjects(systemId).scrapeCommit };
+  try {
+    return await (await jetstreamManager(nc)).streams.getMessage(stream, query);
+  } catch (err) {
+    throw new CommitMarkerReadError(stream, err, `the first commit marker after ${after}`);
+  }
 }

@@ -182,7 +182,7 @@ export function createCatalogSide(options: {
     ]);
     const watch = startEpochWatch({
       intervalMs: () => (scrapeIntervalNs ?? system.scraper.intervalMs * 1_000_000) / 1_000_000,
-      progress: () => commitProgress(sink, system.id),
+      progress: (after) => commitProgress(sink, system.id, after),
       ...(options.sinkRestart ? { sinkRestart: options.sinkRestart } : {}),
       log,
     });

@@ -12,14 +12,17 @@ export interface CommitProgress {
   readonly lastCommitSeq: number;
   /** Stream sequence of the last marker the catalog consumer handed out, to anyone. */
   readonly deliveredSeq: number;
+  /** Stream sequence of the first marker written after the one asked from (`progress(after)`); 0: none. */
+  readonly nextCommitSeq: number;
 }
 
 /**
  * Why no epoch reaches the catalog:
  * - `no-commits`: no marker was written since the last one it saw; the scraper is quiet.
  * - `taken-elsewhere`: the consumer handed out markers this catalog never got, so another
- *   process pulls from it (a second catalog node for the system).
- * - `undelivered`: markers wait in the stream and the consumer hands out none.
+ *   process pulls from it (a second catalog node for the system); newer markers may wait
+ *   behind one that process holds, as the scraper goes on writing.
+ * - `undelivered`: markers wait in the stream and the consumer handed out none of them.
  * - `sink-restarted`: natsmon restarted its embedded sink since the last new marker came; the
  *   scraper and the consumer come back on it (what the consumer does meanwhile, redelivering
  *   and skipping, says nothing of anyone else).
@@ -29,9 +32,11 @@ export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered" | "sin
 /**
  * Decides the cause from the sequence of the last marker this catalog got (`seenSeq`), what
  * the consumer had handed out when the watch started (`deliveredAtStart`: its earlier run's
- * markers are no sign of anyone) and where the markers stand now. Only a marker counts: the
- * consumer's delivered sequence also moves past the parts it skips (it takes commit markers
- * only), so a scraper midway through an epoch is no sign of another process.
+ * markers are no sign of anyone) and where the markers stand now (`nextCommitSeq` read from
+ * the later of the two). Only a marker counts: the consumer's delivered sequence also moves
+ * past the parts it skips (it takes commit markers only), so a scraper midway through an
+ * epoch is no sign of another process; a marker up to the delivered sequence that this
+ * catalog never got is, whether or not newer ones wait behind it.
  */
 export function quietCause(
   seenSeq: number,
@@ -40,8 +45,11 @@ export function quietCause(
   sinkRestarted = false,
 ): QuietCause {
   if (sinkRestarted) return "sink-restarted";
-  if (now.lastCommitSeq <= Math.max(seenSeq, deliveredAtStart)) return "no-commits";
-  return now.deliveredSeq >= now.lastCommitSeq ? "taken-elsewhere" : "undelivered";
+  const from = Math.max(seenSeq, deliveredAtStart);
+  if (now.lastCommitSeq <= from) return "no-commits";
+  // Markers are handed out in order: whether the first one after `from` was tells.
+  const handedOut = now.nextCommitSeq > from && now.nextCommitSeq <= now.deliveredSeq;
+  return handedOut ? "taken-elsewhere" : "undelivered";
 }
 
 const SCRAPER_QUIET =
@@ -87,8 +95,11 @@ const PROGRESS_UNKNOWN =
 export function startEpochWatch(options: {
   /** The scrape interval in force (the markers', else the node's own configuration). */
   intervalMs: () => number;
-  /** Where the markers stand on the sink; rejects when the sink does not say. */
-  progress: () => Promise<CommitProgress>;
+  /**
+   * Where the markers stand on the sink, with the first marker after stream sequence `after`;
+   * rejects when the sink does not say.
+   */
+  progress: (after: number) => Promise<CommitProgress>;
   /** When and why natsmon last restarted its embedded sink (EmbeddedSink.lastRestart), if it did. */
   sinkRestart?: () => ServerRestart | undefined;
   log: Logger;
@@ -101,8 +112,8 @@ export function startEpochWatch(options: {
   let folding = false;
   let quietSince: number | undefined;
   let looking: Promise<void> = Promise.resolve();
-  const progressNow = () =>
-    options.progress().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  const progressNow = (after = 0) =>
+    options.progress(after).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
   /**
    * What the consumer had handed out when the watch started. When the sink did not say then,
    * the first figures read later stand for it: markers handed out before are not blamed on
@@ -118,7 +129,7 @@ export function startEpochWatch(options: {
     if (folding || quietSince !== undefined || quietMs <= QUIET_INTERVALS * intervalMs) return;
     quietSince = lastSeen;
     await atStart;
-    const now = await progressNow();
+    const now = await progressNow(Math.max(seenSeq, deliveredAtStart ?? 0));
     const restart = options.sinkRestart?.();
     const restarted = restart !== undefined && restart.at.getTime() >= newAt;
     const fields = {

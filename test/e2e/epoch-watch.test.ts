@@ -124,6 +124,8 @@ test("a catalog node whose markers another process takes from its consumer names
       },
       { timeoutMs: 30_000, intervalMs: 500, message: "a marker taken by the other process" },
     );
+    // The scraper goes on writing: its next marker waits behind the one the other process holds.
+    await js.publish(systemSubjects("shared").scrapeCommit, marker());
     await waitFor(() => /A second catalog node for this system/.test(log()), {
       timeoutMs: 30_000,
       message: "the warning naming another process",

@@ -33,7 +33,11 @@ test("none written, then one written and handed out to another process pulling f
   // Another process's consumer of the same durable: it makes the consumer, and takes what comes.
   const other = await consumeCommits(nc, "prog", { ackWaitMs: 30_000 });
   try {
-    assert.deepEqual(await commitProgress(nc, "prog"), { lastCommitSeq: 0, deliveredSeq: 0 });
+    assert.deepEqual(await commitProgress(nc, "prog"), {
+      lastCommitSeq: 0,
+      deliveredSeq: 0,
+      nextCommitSeq: 0,
+    });
     const js = jetstream(nc);
     await js.publish(S.scrapePart("varz"), "{}");
     const commit = await js.publish(
@@ -47,6 +51,13 @@ test("none written, then one written and handed out to another process pulling f
     assert.deepEqual(await commitProgress(nc, "prog"), {
       lastCommitSeq: commit.seq,
       deliveredSeq: commit.seq,
+      nextCommitSeq: commit.seq,
+    });
+    // Asked from the marker itself: none written after it.
+    assert.deepEqual(await commitProgress(nc, "prog", commit.seq), {
+      lastCommitSeq: commit.seq,
+      deliveredSeq: commit.seq,
+      nextCommitSeq: 0,
     });
   } finally {
     await other.stop();
@@ -70,15 +81,43 @@ test("parts written while a marker is being folded move the delivered sequence p
       await delivery.ack();
       const progress = await waitFor(
         async () => {
-          const now = await commitProgress(nc, "skip");
+          const now = await commitProgress(nc, "skip", commit.seq);
           return now.deliveredSeq === part.seq && now;
         },
         { message: "the delivered sequence at the last part" },
       );
-      assert.deepEqual(progress, { lastCommitSeq: commit.seq, deliveredSeq: part.seq });
+      assert.deepEqual(progress, { lastCommitSeq: commit.seq, deliveredSeq: part.seq, nextCommitSeq: 0 });
       break;
     }
   } finally {
     await catalog.stop();
+  }
+});
+
+test("the first marker after a given one, past the parts between them, while the consumer holds an older one", async () => {
+  await ensureStream(await jetstreamManager(nc), await scrapeStreamConfig("next", 1));
+  const N = systemSubjects("next");
+  const js = jetstream(nc);
+  const marker = () => JSON.stringify({ epoch: new Date().toISOString(), parts: [] });
+  const other = await consumeCommits(nc, "next", { ackWaitMs: 30_000 });
+  try {
+    const first = await js.publish(N.scrapeCommit, marker());
+    for await (const delivery of other.commits) {
+      assert.equal(delivery.seq, first.seq);
+      break;
+    }
+    await js.publish(N.scrapePart("varz"), "{}");
+    const second = await js.publish(N.scrapeCommit, marker());
+    await js.publish(N.scrapePart("varz"), "{}");
+    const third = await js.publish(N.scrapeCommit, marker());
+    // The first is held unacked: the others wait behind it.
+    assert.deepEqual(await commitProgress(nc, "next", first.seq), {
+      lastCommitSeq: third.seq,
+      deliveredSeq: first.seq,
+      nextCommitSeq: second.seq,
+    });
+    assert.equal((await commitProgress(nc, "next", 0)).nextCommitSeq, first.seq);
+  } finally {
+    await other.stop();
   }
 });

@@ -113,6 +113,7 @@ test("no marker only when the stream has none; a frozen or refusing sink fails t
     assert.deepEqual(await commitProgress(nc, "marks"), {
       lastCommitSeq: written.seq,
       deliveredSeq: written.seq,
+      nextCommitSeq: written.seq,
     });
   } finally {
     await catalog.stop();
