@@ -116,11 +116,17 @@ export function startDiskWatch(options: {
 
 /**
  * Why the embedded sink does not take messages when its storage is the reason: the data
- * dir's disk full (read now: a publish can fail before the watch's next reading), or what
- * nats-server said about its JetStream storage. Undefined for an external sink (natsmon
- * cannot see its disks) and when storage is not the reason.
+ * dir's disk full (read now: a publish can fail before the watch's next reading), what
+ * nats-server said about its JetStream storage, natsmon's restart of the server, or a disk
+ * that filled up with JetStream not seen answering since (`diskFullSince`, from
+ * embeddedSinkRecovery): space back, the server not yet restarted. Undefined for an external
+ * sink (natsmon cannot see its disks) and when storage is not the reason.
  */
-export function sinkStorageCause(embedded: EmbeddedSink | undefined, dir: string): string | undefined {
+export function sinkStorageCause(
+  embedded: EmbeddedSink | undefined,
+  dir: string,
+  diskFullSince?: Date,
+): string | undefined {
   if (!embedded) return undefined;
   const said = embedded.storageFault();
   const saying = said ? `; nats-server said: ${said}` : "";
@@ -139,10 +145,20 @@ export function sinkStorageCause(embedded: EmbeddedSink | undefined, dir: string
   }
   if (said) return `the embedded nats-server reported a JetStream storage fault: ${said}`;
   const restarted = embedded.restartedAt();
-  if (restarted && Date.now() - restarted.getTime() < RECENT_RESTART_MS) {
+  const recent = restarted !== undefined && Date.now() - restarted.getTime() < RECENT_RESTART_MS;
+  if (recent && (diskFullSince === undefined || restarted.getTime() >= diskFullSince.getTime())) {
     return (
       `natsmon restarted the embedded nats-server at ${restarted.toISOString()}: ` +
       `${embedded.restartCause() ?? "unknown why"}; it reconnects to it`
+    );
+  }
+  if (diskFullSince) {
+    const space = now ? `, and has ${describeDiskSpace(now)} now` : "";
+    return (
+      `the disk of the data dir ${dir} was full at ${diskFullSince.toISOString()}${space}; the embedded ` +
+      "nats-server's JetStream has not been seen answering since (nats-server 2.9.10 stays stuck after a " +
+      "failed write, newer versions disable JetStream): natsmon restarts the server once space is back " +
+      "and it finds JetStream stuck"
     );
   }
   return undefined;

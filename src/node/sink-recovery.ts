@@ -9,6 +9,17 @@ const PROBE_TIMEOUT_MS = 3_000;
 /** The least time between two restarts of the embedded server. */
 const RESTART_EVERY_MS = 60_000;
 
+export interface EmbeddedSinkRecovery {
+  /** Handles one reading of the data dir's disk. */
+  readonly onReading: (reading: DiskReading) => Promise<void>;
+  /**
+   * When the data dir's disk was found full, with JetStream not seen answering since: from
+   * then until a probe finds it answering, space back or not, and across natsmon's restart
+   * of the server. Undefined otherwise.
+   */
+  readonly diskFullSince: () => Date | undefined;
+}
+
 /**
  * Brings the embedded sink's JetStream back once its disk has space again. What nats-server
  * does on a write error it cannot make (a disk full) depends on its version: 2.9.10 deadlocks
@@ -19,23 +30,27 @@ const RESTART_EVERY_MS = 60_000;
  * is still full nothing is done (the server would fail again). An external sink is not
  * natsmon's to restart: the scrape side's log says what fails there.
  *
- * Returns the handler of each data-dir reading.
+ * Returns the handler of each data-dir reading, and since when the full disk has kept the sink stuck.
  */
 export function embeddedSinkRecovery(options: {
   embedded: EmbeddedSink;
   nc: NatsConnection;
   log: Logger;
-}): (reading: DiskReading) => Promise<void> {
+}): EmbeddedSinkRecovery {
   const { embedded, nc, log } = options;
   /** The disk filled up, or nats-server reported a storage fault, since JetStream last answered. */
   let troubled = false;
+  /** When the disk was found full, since JetStream last answered. */
+  let diskFullSince: Date | undefined;
   let lastRestart = 0;
-  return async (reading) => {
+  const onReading = async (reading: DiskReading) => {
+    if (reading.level === DiskLevel.Full) diskFullSince ??= new Date();
     if (reading.level === DiskLevel.Full || embedded.storageFault()) troubled = true;
     if (!troubled || reading.level === DiskLevel.Full) return;
     const stuck = await probe(nc);
     if (!stuck) {
       troubled = false;
+      diskFullSince = undefined;
       return;
     }
     if (Date.now() - lastRestart < RESTART_EVERY_MS) return;
@@ -49,6 +64,7 @@ export function embeddedSinkRecovery(options: {
     await embedded.restart("its JetStream was stuck after its disk filled up");
     log.info({ pid: embedded.server.pid }, "the embedded nats-server restarted; natsmon reconnects to it");
   };
+  return { onReading, diskFullSince: () => diskFullSince };
 }
 
 /** Why JetStream does not answer natsmon's account info request, or undefined when it does. */

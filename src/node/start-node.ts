@@ -149,17 +149,21 @@ export async function startNode(
     onLost(reason);
   };
   const stopIfAborted = () => options.signal?.throwIfAborted();
+  // The embedded sink restarted when a full disk left it stuck, and why it takes no messages
+  // when its storage is the reason, for both sides' logs.
+  const sinkRecovery = sink.embedded
+    ? embeddedSinkRecovery({ embedded: sink.embedded, nc: sink.nc, log })
+    : undefined;
+  const sinkFault = () => sinkStorageCause(sink.embedded, config.node.dataDir, sinkRecovery?.diskFullSince());
   let disk: DiskWatch | undefined;
   try {
     stopIfAborted();
-    // The data dir's disk: watched, and the embedded sink restarted when it was stuck by a full one.
+    // The data dir's disk: watched, each reading handed to the sink's recovery.
     disk = startDiskWatch({
       dir: config.node.dataDir,
       log,
       metrics,
-      ...(sink.embedded
-        ? { onReading: embeddedSinkRecovery({ embedded: sink.embedded, nc: sink.nc, log }) }
-        : {}),
+      ...(sinkRecovery ? { onReading: sinkRecovery.onReading } : {}),
     });
     // ⑥ The node's endpoint senders start before any system produces transitions.
     notifier = await startNotifier({
@@ -231,7 +235,7 @@ export async function startNode(
           ...(options.faults ? { faults: options.faults } : {}),
           ...(options.catalogNow ? { now: options.catalogNow } : {}),
           ...confirming(claims, system.id, Role.Catalog),
-          sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
+          sinkFault,
           sinkRestart: () => sink.embedded?.lastRestart(),
         });
         catalogs.set(system.id, catalog);
@@ -247,7 +251,7 @@ export async function startNode(
           log: systemLog,
           ...(options.faults ? { faults: options.faults } : {}),
           ...confirming(claims, system.id, Role.Scrape),
-          sinkFault: () => sinkStorageCause(sink.embedded, config.node.dataDir),
+          sinkFault,
           externalSink: sink.embedded === undefined,
         });
         scrapes.set(system.id, scrape);

@@ -1,10 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
-import { tempDir } from "../harness/temp-dir.ts";
+import { fillDisk, smallDisk } from "../harness/small-disk.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { jsonLogLines } from "../harness/capture-log.ts";
 
@@ -16,27 +15,6 @@ interface LogLine {
 }
 
 const logLines = (node: NatsmonProcess) => jsonLogLines<LogLine>(node.stderr());
-
-/**
- * A 20 MiB tmpfs mounted on a temporary directory, unmounted (lazily, should something still
- * hold it) and removed on dispose. Mounting needs root, which the tests run as (.ci/run).
- */
-async function smallDisk(): Promise<{ path: string } & AsyncDisposable> {
-  const dir = await tempDir("natsmon-disk-");
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=20m", "tmpfs", dir.path]);
-  } catch (err) {
-    await dir[Symbol.asyncDispose]();
-    throw new Error(`this test mounts a tmpfs and needs root: ${(err as Error).message}`, { cause: err });
-  }
-  return {
-    path: dir.path,
-    async [Symbol.asyncDispose]() {
-      execFileSync("umount", ["-l", dir.path]);
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
 
 /** Waits for the node's bus and its first folded epoch. */
 async function firstEpoch(node: NatsmonProcess): Promise<void> {
@@ -58,11 +36,7 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
     try {
       await firstEpoch(node);
       const beforeFull = logLines(node).length;
-      try {
-        execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
-      } catch {
-        // dd stops with "No space left on device": the disk is full, as meant.
-      }
+      fillDisk(filler);
 
       const full = await waitFor(
         () => logLines(node).find((l) => l.level === 50 && /data dir .* its disk is full/.test(l.msg ?? "")),
@@ -146,13 +120,7 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
     try {
       await firstEpoch(node);
       const beforeFull = logLines(node).length;
-      try {
-        execFileSync("dd", ["if=/dev/zero", `of=${join(disk.path, "filler")}`, "bs=64k"], {
-          stdio: "ignore",
-        });
-      } catch {
-        // Full, as meant.
-      }
+      fillDisk(join(disk.path, "filler"));
       // nats-server 2.9.10 stalls its JetStream on the failed write: the pull goes unanswered.
       const quiet = await waitFor(
         () =>
@@ -177,13 +145,7 @@ describe("a node on the embedded sink whose data dir's disk fills up", () => {
     });
     try {
       await firstEpoch(node);
-      try {
-        execFileSync("dd", ["if=/dev/zero", `of=${join(disk.path, "filler")}`, "bs=64k"], {
-          stdio: "ignore",
-        });
-      } catch {
-        // Full, as meant.
-      }
+      fillDisk(join(disk.path, "filler"));
       await waitFor(
         () => logLines(node).some((l) => /scrape stream is not taking messages/.test(l.msg ?? "")),
         {
