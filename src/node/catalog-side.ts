@@ -206,6 +206,7 @@ export function createCatalogSide(options: {
           confirmRole: options.confirmRole,
           startedAt,
           now: options.now,
+          stopping: stopping.signal,
         });
         watch.folded();
         lastSeq = delivery.seq;
@@ -217,6 +218,8 @@ export function createCatalogSide(options: {
   let reopenTimer: NodeJS.Timeout | undefined;
   let reopening: Promise<void> = Promise.resolve();
   let stopped = false;
+  /** Aborted when the side stops: the epoch being handled goes no further than it has. */
+  const stopping = new AbortController();
   const start = async () => {
     const first = await tryOpen();
     if (stopped) {
@@ -344,10 +347,11 @@ export function createCatalogSide(options: {
   const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
 
   let starting: Promise<void> | undefined;
-  let stopping: Promise<void> | undefined;
+  let stopDone: Promise<void> | undefined;
   /** Stops whatever start() got to, once it got there. */
   const stop = async () => {
     stopped = true;
+    stopping.abort();
     await starting?.catch(() => undefined);
     clearInterval(reopenTimer);
     clearInterval(retentionTimer);
@@ -372,6 +376,6 @@ export function createCatalogSide(options: {
     scrapeIntervalNs: () => scrapeIntervalNs,
     start: () => (starting ??= start()),
     // Once only: a node whose start failed stops its catalog sides, some of them twice.
-    [Symbol.asyncDispose]: () => (stopping ??= stop()),
+    [Symbol.asyncDispose]: () => (stopDone ??= stop()),
   };
 }

@@ -56,11 +56,14 @@ export async function handleCommit(
     confirmRole: (() => Promise<boolean>) | undefined;
     /** This node's clock (ms), for the future-epoch check; undefined: Date.now. */
     now?: (() => number) | undefined;
+    /** Aborted once the catalog side stops: the epoch is left where it is, as a crash would leave it. */
+    stopping?: AbortSignal | undefined;
   },
 ): Promise<void> {
   const { marker, seq } = delivery;
   if (setAsideFutureEpoch(delivery, ctx)) return;
   const log = ctx.log.child({ epoch: marker.epoch, seq });
+  if (leftForStop(ctx, log)) return;
   try {
     const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
     let result;
@@ -90,6 +93,7 @@ export async function handleCommit(
     } else {
       log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
     }
+    if (leftForStop(ctx, log)) return;
     // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
     // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
     // only folding keeps up: the checks run on the newest epoch, so findings stay current and
@@ -101,6 +105,7 @@ export async function handleCommit(
       return;
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
+    if (leftForStop(ctx, log)) return;
     if (await lostRole(ctx, log)) return;
     if (checked?.ran) {
       logChecks(log, checked);
@@ -210,6 +215,21 @@ function setAsideOrRetry(
   );
   ctx.metrics.markerSetAside(systemId, "data-error");
   delivery.term();
+}
+
+/**
+ * True once the catalog side is stopping: what is left of the epoch (checks, the baseline and
+ * outbox on the sink, the ack) is not begun. A stop must end in time, and on a sink that does
+ * not answer (its disk full) each of those waits out a request timeout. The marker stays
+ * unacked, so it comes back (at the next start, or to the node that holds the role then);
+ * its fold is then skipped as done and the rest runs, as after a crash at this point.
+ */
+function leftForStop(ctx: { stopping?: AbortSignal | undefined }, log: Logger): boolean {
+  if (!ctx.stopping?.aborted) return false;
+  log.info(
+    "the catalog side is stopping: the rest of this epoch (checks, findings, ack) runs when its marker comes back",
+  );
+  return true;
 }
 
 /** Every expected server answered in full, every check ran and every asset had a leader. */

@@ -1,0 +1,85 @@
+/**
+ * A catalog side stopped while it handles an epoch: once the fold is in, it begins nothing
+ * more of it (checks, the baseline and outbox on the sink, the ack), so a stop on a sink that
+ * does not answer does not wait out one request timeout after another. The marker stays
+ * unacked, as a crash at that point would leave it. The node runs in this process so that a
+ * fault hook can stop the side at exactly that point; the sink is a real nats-server, the
+ * catalog a real DuckDB file.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pino } from "pino";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { checkCatalogue } from "../../src/checks/index.ts";
+import { loadConfig } from "../../src/config/index.ts";
+import { startNode, type RunningNode } from "../../src/node/index.ts";
+import { systemAssets } from "../../src/protocol/index.ts";
+import { SYS_USER, startTestServer } from "../harness/start-nats-server.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+interface Line {
+  readonly msg: string;
+  readonly seq?: number;
+}
+
+test("a catalog side stopped mid-epoch begins nothing more of it after the fold and leaves its marker unacked", async () => {
+  await using dir = await tempDir();
+  await using sink = await startTestServer("sink");
+  const file = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    file,
+    [
+      `node: {id: cat, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+      `sink: {url: ${JSON.stringify(sink.url)}}`,
+      "system:",
+      "  id: local",
+      `  nats: {url: ${JSON.stringify(sink.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
+      "scraper: {interval: 1s}",
+    ].join("\n"),
+  );
+  const loaded = await loadConfig({ file, env: {}, checks: checkCatalogue() });
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const lines: Line[] = [];
+  const log = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+  /** The node, once startNode has returned it. */
+  const up: { node?: RunningNode } = {};
+  let stopped: Promise<void> | undefined;
+  await using started = await startNode(loaded.config, {
+    log,
+    faults: {
+      // The first fold once the node is up: its catalog side is told to stop right after it.
+      afterFold: () => {
+        const catalog = up.node?.systems[0]?.catalog;
+        if (catalog && !stopped) stopped = Promise.resolve(catalog[Symbol.asyncDispose]());
+      },
+    },
+  });
+  up.node = started;
+  await waitFor(() => stopped !== undefined, {
+    timeoutMs: 60_000,
+    message: "an epoch folded after the node started",
+  });
+  await stopped;
+  const stop = lines.find((l) => /the catalog side is stopping/.test(l.msg));
+  assert.ok(stop?.seq, `the stop is logged against the epoch's marker: ${JSON.stringify(lines.slice(-20))}`);
+  assert.deepEqual(
+    lines.filter((l) => l.seq === stop.seq && /checks ran|transitions|baseline/.test(l.msg)),
+    [],
+    "nothing after the fold ran for that epoch",
+  );
+  const nc = await connect({ servers: sink.url });
+  try {
+    const assets = systemAssets("local");
+    const info = await (
+      await jetstreamManager(nc)
+    ).consumers.info(assets.scrapeStream, assets.catalogConsumer);
+    assert.equal(info.num_ack_pending, 1, "the marker is left unacked, to come back");
+    assert.equal(info.ack_floor.stream_seq < stop.seq, true);
+  } finally {
+    await nc.close();
+  }
+});
