@@ -3,6 +3,7 @@
  * consumer that stops answering once until it answers again, one made again, a missing
  * stream, and an unreadable marker set aside (counted). Split from catalog-side.ts.
  */
+import { availableParallelism, loadavg } from "node:os";
 import type { CommitConsumerEvent } from "../bus/index.ts";
 import type { Logger } from "../lib/index.ts";
 
@@ -21,12 +22,14 @@ export function commitConsumerStatusLog(options: {
       unanswered = Date.now();
       const fault = options.sinkFault();
       log[fault ? "error" : "warn"](
-        { reason: detail },
+        // The load beside the CPUs tells a busy machine from a sink that does not answer.
+        { reason: detail, load_1m: Math.round(loadavg()[0]! * 100) / 100, cpus: availableParallelism() },
         fault
           ? `the scrape stream's consumer is not answering: ${fault}; pulling again`
           : "the scrape stream's consumer is not answering (no JetStream leader answers for it: a sink server down, " +
               "a leader election under way, or the sink's storage full or its JetStream disabled after a storage failure; " +
-              "the sink servers' logs and `nats consumer info` on the scrape stream say which); pulling again",
+              "the sink servers' logs and `nats consumer info` on the scrape stream say which; or this node too busy to " +
+              "read the consumer's heartbeats in time, on a machine short of CPU, which its load average shows); pulling again",
       );
     } else if (kind === "pulling") {
       if (unanswered === undefined) return;
