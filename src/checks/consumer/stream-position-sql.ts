@@ -13,13 +13,22 @@ import { CONSUMER_NAME, consumerJoins } from "./consumer-sql.ts";
  * against the stream leader's figures and, where it holds a replica, the consumer leader's
  * own copy. `columns` are the detail columns, over `p` (delivered_stream_seq,
  * stream_first_seq, stream_last_seq, leader_copy_first_seq, leader_copy_last_seq) and
- * `sl` (the stream leader's hx.server_ident row).
+ * `sl` (the stream leader's hx.server_ident row). With `unfilteredOnly`, consumers whose
+ * configuration in force at the epoch has a `filter_subject` or `filter_subjects` are left out.
  */
 export function streamPositionSql(options: {
   readonly condition: (delivered: string, firstSeq: string, lastSeq: string) => string;
   readonly columns: string;
+  readonly unfilteredOnly?: boolean;
 }): string {
-  const { condition, columns } = options;
+  const { condition, columns, unfilteredOnly = false } = options;
+  // The configuration is looked up for the few candidates only; a consumer without a
+  // recorded configuration is judged as before.
+  const judged = unfilteredOnly
+    ? `SELECT c.* FROM candidates c
+  ASOF LEFT JOIN hx.consumer_opts o ON o.consumer_pk = c.consumer_pk AND c.epoch >= o.epoch
+  WHERE coalesce(o.filter_subject, '') = '' AND coalesce(len(o.filter_subjects), 0) = 0`
+    : "SELECT * FROM candidates";
   return `
 WITH candidates AS (
   SELECT s.epoch, s.consumer_pk, s.leader_server_pk, s.delivered_stream_seq, ci.stream_pk,
@@ -29,9 +38,12 @@ WITH candidates AS (
   JOIN hx.stream_stats st ON st.stream_pk = ci.stream_pk AND st.epoch = s.epoch AND st.epoch BETWEEN ep_from AND ep_to
   WHERE s.epoch BETWEEN ep_from AND ep_to AND ${condition("s.delivered_stream_seq", "st.first_seq", "st.last_seq")}
 ),
+judged AS (
+  ${judged}
+),
 positions AS (
   SELECT c.*, oc.first_seq AS leader_copy_first_seq, oc.last_seq AS leader_copy_last_seq
-  FROM candidates c
+  FROM judged c
   LEFT JOIN hx.stream_replica_ident ri ON ri.stream_pk = c.stream_pk AND ri.server_pk = c.leader_server_pk
   LEFT JOIN hx.stream_replica_stats oc ON oc.stream_replica_pk = ri.stream_replica_pk AND oc.epoch = c.epoch
     AND oc.epoch BETWEEN ep_from AND ep_to AND oc.answered

@@ -200,3 +200,13 @@ test("consumer-004 does not report a caught-up consumer of an emptied work queue
   });
   assert.deepEqual(await rowsOf("consumer-004", [workers]), []);
 });
+
+test("consumer-004 does not judge a consumer with filter_subjects, whose gap may be other subjects' messages", async () => {
+  // ORDERS' first sequence passed proc's position (425); proc filters two subjects (2.10+).
+  const moved = editStream("ORDERS", (s) => ((s.state as Record<string, unknown>).first_seq = 500));
+  const filtered = editConsumer("proc", (c) => (c.config.filter_subjects = ["orders.new", "orders.paid"]), {
+    replies: moved,
+  });
+  assert.deepEqual(await rowsOf("consumer-004", [filtered]), []);
+  assert.deepEqual(names(await rowsOf("consumer-004", [moved])), ["hub/APP/ORDERS/proc"]);
+});
