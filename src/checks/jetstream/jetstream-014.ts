@@ -4,7 +4,7 @@ export const jetstream014: Check = {
   code: "jetstream-014",
   name: "Stream Replica Message Count Divergence",
   description:
-    "Every replica of a replicated stream is reported current and online by the stream leader, yet the replicas' own message counts differ by more than the thresholds. Replicas that claim to be in sync while holding different data point to a diverged store (lost writes, a replica restored from an old snapshot, or disk damage), which raft will not repair on its own; a leader change onto the short replica would lose messages.",
+    "Every replica of a replicated stream is reported current and online by the stream leader, and replicas whose own last sequence is the leader's hold message counts that differ by more than the thresholds. Replicas at the same last sequence applied the same writes, so a count difference between them is not lag. Replicas that claim to be in sync while holding different data point to a diverged store (lost writes, a replica restored from an old snapshot, or disk damage), which raft will not repair on its own; a leader change onto the short replica would lose messages. A replica whose own last sequence differs from the leader's is not compared: it is still catching up (the leader may already call it current while it applies a snapshot or a backlog), or its reply was taken a moment before or after the leader's on a busy stream.",
   remediation:
     "Compare the replicas with `nats server report jetstream` and `nats stream info <stream>` on each server (or `nats server stream-check --stream <stream>`). If one replica is short, remove it so it is rebuilt from the leader: `nats stream cluster peer-remove <stream> <server>`, then check the replica count is restored. If the leader is the short one, step it down first (`nats stream cluster step-down <stream>`). Look in the server logs for storage errors on the diverged server.",
   scope: "stream",
@@ -26,7 +26,12 @@ export const jetstream014: Check = {
     },
   ],
   detailColumns: [
-    { name: "replicas", type: "INTEGER", description: "Replicas whose own message count was compared." },
+    {
+      name: "replicas",
+      type: "INTEGER",
+      description:
+        "Replicas at the leader's last sequence whose own message counts were compared (the leader's included).",
+    },
     { name: "min_messages", type: "BIGINT", description: "Smallest message count among the replicas." },
     {
       name: "min_server",
@@ -48,17 +53,24 @@ export const jetstream014: Check = {
   ],
   sql: `
 WITH r AS (
-  -- Replicas of each stream, each server's own count against the leader's view of it.
+  -- Replicas of each stream, each server's own count against the leader's view of it. Only
+  -- copies at the leader's last sequence are compared: after a freeze or a restart the leader
+  -- can report a follower current with lag 0 while the follower's own copy is far behind,
+  -- catching up; copies at the same last sequence differ in count only if they diverged.
   SELECT rs.epoch, ri.stream_pk,
          -- Every peer the leader lists is current and online (the leader's own row is too);
          -- a replica the leader does not list claims nothing.
          bool_and(coalesce(rs.current, false) AND NOT coalesce(rs.offline, true)) AS all_current,
-         count(rs.messages) AS compared,
-         min(rs.messages) AS min_messages, arg_min(sv.name, rs.messages) AS min_server,
-         max(rs.messages) AS max_messages, arg_max(sv.name, rs.messages) AS max_server
+         count(rs.messages) FILTER (WHERE rs.last_seq = st.last_seq) AS compared,
+         min(rs.messages) FILTER (WHERE rs.last_seq = st.last_seq) AS min_messages,
+         arg_min(sv.name, rs.messages) FILTER (WHERE rs.last_seq = st.last_seq) AS min_server,
+         max(rs.messages) FILTER (WHERE rs.last_seq = st.last_seq) AS max_messages,
+         arg_max(sv.name, rs.messages) FILTER (WHERE rs.last_seq = st.last_seq) AS max_server
   FROM hx.stream_replica_stats rs
   JOIN hx.stream_replica_ident ri ON ri.stream_replica_pk = rs.stream_replica_pk
   JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
+  -- The leader's figures; a stream without a trusted leader this epoch has no row and is not judged.
+  JOIN hx.stream_stats st ON st.epoch = rs.epoch AND st.stream_pk = ri.stream_pk
   WHERE rs.epoch BETWEEN ep_from AND ep_to
   GROUP BY rs.epoch, ri.stream_pk
   HAVING count(*) > 1
