@@ -13,9 +13,9 @@ export const accounts002: Check = {
   code: "accounts-002",
   name: "Slow Consumers",
   description:
-    "Connections of the account became slow consumers since the previous epoch, counted over all servers: a subscriber of the account did not read its messages fast enough, its pending buffer passed `max_pending` or a write passed `write_deadline`, and the server dropped messages for it or closed the connection. Core NATS subscribers of the account lose messages, and a publisher sharing the connection is held up.",
+    "Connections of the account became slow consumers since the previous epoch, counted over all servers: a subscriber of the account did not read its messages fast enough, its pending buffer passed `max_pending` or a write passed `write_deadline`, and the server dropped messages for it or closed the connection. Core NATS subscribers of the account lose messages, and a publisher sharing the connection is held up. The global account `$G` and the system account are different: nats-server also counts under them connections that are no user's, routes, gateways and leafnode links it was slow writing to, so there the events may be a link between servers falling behind rather than any subscriber of the account (`server_links` in the detail).",
   remediation:
-    "Find the connections: `nats server report connections --account <account>`, and the servers' logs (`Slow Consumer Detected`) on the servers listed in the detail. Make the account's subscribers keep up: handle messages asynchronously, add queue-group members, move bulk delivery to JetStream consumers with flow control and `max_ack_pending`. Raise `max_pending` or `write_deadline` in the server configuration only when the client is known to be fast and the network is the limit.",
+    "Find the connections: `nats server report connections --account <account>`, and the servers' logs (`Slow Consumer Detected`) on the servers listed in the detail. Make the account's subscribers keep up: handle messages asynchronously, add queue-group members, move bulk delivery to JetStream consumers with flow control and `max_ack_pending`. Raise `max_pending` or `write_deadline` in the server configuration only when the client is known to be fast and the network is the limit. For `$G` or the system account, look first at the links between the servers listed: their logs' `Slow Consumer Detected` lines name the route, gateway or leafnode connection (server-004 reports the same events per server); check the network between them, the links' pending bytes (ROUTEZ, GATEWAYZ, LEAFZ), their `write_deadline`, and natsmon's cluster and leaf findings.",
   scope: "account",
   entityType: "account",
   severity: "critical",
@@ -37,6 +37,12 @@ export const accounts002: Check = {
       name: "servers",
       type: "VARCHAR[]",
       description: "Servers where the account had new slow consumers, sorted.",
+    },
+    {
+      name: "server_links",
+      type: "BOOLEAN",
+      description:
+        "Whether the account is `$G` or the system account, under which nats-server also counts slow routes, gateways and leafnode links: the events may then be links between servers, not the account's subscribers.",
     },
   ],
   // The server's last epoch is found in hx.server_stats (one row per server and epoch), and
@@ -71,7 +77,9 @@ WITH cur AS (
 SELECT s.epoch, s.account_pk AS entity_pk, a.name AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'critical' AS severity,
        CAST(s.new_events AS BIGINT) AS new_slow_consumers, CAST(s.slow_consumers AS BIGINT) AS slow_consumers,
-       CAST(s.servers AS VARCHAR[]) AS servers
+       CAST(s.servers AS VARCHAR[]) AS servers,
+       a.name = '$G' OR a.name IN (SELECT system_account FROM hx.server_opts WHERE system_account IS NOT NULL)
+         AS server_links
 FROM summed s JOIN hx.account_ident a ON a.account_pk = s.account_pk
 WHERE s.new_events > 0`,
 };

@@ -41,3 +41,18 @@ test("service-002 compares with the account's last gathering when the previous e
     [["orders (APP)", "orders", 1n]],
   );
 });
+
+test("accounts-002 says slow consumers of $G and the system account may be links between servers, not subscribers", async () => {
+  // n2 counted 2 more slow consumers under $G, SYS and APP each.
+  const more = (acc: string, replies: ReturnType<typeof withAccounts>) =>
+    accountStatz("n2", acc, (a) => (a.slow_consumers = Number(a.slow_consumers) + 2), replies);
+  const rows = await runFixture(check("accounts-002"), [
+    withAccounts(),
+    more("$G", more("SYS", more("APP", withAccounts()))),
+  ]);
+  assert.deepEqual(rows.map((r) => [r.entity_name, r.new_slow_consumers, r.server_links]).sort(), [
+    ["$G", 2n, true],
+    ["APP", 2n, false],
+    ["SYS", 2n, true],
+  ]);
+});
