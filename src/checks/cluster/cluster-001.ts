@@ -23,6 +23,12 @@ export const cluster001: Check = {
       default: 1.5,
       description: "Fires when the server's memory is above this many times its cluster's average.",
     },
+    {
+      name: "p_min_excess_bytes",
+      default: 67_108_864,
+      description:
+        "And only when it is also at least this many bytes above the average (default 64 MiB): small servers differ by large ratios for little memory.",
+    },
   ],
   detailColumns: [
     { name: "cluster", type: "VARCHAR", description: "Cluster of the server." },
@@ -34,6 +40,11 @@ export const cluster001: Check = {
     },
     { name: "ratio", type: "DOUBLE", description: "Memory of the server over the cluster's average." },
     { name: "cluster_servers", type: "INTEGER", description: "Servers of the cluster the average is over." },
+    {
+      name: "excess_bytes",
+      type: "BIGINT",
+      description: "Memory of the server above the cluster's average, bytes.",
+    },
   ],
   sql: `
 WITH m AS (
@@ -45,7 +56,8 @@ WITH m AS (
 )
 SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key, server,
        'warning' AS severity, cluster, CAST(mem AS BIGINT) AS mem_bytes, CAST(cluster_avg AS DOUBLE) AS cluster_avg_bytes,
-       CAST(mem / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers
+       CAST(mem / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers,
+       CAST(mem - cluster_avg AS BIGINT) AS excess_bytes
 FROM m
-WHERE members >= 2 AND cluster_avg > 0 AND mem > p_multiplier * cluster_avg`,
+WHERE members >= 2 AND cluster_avg > 0 AND mem > p_multiplier * cluster_avg AND mem - cluster_avg >= p_min_excess_bytes`,
 };
