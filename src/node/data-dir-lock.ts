@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readFile, readlink, stat, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Logger } from "../lib/index.ts";
 
@@ -13,6 +13,31 @@ export interface DataDirOwner {
   started?: string;
   /** The kernel's boot id: after a reboot a pid and a start time can recur. */
   boot?: string;
+  /**
+   * Its pid namespace (`readlink /proc/self/ns/pid`, "pid:[4026531836]"): a pid names a
+   * process only there. A node in another container on this host has another one.
+   */
+  ns?: string;
+}
+
+/** How the holder shows it runs where its pid cannot be checked; injectable for tests. */
+export interface DataDirLockTiming {
+  /** How often the holder refreshes its lock file's mtime. */
+  heartbeatMs: number;
+  /** How long a lock whose pid cannot be checked stays live after its last refresh. */
+  staleAfterMs: number;
+}
+
+export const DATA_DIR_LOCK_TIMING: DataDirLockTiming = { heartbeatMs: 5_000, staleAfterMs: 15_000 };
+
+/** A holder whose pid cannot be checked here: in another pid namespace, or on another boot (host). */
+export interface ForeignHolder {
+  ns?: string;
+  /** Set when the boot differs: another host sharing the data dir. */
+  boot?: string;
+  /** Since the lock's last refresh, when it was seen refreshed. */
+  ageMs: number;
+  staleAfterMs: number;
 }
 
 export interface DataDirLock extends AsyncDisposable {
@@ -24,16 +49,34 @@ export interface DataDirLock extends AsyncDisposable {
 export class DataDirInUseError extends Error {
   readonly dataDir: string;
   readonly ownerPid: number;
+  readonly foreign: ForeignHolder | undefined;
 
-  constructor(dataDir: string, ownerPid: number) {
-    super(
-      `another natsmon node (pid ${ownerPid}) is running on data dir ${dataDir}; ` +
-        "stop it, or give this node another node.data-dir (--data-dir, NATSMON_NODE_DATA_DIR)",
-    );
+  constructor(dataDir: string, ownerPid: number, foreign?: ForeignHolder) {
+    super(foreign ? foreignMessage(dataDir, ownerPid, foreign) : localMessage(dataDir, ownerPid));
     this.name = "DataDirInUseError";
     this.dataDir = dataDir;
     this.ownerPid = ownerPid;
+    this.foreign = foreign;
   }
+}
+
+const OTHER_DATA_DIR = "give this node another node.data-dir (--data-dir, NATSMON_NODE_DATA_DIR)";
+
+function localMessage(dataDir: string, pid: number): string {
+  return `another natsmon node (pid ${pid}) is running on data dir ${dataDir}; stop it, or ${OTHER_DATA_DIR}`;
+}
+
+function foreignMessage(dataDir: string, pid: number, foreign: ForeignHolder): string {
+  const where = foreign.boot
+    ? `on another host (boot id ${foreign.boot})`
+    : `in another container (pid namespace ${foreign.ns})`;
+  const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+  return (
+    `another natsmon node (pid ${pid} ${where}) is running on data dir ${dataDir}: its lock was ` +
+    `refreshed ${seconds(foreign.ageMs)} ago; stop that node where it runs (its pid means nothing ` +
+    `here), or ${OTHER_DATA_DIR}. A lock no longer refreshed (its node crashed) is taken over ` +
+    `${seconds(foreign.staleAfterMs)} after its last refresh`
+  );
 }
 
 /**
@@ -43,41 +86,58 @@ export class DataDirInUseError extends Error {
  * DataDirInUseError while another live process holds it. A lock left by a process that is
  * gone (a node killed with SIGKILL) is taken over.
  *
+ * A holder in another pid namespace (another container sharing the volume) or on another boot
+ * (another host on a network filesystem) cannot be told alive by its pid: there the holder's
+ * heartbeat, the lock file's mtime it refreshes every `heartbeatMs`, decides. A contender that
+ * finds such a lock watches it until it is refreshed (refused: the holder runs) or has gone
+ * `staleAfterMs` without a refresh (taken over), so a container restarted after a crash, which
+ * always has a new pid namespace, waits out the lock rather than exit.
+ *
  * The lock file is linked into place complete (link(2) fails if it exists), so a reader never
- * sees half of one. A stale one is removed only under a second such file, the takeover, so of
- * two nodes that find it stale at once one removes it and the other then finds the first's.
+ * sees half of one; the heartbeat changes its times only. A stale one is removed only under a
+ * second such file, the takeover, so of two nodes that find it stale at once one removes it and
+ * the other then finds the first's.
  */
-export async function lockDataDir(dataDir: string, log?: Logger): Promise<DataDirLock> {
+export async function lockDataDir(
+  dataDir: string,
+  log?: Logger,
+  timing: DataDirLockTiming = DATA_DIR_LOCK_TIMING,
+): Promise<DataDirLock> {
   const dir = resolve(dataDir);
   const path = join(dir, DATA_DIR_LOCK_FILE);
   const owner = await describeProcess(process.pid);
+  const judge = (file: string, held: string) => judgeLock(file, held, owner, timing);
   const text = JSON.stringify(owner) + "\n";
   const staged = `${path}.${owner.pid}.${randomBytes(6).toString("hex")}`;
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(staged, text);
     for (let attempt = 0; attempt < 100; attempt++) {
-      if (await linked(staged, path)) {
-        return { path, owner, [Symbol.asyncDispose]: () => release(path, text) };
-      }
-      const held = await readText(path);
-      if (held === undefined) continue;
-      const holder = parseOwner(held);
-      if (holder && (await isAlive(holder))) throw new DataDirInUseError(dir, holder.pid);
-      if (await removeStale(path, held, staged)) {
-        log?.info(
-          { data_dir: dir, stale_pid: holder?.pid },
-          "took over the data dir from a process that is gone (a node that crashed)",
-        );
+      if (await linked(staged, path)) return await holdLock(path, text, owner, timing, log);
+      const found = await readText(path);
+      if (found === undefined) continue;
+      const verdict = await judge(path, found);
+      if (verdict.state === "live") throw new DataDirInUseError(dir, verdict.pid, verdict.foreign);
+      if (verdict.state === "changed") continue;
+      if (await removeStale(path, found, staged, judge)) {
+        const holder = parseOwner(found);
+        log?.info({ data_dir: dir, stale_pid: holder?.pid, stale_ns: holder?.ns }, tookOver(verdict.quietMs));
       }
     }
     throw new Error(`could not lock data dir ${dir}: its lock file ${path} kept changing`);
   } catch (err) {
     if (!UNWRITABLE.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
-    return unguarded(dir, path, owner, err as Error, log);
+    return unguarded(dir, path, owner, err as Error, judge, log);
   } finally {
     await unlink(staged).catch(() => undefined);
   }
+}
+
+function tookOver(quietMs: number | undefined): string {
+  return quietMs === undefined
+    ? "took over the data dir from a process that is gone (a node that crashed)"
+    : "took over the data dir from a node whose pid cannot be checked here (another container or " +
+        `host) and whose lock went unrefreshed for ${Math.round(quietMs / 1000)} s (a node that crashed)`;
 }
 
 /** Why a lock file could not be written: a data dir natsmon may not write, a full disk, no hard links. */
@@ -93,11 +153,12 @@ async function unguarded(
   path: string,
   owner: DataDirOwner,
   cause: Error,
+  judge: Judge,
   log: Logger | undefined,
 ): Promise<DataDirLock> {
-  const held = await readText(path).catch(() => undefined);
-  const holder = held === undefined ? undefined : parseOwner(held);
-  if (holder && (await isAlive(holder))) throw new DataDirInUseError(dir, holder.pid);
+  const found = await readText(path).catch(() => undefined);
+  const verdict = found === undefined ? undefined : await judge(path, found).catch(() => undefined);
+  if (verdict?.state === "live") throw new DataDirInUseError(dir, verdict.pid, verdict.foreign);
   log?.warn(
     { data_dir: dir, err: cause.message },
     `cannot write the lock of data dir ${dir}: nothing keeps another node from using it too`,
@@ -106,29 +167,148 @@ async function unguarded(
 }
 
 /**
- * Removes the stale lock `held`, if this process gets the takeover and the lock is still that
+ * Removes the stale lock `found`, if this process gets the takeover and the lock is still that
  * one. Under the takeover nothing else removes a lock, and one that names a dead process is
  * not removed by its owner, so the lock cannot change between the read and the unlink.
  */
-async function removeStale(path: string, held: string, staged: string): Promise<boolean> {
+async function removeStale(path: string, found: string, staged: string, judge: Judge): Promise<boolean> {
   const takeover = `${path}.takeover`;
   if (!(await linked(staged, takeover))) {
     const busy = await readText(takeover);
-    const taker = busy === undefined ? undefined : parseOwner(busy);
-    if (taker && (await isAlive(taker))) {
+    const verdict = busy === undefined ? undefined : await judge(takeover, busy);
+    if (verdict?.state === "live") {
       await new Promise((r) => setTimeout(r, 10));
-    } else if (busy !== undefined && (await readText(takeover)) === busy) {
+    } else if (verdict?.state === "stale" && (await readText(takeover)) === busy) {
       // Left by a node that died while it took over (that rare, so no care for a race here).
       await unlink(takeover).catch(() => undefined);
     }
     return false;
   }
   try {
-    if ((await readText(path)) !== held) return false;
+    if ((await readText(path)) !== found) return false;
     await unlink(path);
     return true;
   } finally {
     await unlink(takeover);
+  }
+}
+
+/**
+ * The lock, linked into place: refreshed (its mtime, through a handle on its own file, so a
+ * lock that replaced it is never touched) every `heartbeatMs` until disposed.
+ */
+async function holdLock(
+  path: string,
+  text: string,
+  owner: DataDirOwner,
+  timing: DataDirLockTiming,
+  log: Logger | undefined,
+): Promise<DataDirLock> {
+  let file;
+  try {
+    file = await open(path, "r");
+  } catch (err) {
+    await release(path, text);
+    throw err;
+  }
+  const handle = file;
+  let warned = false;
+  let refreshing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    const now = new Date();
+    refreshing = handle.utimes(now, now).then(
+      () => {
+        warned = false;
+      },
+      (err: Error) => {
+        if (!warned) log?.warn({ lock: path, err: err.message }, `cannot refresh the data dir lock ${path}`);
+        warned = true;
+      },
+    );
+  }, timing.heartbeatMs);
+  timer.unref();
+  return {
+    path,
+    owner,
+    async [Symbol.asyncDispose]() {
+      clearInterval(timer);
+      await refreshing;
+      await handle.close();
+      await release(path, text);
+    },
+  };
+}
+
+type Verdict =
+  | { state: "live"; pid: number; foreign?: ForeignHolder }
+  /** `quietMs`: how long the lock went without a refresh, when its heartbeat decided. */
+  | { state: "stale"; quietMs?: number }
+  /** The file was removed or replaced while it was judged: read it again. */
+  | { state: "changed" };
+
+type Judge = (path: string, found: string) => Promise<Verdict>;
+
+/**
+ * Whether the lock file at `path`, read as `found`, is a live node's. Its pid decides where it
+ * means something here: the same pid namespace and boot as `self`, or a lock that does not
+ * name them (an older natsmon's, or no /proc). Otherwise the heartbeat decides, if the lock
+ * has one (it names its namespace); an older natsmon's lock from another boot never had one,
+ * and is stale as before.
+ */
+async function judgeLock(
+  path: string,
+  found: string,
+  self: DataDirOwner,
+  timing: DataDirLockTiming,
+): Promise<Verdict> {
+  const holder = parseOwner(found);
+  if (!holder) return { state: "stale" };
+  const otherBoot = holder.boot !== undefined && self.boot !== undefined && holder.boot !== self.boot;
+  const otherNs = holder.ns !== undefined && self.ns !== undefined && holder.ns !== self.ns;
+  if (!otherBoot && !otherNs)
+    return (await isAlive(holder)) ? { state: "live", pid: holder.pid } : { state: "stale" };
+  if (holder.ns === undefined) return { state: "stale" };
+  const foreign = {
+    ...(otherBoot ? { boot: holder.boot } : { ns: holder.ns }),
+    staleAfterMs: timing.staleAfterMs,
+  };
+  return watchHeartbeat(path, found, holder.pid, foreign, timing);
+}
+
+/**
+ * Watches a lock whose holder cannot be checked by pid until it is refreshed (live) or goes
+ * `staleAfterMs` without a refresh (stale), counted from its mtime by this host's clock (on
+ * another host, clocks must agree within that) and then by the monotonic clock while watched.
+ */
+async function watchHeartbeat(
+  path: string,
+  found: string,
+  pid: number,
+  foreign: Omit<ForeignHolder, "ageMs">,
+  timing: DataDirLockTiming,
+): Promise<Verdict> {
+  const first = await mtimeMs(path);
+  if (first === undefined || (await readText(path)) !== found) return { state: "changed" };
+  const quietAtStart = Math.max(0, Date.now() - first);
+  const watchStart = performance.now();
+  const pollMs = Math.max(10, Math.min(timing.heartbeatMs, timing.staleAfterMs) / 5);
+  for (;;) {
+    const quietMs = quietAtStart + (performance.now() - watchStart);
+    if (quietMs >= timing.staleAfterMs) return { state: "stale", quietMs };
+    await new Promise((r) => setTimeout(r, pollMs));
+    const mtime = await mtimeMs(path);
+    if (mtime === undefined || (await readText(path)) !== found) return { state: "changed" };
+    if (mtime !== first)
+      return { state: "live", pid, foreign: { ...foreign, ageMs: Math.max(0, Date.now() - mtime) } };
+  }
+}
+
+async function mtimeMs(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch (err) {
+    if (isCode(err, "ENOENT")) return undefined;
+    throw err;
   }
 }
 
@@ -152,7 +332,8 @@ async function release(path: string, text: string): Promise<void> {
 export async function describeProcess(pid: number): Promise<DataDirOwner> {
   const started = await startTime(pid);
   const boot = await bootId();
-  return { pid, ...(started ? { started } : {}), ...(boot ? { boot } : {}) };
+  const ns = await readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
+  return { pid, ...(started ? { started } : {}), ...(boot ? { boot } : {}), ...(ns ? { ns } : {}) };
 }
 
 /** Whether the process a lock names runs still: the same pid, started at the same time, this boot. */

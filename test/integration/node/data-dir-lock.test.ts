@@ -2,8 +2,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { once } from "node:events";
 import {
   DATA_DIR_LOCK_FILE,
   DataDirInUseError,
@@ -13,6 +14,7 @@ import {
 } from "../../../src/node/data-dir-lock.ts";
 import { pino } from "pino";
 import { tempDir } from "../../harness/temp-dir.ts";
+import { waitFor } from "../../harness/wait-for.ts";
 
 /** A real process that runs until disposed. */
 function startSleeper(): ChildProcess & AsyncDisposable {
@@ -133,6 +135,18 @@ describe("lockDataDir", () => {
     const owner = await describeProcess(other.pid!);
     assert.ok(owner.boot, "the boot id was read");
     await writeFile(lockPath(tmp.path), JSON.stringify({ ...owner, boot: "an-earlier-boot" }));
+    // Last refreshed before the reboot, as such a lock is.
+    const beforeReboot = new Date(Date.now() - 3_600_000);
+    await utimes(lockPath(tmp.path), beforeReboot, beforeReboot);
+    await using _lock = await lockDataDir(tmp.path);
+    assert.equal((await holder(tmp.path)).pid, process.pid);
+  });
+
+  test("takes over at once an older natsmon's lock from another boot, which names no pid namespace", async () => {
+    await using tmp = await tempDir();
+    await using other = startSleeper();
+    const { ns: _, ...owner } = await describeProcess(other.pid!);
+    await writeFile(lockPath(tmp.path), JSON.stringify({ ...owner, boot: "an-earlier-boot" }));
     await using _lock = await lockDataDir(tmp.path);
     assert.equal((await holder(tmp.path)).pid, process.pid);
   });
@@ -198,5 +212,132 @@ describe("lockDataDir", () => {
       assert.equal(err.ownerPid, other.pid);
       return true;
     });
+  });
+});
+
+/** The lock's heartbeat, short so that a test need not wait long for a stale lock. */
+const TIMING = { heartbeatMs: 200, staleAfterMs: 3_000 };
+const LOCK_MODULE = new URL("../../../src/node/data-dir-lock.ts", import.meta.url).href;
+/** Locks the data dir argv[2] with argv[3]'s timing, prints the lock's owner, and runs on. */
+const HOLDER = `
+  const { lockDataDir } = await import(process.argv[1]);
+  const lock = await lockDataDir(process.argv[2], undefined, JSON.parse(process.argv[3]));
+  process.stdout.write(JSON.stringify(lock.owner) + "\\n");
+  setInterval(() => {}, 60_000);
+`;
+
+/**
+ * A real process holding `dir`'s lock in a new pid namespace, as a node in another container
+ * on this host does (unshare(1) of util-linux; root only, as the tests run). Killed on dispose.
+ */
+async function holderInNewPidNamespace(dir: string) {
+  const args = ["--input-type=module", "-e", HOLDER, LOCK_MODULE, dir, JSON.stringify(TIMING)];
+  const child = spawn("unshare", ["--pid", "--mount-proc", "--kill-child", process.execPath, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = once(child, "exit");
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // The node in the namespace, by its pid here: unshare's --kill-child takes it along.
+    const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "");
+    const inner = children.trim().split(" ").filter(Boolean).map(Number);
+    child.kill("SIGKILL");
+    await exited;
+    for (const pid of inner) {
+      await waitFor(() => !existsSync(`/proc/${pid}`), { message: "the holder in the namespace to die" });
+    }
+  };
+  try {
+    const owner = await waitFor(() => (out.endsWith("\n") ? (JSON.parse(out) as DataDirOwner) : undefined), {
+      message: "the holder in a new pid namespace to lock the data dir",
+    });
+    return { owner, kill, [Symbol.asyncDispose]: kill };
+  } catch (e) {
+    await kill();
+    throw new Error(`${(e as Error).message}; its stderr: ${err}`, { cause: e });
+  }
+}
+
+describe("lockDataDir against a node in another pid namespace (another container on this host)", () => {
+  test("is refused while that node runs, naming its pid, namespace and the lock's age, and takes the lock over once it died and its lock went stale", async () => {
+    await using tmp = await tempDir();
+    await using other = await holderInNewPidNamespace(tmp.path);
+    const ours = await describeProcess(process.pid);
+    assert.ok(ours.ns && other.owner.ns, "both pid namespaces were read");
+    assert.notEqual(other.owner.ns, ours.ns);
+    assert.equal(other.owner.boot, ours.boot, "one host, one boot");
+    const lockText = await readFile(lockPath(tmp.path), "utf8");
+
+    await assert.rejects(lockDataDir(tmp.path, undefined, TIMING), (err: unknown) => {
+      assert.ok(err instanceof DataDirInUseError);
+      assert.equal(err.ownerPid, other.owner.pid);
+      assert.equal(err.foreign?.ns, other.owner.ns);
+      assert.match(
+        err.message,
+        new RegExp(
+          `^another natsmon node \\(pid ${other.owner.pid} in another container \\(pid namespace ` +
+            `pid:\\[\\d+\\]\\)\\) is running on data dir ${tmp.path}: its lock was refreshed [\\d.]+ s ago; ` +
+            "stop that node where it runs \\(its pid means nothing here\\), or give this node another " +
+            "node.data-dir \\(--data-dir, NATSMON_NODE_DATA_DIR\\). A lock no longer refreshed \\(its node " +
+            "crashed\\) is taken over 3 s after its last refresh$",
+        ),
+      );
+      return true;
+    });
+    assert.equal(await readFile(lockPath(tmp.path), "utf8"), lockText, "its lock is left alone");
+    assert.deepEqual(await readdir(tmp.path), [DATA_DIR_LOCK_FILE]);
+
+    await other.kill();
+    const { log, lines } = recordingLogger();
+    {
+      await using lock = await lockDataDir(tmp.path, log, TIMING);
+      assert.deepEqual(await holder(tmp.path), lock.owner);
+      assert.equal(lock.owner.pid, process.pid);
+      assert.match(
+        lines.map((l) => l.msg).join("\n"),
+        /took over the data dir from a node whose pid cannot be checked here \(another container or host\) and whose lock went unrefreshed for \d+ s/,
+      );
+    }
+    assert.deepEqual(await readdir(tmp.path), []);
+  });
+
+  test("a node refreshes its lock's mtime while it holds it, and removes the lock on dispose", async () => {
+    await using tmp = await tempDir();
+    const lock = await lockDataDir(tmp.path, undefined, TIMING);
+    const first = (await stat(lockPath(tmp.path))).mtimeMs;
+    await waitFor(async () => (await stat(lockPath(tmp.path))).mtimeMs !== first, { message: "a refresh" });
+    await lock[Symbol.asyncDispose]();
+    assert.equal(existsSync(lockPath(tmp.path)), false);
+  });
+
+  test("refuses a lock from another host (another boot) while it is refreshed, and takes it over once it is not", async () => {
+    await using tmp = await tempDir();
+    const ours = await describeProcess(process.pid);
+    const remote = { pid: ours.pid, started: ours.started, boot: "another-hosts-boot", ns: ours.ns };
+    await writeFile(lockPath(tmp.path), JSON.stringify(remote) + "\n");
+    // Its node's heartbeat, as the other host's node would refresh it over the shared filesystem.
+    const beat = setInterval(() => {
+      const now = new Date();
+      utimes(lockPath(tmp.path), now, now).catch(() => undefined);
+    }, TIMING.heartbeatMs);
+    try {
+      await assert.rejects(lockDataDir(tmp.path, undefined, TIMING), (err: unknown) => {
+        assert.ok(err instanceof DataDirInUseError);
+        assert.equal(err.foreign?.boot, "another-hosts-boot");
+        assert.match(
+          err.message,
+          /^another natsmon node \(pid \d+ on another host \(boot id another-hosts-boot\)\)/,
+        );
+        return true;
+      });
+    } finally {
+      clearInterval(beat);
+    }
+    await using lock = await lockDataDir(tmp.path, undefined, TIMING);
+    assert.deepEqual(await holder(tmp.path), lock.owner);
   });
 });
