@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -156,6 +156,54 @@ describe("a node killed with SIGKILL", () => {
       }
     } finally {
       if (orphan.exitCode === null && orphan.signalCode === null) orphan.kill("SIGKILL");
+    }
+  });
+});
+
+describe("a node in another container (another pid namespace) on the data dir", () => {
+  test("refuses a node here, naming its pid namespace; once it crashed, the next node here takes over its lock when it goes stale", async () => {
+    await using dir = await tempDir();
+    const other = spawnNatsmon(["run", "--data-dir", dir.path], ENV, undefined, { newPidNamespace: true });
+    let crashed = false;
+    try {
+      await other.waitForUrl();
+      const lock = JSON.parse(await readFile(join(dir.path, "natsmon.lock"), "utf8")) as {
+        pid: number;
+        ns: string;
+      };
+      assert.notEqual(
+        lock.ns,
+        await readlink("/proc/self/ns/pid"),
+        "the other node runs in another pid namespace",
+      );
+
+      const second = await startRefused(["run", "--data-dir", dir.path], ENV);
+      assert.equal(second.code, 1, second.stderr);
+      const escaped = dir.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      assert.match(
+        second.stderr,
+        new RegExp(
+          `another natsmon node \\(pid ${lock.pid} in another container \\(pid namespace ` +
+            `${lock.ns.replace(/[[\]]/g, "\\$&")}\\)\\) is running on data dir ${escaped}: its lock was refreshed`,
+        ),
+      );
+
+      // The container dies (killed with SIGKILL) and leaves its lock.
+      await other.kill("SIGKILL");
+      crashed = true;
+      assert.ok(existsSync(join(dir.path, "natsmon.lock")));
+      const next = spawnNatsmon(["run", "--data-dir", dir.path], ENV);
+      let nc: NatsConnection | undefined;
+      try {
+        nc = await connect({ servers: await next.waitForUrl(60_000) });
+        assert.ok((await foldedEpochs(nc, "local")) > 0);
+        assert.match(next.stderr(), /took over the data dir from a node whose pid cannot be checked here/);
+      } finally {
+        await nc?.close();
+        await next.kill("SIGTERM");
+      }
+    } finally {
+      if (!crashed) await other.kill("SIGTERM");
     }
   });
 });

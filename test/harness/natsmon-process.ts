@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "./wait-for.ts";
 
@@ -47,7 +47,15 @@ export interface SpawnNatsmonOptions {
    * from the bounding set, so the root process it starts never has them).
    */
   honourFileModes?: boolean;
+  /**
+   * Run in a new pid namespace, as in another container on this host (util-linux unshare;
+   * root only). natsmon is pid 1 there; `kill` signals it by its pid here, since unshare does
+   * not pass signals on, and anything that kills unshare kills it with SIGKILL.
+   */
+  newPidNamespace?: boolean;
 }
+
+const UNSHARE = ["unshare", "--pid", "--mount-proc", "--kill-child"];
 
 /**
  * Runs `natsmon <args>` as a separate process, exactly as a user would, node's flags
@@ -61,8 +69,9 @@ export function spawnNatsmon(
   options: SpawnNatsmonOptions = {},
 ): NatsmonProcess {
   const argv = [...NODE_FLAGS, MAIN, ...args];
-  const [command, commandArgs]: [string, string[]] =
-    options.honourFileModes && process.getuid?.() === 0
+  const [command, commandArgs]: [string, string[]] = options.newPidNamespace
+    ? [UNSHARE[0]!, [...UNSHARE.slice(1), process.execPath, ...argv]]
+    : options.honourFileModes && process.getuid?.() === 0
       ? [SETPRIV, ["--bounding-set", "-dac_override,-dac_read_search", "--", process.execPath, ...argv]]
       : [process.execPath, argv];
   const child = spawn(command, commandArgs, {
@@ -84,7 +93,11 @@ export function spawnNatsmon(
     }),
   );
   const kill = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child.exitCode === null && child.signalCode === null) {
+      const inner = options.newPidNamespace ? await childPid(child.pid!) : undefined;
+      if (inner === undefined) child.kill(signal);
+      else process.kill(inner, signal);
+    }
     return exited;
   };
   return {
@@ -108,6 +121,13 @@ export function spawnNatsmon(
       await kill("SIGTERM");
     },
   };
+}
+
+/** The (first) child of process `pid`, by its pid in this namespace, if it has one. */
+async function childPid(pid: number): Promise<number | undefined> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+  const first = Number(children.trim().split(" ")[0]);
+  return first > 0 ? first : undefined;
 }
 
 /** Runs a natsmon client command to completion. */
