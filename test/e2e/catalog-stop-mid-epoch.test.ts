@@ -7,17 +7,14 @@
  * catalog a real DuckDB file.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
 import { pino } from "pino";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { checkCatalogue } from "../../src/checks/index.ts";
-import { loadConfig } from "../../src/config/index.ts";
 import { startNode, type RunningNode } from "../../src/node/index.ts";
 import { systemAssets } from "../../src/protocol/index.ts";
-import { SYS_USER, startTestServer } from "../harness/start-nats-server.ts";
+import { startTestServer } from "../harness/start-nats-server.ts";
+import { selfMonitoringConfig } from "../harness/self-monitoring-config.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -29,26 +26,13 @@ interface Line {
 test("a catalog side stopped mid-epoch begins nothing more of it after the fold and leaves its marker unacked", async () => {
   await using dir = await tempDir();
   await using sink = await startTestServer("sink");
-  const file = join(dir.path, "natsmon.yaml");
-  await writeFile(
-    file,
-    [
-      `node: {id: cat, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
-      `sink: {url: ${JSON.stringify(sink.url)}}`,
-      "system:",
-      "  id: local",
-      `  nats: {url: ${JSON.stringify(sink.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-      "scraper: {interval: 1s}",
-    ].join("\n"),
-  );
-  const loaded = await loadConfig({ file, env: {}, checks: checkCatalogue() });
-  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const config = await selfMonitoringConfig({ dir: dir.path, sinkUrl: sink.url, interval: "1s" });
   const lines: Line[] = [];
   const log = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
   /** The node, once startNode has returned it. */
   const up: { node?: RunningNode } = {};
   let stopped: Promise<void> | undefined;
-  await using started = await startNode(loaded.config, {
+  await using started = await startNode(config, {
     log,
     faults: {
       // The first fold once the node is up: its catalog side is told to stop right after it.

@@ -8,15 +8,11 @@
  * real time is ahead of both: it is set aside and counted.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
 import { pino } from "pino";
 import { connect } from "@nats-io/transport-node";
 import { headers } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { checkCatalogue } from "../../src/checks/index.ts";
-import { loadConfig } from "../../src/config/index.ts";
 import { startNode } from "../../src/node/index.ts";
 import {
   nodeSubjects,
@@ -26,7 +22,8 @@ import {
   type CommitMarker,
 } from "../../src/protocol/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
-import { SYS_USER, startTestServer } from "../harness/start-nats-server.ts";
+import { startTestServer } from "../harness/start-nats-server.ts";
+import { selfMonitoringConfig } from "../harness/self-monitoring-config.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -41,26 +38,13 @@ interface LogLine {
 test("with the catalog's clock an hour behind, epochs ahead of it but not of the sink are folded; one ahead of both is set aside", async () => {
   await using dir = await tempDir();
   await using sink = await startTestServer("skew");
-  const file = join(dir.path, "natsmon.yaml");
-  await writeFile(
-    file,
-    [
-      `node: {id: cat, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
-      `sink: {url: ${JSON.stringify(sink.url)}}`,
-      "system:",
-      "  id: local",
-      `  nats: {url: ${JSON.stringify(sink.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-      "scraper: {interval: 1s}",
-    ].join("\n"),
-  );
-  const loaded = await loadConfig({ file, env: {}, checks: checkCatalogue() });
-  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const config = await selfMonitoringConfig({ dir: dir.path, sinkUrl: sink.url, interval: "1s" });
   const lines: LogLine[] = [];
   const log = pino(
     { level: "info" },
     { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
   );
-  await using node = await startNode(loaded.config, { log, catalogNow: () => Date.now() - HOUR_MS });
+  await using node = await startNode(config, { log, catalogNow: () => Date.now() - HOUR_MS });
   assert.ok(node.systems.length > 0);
   const nc = await connect({ servers: sink.url });
   try {

@@ -6,16 +6,14 @@
  * is a real nats-server, the catalog a real DuckDB file.
  */
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 import { pino } from "pino";
 import { connect } from "@nats-io/transport-node";
-import { checkCatalogue } from "../../src/checks/index.ts";
-import { loadConfig } from "../../src/config/index.ts";
 import { startNode } from "../../src/node/index.ts";
 import { sqlQuery } from "../harness/api-client.ts";
-import { SYS_USER, startTestServer } from "../harness/start-nats-server.ts";
+import { startTestServer } from "../harness/start-nats-server.ts";
+import { selfMonitoringConfig } from "../harness/self-monitoring-config.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -30,26 +28,13 @@ async function freeze(pid: number): Promise<void> {
 test("an epoch whose parts the sink does not hand over is retried, not folded empty, and folded whole once the sink is back", async () => {
   await using dir = await tempDir();
   await using sink = await startTestServer("sink");
-  const file = join(dir.path, "natsmon.yaml");
-  await writeFile(
-    file,
-    [
-      `node: {id: cat, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
-      `sink: {url: ${JSON.stringify(sink.url)}}`,
-      "system:",
-      "  id: local",
-      `  nats: {url: ${JSON.stringify(sink.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}`,
-      // One epoch, scraped at start.
-      "scraper: {interval: 1h}",
-    ].join("\n"),
-  );
-  const loaded = await loadConfig({ file, env: {}, checks: checkCatalogue() });
-  assert.ok(loaded.ok, JSON.stringify(loaded));
+  // One epoch, scraped at start.
+  const config = await selfMonitoringConfig({ dir: dir.path, sinkUrl: sink.url, interval: "1h" });
   const lines: string[] = [];
   const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
   const logged = (text: string) => lines.some((line) => line.includes(text));
   let frozen = false;
-  await using node = await startNode(loaded.config, {
+  await using node = await startNode(config, {
     log,
     faults: {
       // The first marker's parts are read from a sink that has just stopped answering.
