@@ -13,6 +13,7 @@ export type {
   SinkConfig,
   SystemConfig,
   ScraperConfig,
+  ScrapeStreamLimits,
   DbConfig,
   EndpointConfig,
   NotificationsConfig,

@@ -10,7 +10,7 @@
  */
 
 /** Bytes per unit, by the lower-cased spellings DuckDB takes. */
-const UNITS: ReadonlyMap<string, number> = new Map([
+export const UNITS: ReadonlyMap<string, number> = new Map([
   ...["b", "byte", "bytes"].map((u) => [u, 1] as const),
   ...["k", "kb", "kilobyte", "kilobytes"].map((u) => [u, 1e3] as const),
   ...["m", "mb", "megabyte", "megabytes"].map((u) => [u, 1e6] as const),
@@ -22,7 +22,7 @@ const UNITS: ReadonlyMap<string, number> = new Map([
   ["tib", 1024 ** 4],
 ]);
 
-const SIZE = /^(-)?((?:\d+(?:\.\d*)?|\.\d+)(?:[eE]-?\d+)?)\s*([A-Za-z%]*)$/;
+export const SIZE = /^(-)?((?:\d+(?:\.\d*)?|\.\d+)(?:[eE]-?\d+)?)\s*([A-Za-z%]*)$/;
 
 /**
  * The least natsmon accepts. Measured with DuckDB 1.5.6 on natsmon's migrations: at 16 MB
@@ -32,7 +32,7 @@ export const MIN_MEMORY_LIMIT_BYTES = 32e6;
 /** DuckDB counts the limit in 64 bits; near 2^64 bytes it refuses the value or wraps it to 0. */
 const MAX_MEMORY_LIMIT_BYTES = 2 ** 63;
 
-const UNIT_LIST = "B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+export const UNIT_LIST = "B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
 
 /** Why DuckDB could not use `text` as natsmon's memory limit, or undefined when it can. */
 export function memoryLimitProblem(text: string): string | undefined {

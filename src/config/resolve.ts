@@ -18,9 +18,21 @@ type RawDb = NonNullable<RawConfig["db"]>;
 const DEFAULT_INTERVAL_MS = 30_000;
 /** Scrapes a server may miss before scraper.forget-after may drop it. */
 const FORGET_AFTER_MIN_INTERVALS = 3;
+/** The scrape stream's max_age as the asset file has always had it: 6h. */
+const DEFAULT_STREAM_MAX_AGE_MS = 6 * 3_600_000;
+/**
+ * The least scrape stream max_age: a few scrape intervals, and a minute. An epoch's parts are
+ * written over a whole gather and read back only when its commit marker is folded, after
+ * the epochs before it; a max age near one interval drops parts the catalog has not read.
+ */
+const STREAM_AGE_MIN_INTERVALS = 3;
+const STREAM_AGE_MIN_MS = 60_000;
+/** Below this, scraper.stream.max-bytes is warned about: it holds a few epochs of a small system. */
+const STREAM_BYTES_WARN = 10e6;
 
 function scraper(top: RawScraper | undefined, own: RawScraper | undefined): ScraperConfig {
   const s = { ...top, ...own };
+  const stream = { ...top?.stream, ...own?.stream };
   const intervalMs = s.interval ?? DEFAULT_INTERVAL_MS;
   return {
     intervalMs,
@@ -30,6 +42,13 @@ function scraper(top: RawScraper | undefined, own: RawScraper | undefined): Scra
     disconnectHistoryMs: s["disconnect-history"] ?? 24 * 3_600_000,
     // 24h, or three scrapes when they are further apart than 8h.
     forgetAfterMs: s["forget-after"] ?? Math.max(24 * 3_600_000, FORGET_AFTER_MIN_INTERVALS * intervalMs),
+    stream: {
+      maxAgeMs: stream["max-age"] ?? DEFAULT_STREAM_MAX_AGE_MS,
+      // No byte limit by default: nats-server reserves max_bytes in its JetStream storage and
+      // refuses a stream whose max_bytes exceeds what is left there (max_file_store), so a
+      // default bound would keep natsmon from starting on a small sink. Operators size it.
+      maxBytes: stream["max-bytes"] ?? -1,
+    },
   };
 }
 
@@ -79,8 +98,10 @@ export function configIssues(
       issues.push(...checkSettingIssues(path, s?.["disabled-checks"], s?.["check-thresholds"], checks));
     }
   }
-  for (const { raw: s, path } of rawSystems)
+  for (const { raw: s, path } of rawSystems) {
     issues.push(...forgetAfterIssues(view.scraper, s?.scraper, path));
+    issues.push(...streamAgeIssues(view.scraper, s?.scraper, path));
+  }
   const seen = new Map<string, string>();
   for (const { raw: s, path } of rawSystems) {
     if (s?.id === undefined) continue;
@@ -107,7 +128,11 @@ export function configIssues(
       : { served: new Set(ids as string[]), catalog: new Set(catalog.map(({ raw: s }) => s!.id!)) };
   const endpoints = endpointIssues(view.notifications, sides, checks && new Set(checks.keys()));
   const threads = threadsWarnings(view.db, catalog, cores);
-  return { issues: [...issues, ...endpoints.issues], warnings: [...threads, ...endpoints.warnings] };
+  const bytes = streamBytesWarnings(view.scraper, rawSystems);
+  return {
+    issues: [...issues, ...endpoints.issues],
+    warnings: [...threads, ...bytes, ...endpoints.warnings],
+  };
 }
 
 /**
@@ -161,6 +186,54 @@ function forgetAfterIssues(
         "misses a scrape would be forgotten at once",
     },
   ];
+}
+
+/**
+ * scraper.stream.max-age, once merged with the system's own scraper settings: at least a few
+ * scrape intervals and a minute, or the stream drops an epoch's parts before the catalog
+ * folds it (the epoch is then folded with those servers partial).
+ */
+function streamAgeIssues(
+  top: View["scraper"],
+  own: Salvaged<RawScraper> | undefined,
+  path: string,
+): ResolveIssue[] {
+  const age = own?.stream?.["max-age"] ?? top?.stream?.["max-age"];
+  const interval = own?.interval ?? top?.interval ?? DEFAULT_INTERVAL_MS;
+  const least = Math.max(STREAM_AGE_MIN_MS, STREAM_AGE_MIN_INTERVALS * interval);
+  if (age === undefined || age >= least) return [];
+  const ownValue = own?.stream?.["max-age"] !== undefined;
+  return [
+    {
+      path: ownValue ? `${path}.scraper.stream.max-age` : "scraper.stream.max-age",
+      message:
+        `must be at least 1m and ${STREAM_AGE_MIN_INTERVALS} scrape intervals` +
+        `${ownValue || own?.interval === undefined ? "" : ` of ${path}`} (${least} ms with scraper.interval ` +
+        `${interval} ms): the scrape stream would drop an epoch's parts before the catalog folds it`,
+    },
+  ];
+}
+
+/** A scraper.stream.max-bytes that holds only a few epochs, named where it is set. */
+function streamBytesWarnings(
+  top: View["scraper"],
+  systems: readonly { raw: Salvaged<RawSystem> | undefined; path: string }[],
+): ResolveIssue[] {
+  const warnings = new Map<string, ResolveIssue>();
+  for (const { raw: s, path } of systems) {
+    const own = s?.scraper?.stream?.["max-bytes"];
+    const bytes = own ?? top?.stream?.["max-bytes"];
+    if (bytes === undefined || bytes < 0 || bytes >= STREAM_BYTES_WARN) continue;
+    const at = own === undefined ? "scraper.stream.max-bytes" : `${path}.scraper.stream.max-bytes`;
+    warnings.set(at, {
+      path: at,
+      message:
+        `is ${bytes} bytes, less than 10MB: at about 13 to 21 KB per server per scrape (measured on small ` +
+        "servers) it holds minutes of scrapes, and a catalog that falls behind or restarts for longer finds " +
+        "parts of its epochs dropped",
+    });
+  }
+  return [...warnings.values()];
 }
 
 /** Turns the schema-checked file into the defaulted Config. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isToken } from "../domain/index.ts";
 import { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 import { memoryLimitProblem } from "./memory-limit.ts";
+import { parseStreamBytes } from "./stream-size.ts";
 
 const token = z.string().refine(isToken, "must be a token of letters, digits, _ and - only");
 const duration = z
@@ -71,6 +72,29 @@ const natsAuth = {
   token: z.string().optional(),
 };
 
+/** The longest max_age JetStream can hold: nanoseconds in an int64. */
+const MAX_STREAM_AGE_MS = Math.floor((2 ** 63 - 1) / 1e6);
+/**
+ * The scrape stream's limits. The least max-age depends on the scrape interval and is checked
+ * once the system's settings are merged (streamAgeIssues); "none" (or -1) lifts max-bytes.
+ */
+const scrapeStreamSchema = z.strictObject({
+  "max-age": duration
+    .refine((ms) => ms <= MAX_STREAM_AGE_MS, "must be at most 2562047h, the longest JetStream can count")
+    .optional(),
+  "max-bytes": z
+    .union([z.string().trim(), z.literal(-1)], {
+      error: 'must be a size such as "1GB" or "512MiB", or "none"',
+    })
+    .transform((v, ctx) => {
+      const parsed = parseStreamBytes(String(v));
+      if ("bytes" in parsed) return parsed.bytes;
+      ctx.addIssue({ code: "custom", message: parsed.problem });
+      return z.NEVER;
+    })
+    .optional(),
+});
+
 export const scraperSchema = z.strictObject({
   interval: period.optional(),
   quiet: timeout.optional(),
@@ -80,6 +104,8 @@ export const scraperSchema = z.strictObject({
   "disconnect-history": duration.optional(),
   // A server not heard from this long, and no JetStream meta peer, is no longer expected; 0 never forgets.
   "forget-after": duration.optional(),
+  // The scrape stream of the system on the sink (max_age, max_bytes), applied at start-up.
+  stream: scrapeStreamSchema.optional(),
 });
 
 export const dbSchema = z.strictObject({

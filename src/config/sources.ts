@@ -30,6 +30,8 @@ const LEAVES: Record<string, Kind> = {
   "scraper.disconnect-bucket": "string",
   "scraper.disconnect-history": "string",
   "scraper.forget-after": "string",
+  "scraper.stream.max-age": "string",
+  "scraper.stream.max-bytes": "string",
   "db.retention": "string",
   "db.memory-limit": "string",
   "db.threads": "number",

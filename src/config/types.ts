@@ -83,6 +83,15 @@ export interface ScraperConfig {
   readonly disconnectHistoryMs: number;
   /** A server not heard from this long, and no JetStream meta peer, is no longer expected; 0 never forgets. */
   readonly forgetAfterMs: number;
+  /** The limits of the system's scrape stream, applied by the node holding the scrape side. */
+  readonly stream: ScrapeStreamLimits;
+}
+
+export interface ScrapeStreamLimits {
+  /** max_age: a part or marker older than this is dropped, folded or not. */
+  readonly maxAgeMs: number;
+  /** max_bytes, with discard old: the oldest messages go first; -1 for no limit. */
+  readonly maxBytes: number;
 }
 
 export interface DbConfig {

@@ -131,3 +131,41 @@ describe("settings start-up cannot use, as the commands print them", () => {
     ]);
   });
 });
+
+describe("the scrape stream's limits, as config check prints them", () => {
+  test("natsmon config check refuses a scraper.stream max-bytes that is no size and a max-age under 3 scrape intervals, by path, and warns of a small max-bytes", async () => {
+    await using dir = await tempDir();
+    const file = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      file,
+      [
+        `node: {id: n, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        "sink: {embedded: {port: -1}}",
+        // 2m is 3 intervals of 40s: allowed where a system inherits it with that interval.
+        'scraper: {interval: 40s, stream: {max-age: 2m, max-bytes: "12"}}',
+        "systems:",
+        "  - {id: a, scraper: {stream: {max-bytes: 5MB}}}",
+        "  - {id: b, scraper: {interval: 5s, stream: {max-bytes: 2TiBs}}}",
+        "  - {id: c, scraper: {interval: 30s, stream: {max-age: 80s}}}",
+        "  - {id: d, scraper: {interval: 50s}}",
+        "",
+      ].join("\n"),
+    );
+    const units = "B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+    const r = await runNatsmon(["config", "check", "--config", file]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.deepEqual(lines(r.stderr), [
+      `natsmon: ${file} is invalid:`,
+      `systems[1].scraper.stream.max-bytes: "2TiBs": "TiBs" is not a unit; use ${units}`,
+      `scraper.stream.max-bytes: "12" has no unit: write one, such as "12MB" (units ${units})`,
+      "systems[2].scraper.stream.max-age: must be at least 1m and 3 scrape intervals (90000 ms with " +
+        "scraper.interval 30000 ms): the scrape stream would drop an epoch's parts before the catalog folds it",
+      "scraper.stream.max-age: must be at least 1m and 3 scrape intervals of systems[3] (150000 ms with " +
+        "scraper.interval 50000 ms): the scrape stream would drop an epoch's parts before the catalog folds it",
+      "warning: systems[0].scraper.stream.max-bytes: is 5000000 bytes, less than 10MB: at about 13 to 21 KB " +
+        "per server per scrape (measured on small servers) it holds minutes of scrapes, and a catalog that " +
+        "falls behind or restarts for longer finds parts of its epochs dropped",
+    ]);
+  });
+});

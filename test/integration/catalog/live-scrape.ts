@@ -57,6 +57,7 @@ export async function scrapeOneEpoch(
       disconnectBucketMs: 60_000,
       disconnectHistoryMs: 3_600_000,
       forgetAfterMs: options.forgetAfterMs ?? 0,
+      stream: { maxAgeMs: 6 * 3_600_000, maxBytes: -1 },
     },
     log: silentLogger(),
     sources,

@@ -53,6 +53,7 @@ async function clockedScraper(lastEpoch?: string) {
       disconnectBucketMs: 60_000,
       disconnectHistoryMs: 3_600_000,
       forgetAfterMs: 0,
+      stream: { maxAgeMs: 6 * 3_600_000, maxBytes: -1 },
     },
     log: pino({ level: "info" }, { write: (line: string) => logs.push(JSON.parse(line) as LogLine) }),
     sources: SOURCES.filter((s) => s.name === "varz"),

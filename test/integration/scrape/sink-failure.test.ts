@@ -35,6 +35,7 @@ test("a part the sink refuses while the scrape still gathers fails the scrape, w
       disconnectBucketMs: 60_000,
       disconnectHistoryMs: 3_600_000,
       forgetAfterMs: 0,
+      stream: { maxAgeMs: 6 * 3_600_000, maxBytes: -1 },
     },
     log: pino({ level: "silent" }),
     sources: ["varz", "accountz"].map((name) => SOURCES.find((s) => s.name === name)!),
