@@ -27,15 +27,31 @@ export async function loadStreamDefinition(
   return JSON.parse(text) as StreamConfig;
 }
 
-/** The scrape stream of one system, checked against the names protocol/ builds. */
-export async function scrapeStreamConfig(systemId: string, replicas: number): Promise<StreamConfig> {
+/**
+ * The scrape stream of one system, checked against the names protocol/ builds, with the
+ * limits from configuration (scraper.stream) in place of the file's when given.
+ */
+export async function scrapeStreamConfig(
+  systemId: string,
+  replicas: number,
+  limits?: { maxAgeMs: number; maxBytes: number },
+): Promise<StreamConfig> {
   const config = await loadStreamDefinition("scrape-stream.json", { system_id: systemId });
   const name = systemAssets(systemId).scrapeStream;
   const subject = systemSubjects(systemId).scrapeAll;
   if (config.name !== name || config.subjects.length !== 1 || config.subjects[0] !== subject) {
     throw new Error(`streams/scrape-stream.json does not match protocol/subjects.ts (${name} on ${subject})`);
   }
-  return { ...config, num_replicas: replicas };
+  if (!limits) return { ...config, num_replicas: replicas };
+  const maxAge = limits.maxAgeMs * 1_000_000;
+  return {
+    ...config,
+    num_replicas: replicas,
+    max_age: maxAge,
+    max_bytes: limits.maxBytes,
+    // nats-server refuses a duplicate window longer than the max age.
+    duplicate_window: Math.min(config.duplicate_window, maxAge),
+  };
 }
 
 /**
@@ -113,14 +129,22 @@ export async function notifyAssetConfigs(
 export async function ensureStream(
   jsm: JetStreamManager,
   config: StreamConfig,
-  options: { retryForMs?: number } = {},
+  options: {
+    retryForMs?: number;
+    /**
+     * Limits an existing stream keeps as they are (the scrape stream's, on a node without the
+     * scrape side: the node that writes the stream sets them, and two nodes with different
+     * settings would otherwise undo each other's at every start).
+     */
+    keepLimits?: boolean;
+  } = {},
 ): Promise<void> {
   // A cluster still forming (a peer restarting, a meta leader being elected) refuses
   // placement for a while; a node starting alongside it waits rather than exits.
   const deadline = Date.now() + (options.retryForMs ?? 30_000);
   for (;;) {
     try {
-      await ensureStreamOnce(jsm, config);
+      await ensureStreamOnce(jsm, config, options.keepLimits ?? false);
       return;
     } catch (err) {
       if (!isTransientPlacement(err) || Date.now() > deadline) throw err;
@@ -134,10 +158,19 @@ function isTransientPlacement(err: unknown): boolean {
   return /no suitable peers|peer offline|insufficient resources|temporarily unavailable/i.test(message);
 }
 
-async function ensureStreamOnce(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
+async function ensureStreamOnce(
+  jsm: JetStreamManager,
+  wanted: StreamConfig,
+  keepLimits: boolean,
+): Promise<void> {
+  let config = wanted;
   try {
     const info = await jsm.streams.info(config.name);
     const current = info.config;
+    if (keepLimits) {
+      const { max_age, max_bytes, duplicate_window } = current;
+      config = { ...config, max_age, max_bytes, duplicate_window };
+    }
     const changed =
       current.num_replicas !== config.num_replicas ||
       current.max_age !== config.max_age ||

@@ -37,11 +37,24 @@ export async function startSystemPipeline(options: {
 }): Promise<SystemPipeline> {
   const { system, catalog, scrape } = options;
 
-  // ② Both sides make sure the stream exists, so either may start first.
+  // ② Both sides make sure the stream exists, so either may start first; its limits
+  // (scraper.stream) are the scrape side's to set, so a catalog-only node keeps them.
+  const limits = system.scraper.stream;
   await ensureStream(
     await jetstreamManager(options.sink),
-    await scrapeStreamConfig(system.id, options.replicas),
-  );
+    await scrapeStreamConfig(system.id, options.replicas, limits),
+    { keepLimits: scrape === undefined },
+  ).catch((err: unknown) => {
+    // nats-server reserves max_bytes (times the replicas) in its JetStream storage.
+    if (limits.maxBytes < 0 || !/insufficient storage/i.test(String(err))) throw err;
+    throw new Error(
+      `the scrape stream of system ${system.id} was refused its max_bytes of ${limits.maxBytes} bytes ` +
+        `(scraper.stream.max-bytes) times ${options.replicas} replicas: nats-server reserves it in its ` +
+        "JetStream storage (max_file_store) and has not that much left; lower scraper.stream.max-bytes " +
+        "or give the sink's JetStream more storage",
+      { cause: err },
+    );
+  });
 
   // ⑤ The findings baseline bucket belongs to the catalog side.
   if (catalog) {
