@@ -49,7 +49,8 @@ export async function readParts(
           throw new PartReadError(part, seq, err);
         });
         // Aged out, purged or deleted: the server says it does not have it.
-        if (msg === null) return { ...named, missing: `seq ${seq} is no longer in the stream` };
+        if (msg === null)
+          return { ...named, missing: `seq ${seq} is no longer in the stream`, dropped: true };
         encoding = msg.header.get("Content-Encoding") || undefined;
         chunks.push(msg.data);
       }
@@ -58,7 +59,7 @@ export async function readParts(
         const data = encoding === "gzip" ? gunzipSync(joined) : joined;
         return { ...named, text: data.toString("utf8") };
       } catch (err) {
-        return { ...named, missing: `cannot decompress: ${(err as Error).message}` };
+        return { ...named, missing: `cannot decompress: ${(err as Error).message}`, dropped: false };
       }
     }),
   );

@@ -175,8 +175,13 @@ export interface CommitConsumerEvent {
 /** One listed reply, or why it can no longer be read (aged out of the stream, corrupt). */
 export { PartReadError } from "./read-parts.ts";
 
+/**
+ * A part as read back: its text, or why it is missing; `dropped` when the stream no longer
+ * holds it (its limits, max_age or max_bytes, or a purge took it), false when it is there but
+ * unreadable.
+ */
 export type ScrapePart = { source: string; server: string; page?: number } & (
-  { text: string } | { missing: string }
+  { text: string } | { missing: string; dropped: boolean }
 );
 
 /** A commit marker handed to the catalog side, with its explicit ack handle. */

@@ -20,6 +20,7 @@ import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { diffFindings, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
+import { DROPPED_HINT, droppedPartsMessage } from "./dropped-parts.ts";
 import { setAsideFutureEpoch } from "./future-epoch.ts";
 
 /**
@@ -74,8 +75,14 @@ export async function handleCommit(
         source: part.source,
         server: part.server,
         ...(part.page ? { page: part.page } : {}),
-        body: "text" in part ? parseBody(part.text) : errorEnvelope(part.missing),
+        body:
+          "text" in part
+            ? parseBody(part.text)
+            : errorEnvelope(part.dropped ? `${part.missing}: ${DROPPED_HINT}` : part.missing),
       }));
+      const now = ctx.now?.() ?? Date.now();
+      const dropped = droppedPartsMessage(ctx.systemId, marker, parts, ctx.system.scraper.stream, now);
+      if (dropped) log.warn(dropped);
       result = await foldEpoch(catalog, {
         markerSeq: seq,
         marker: withMissingAsPartial(marker, parts),
