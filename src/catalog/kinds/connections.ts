@@ -8,6 +8,7 @@ import type { FoldContext } from "../fold-context.ts";
 import { durationNs } from "../go-duration.ts";
 import { sortedDistinct } from "../order.ts";
 import { arr, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
+import { isReplyInbox } from "./subjects.ts";
 
 /** hx.connection_opts.subjects keeps at most this many subjects. */
 export const MAX_SUBJECTS = 100;
@@ -135,15 +136,18 @@ export function connectionStats(c: Json): Record<string, unknown> {
  * The distinct subjects a connection subscribes to, sorted so that the same set always
  * gives the same _opts row, and capped: a connection with thousands of subscriptions would
  * otherwise make every one of its _opts rows huge. The count is in _stats.subscriptions.
+ * Reply inboxes (isReplyInbox) are left out: clients subscribe a fresh one per request (or
+ * one per connection, muxed), so with them the row changed nearly every epoch, and they
+ * say nothing of what the connection is. _stats.subscriptions still counts them.
  */
 function subjectsOf(c: Json): { subjects: string[] | undefined; truncated: boolean | undefined } {
   let list: string[];
   if (c.subscriptions_list_detail !== undefined) {
     list = arr(c.subscriptions_list_detail)
       .map((s) => str(obj(s).subject))
-      .filter((s): s is string => s !== undefined);
+      .filter((s): s is string => s !== undefined && !isReplyInbox(s));
   } else if (c.subscriptions_list !== undefined) {
-    list = strings(c.subscriptions_list);
+    list = strings(c.subscriptions_list).filter((s) => !isReplyInbox(s));
   } else {
     // CONNZ omits the list when the connection has no subscriptions.
     return { subjects: [], truncated: false };

@@ -40,3 +40,32 @@ export function subjectWithin(sub: string, of: string): boolean {
   }
   return x.length === y.length;
 }
+
+/** The inbox prefix every NATS client uses unless it is given another. */
+const DEFAULT_INBOX_PREFIX = "_INBOX.";
+/** A nuid as the clients make them: 22 characters of [0-9A-Za-z]. */
+const NUID = /^[0-9A-Za-z]{22}$/;
+
+/**
+ * Whether a subscription's subject is a reply inbox: a subject under `_INBOX.` (the
+ * default prefix of every client), or, under a custom inbox prefix, one whose last token
+ * (or the token before a last `*`, a muxed inbox) is nuid-shaped: 22 characters of
+ * [0-9A-Za-z] with a digit, an upper-case and a lower-case letter among them. The server
+ * does not say which prefix a client was given, so a custom prefix is known only by the
+ * nuid the clients put after it. The digit and both cases keep out a name of 22 letters
+ * (`CustomerAddressUpdated`); a nuid has all three but for about one in fifty, which then
+ * counts as a subscription.
+ */
+export function isReplyInbox(subject: string): boolean {
+  if (subject.startsWith(DEFAULT_INBOX_PREFIX)) return true;
+  const t = subject.split(".");
+  const last = t[t.length - 1] === "*" ? t[t.length - 2] : t[t.length - 1];
+  return (
+    t.length > 1 &&
+    last !== undefined &&
+    NUID.test(last) &&
+    /[0-9]/.test(last) &&
+    /[A-Z]/.test(last) &&
+    /[a-z]/.test(last)
+  );
+}

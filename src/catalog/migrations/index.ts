@@ -28,6 +28,7 @@ import { migration as m0022 } from "./0022-connection-closes.ts";
 import { migration as m0023 } from "./0023-raftz-queues-wal-compression.ts";
 import { migration as m0024 } from "./0024-account-details.ts";
 import { migration as m0025 } from "./0025-js-reserved-comments.ts";
+import { migration as m0026 } from "./0026-connection-subjects-no-inboxes.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -63,6 +64,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0023,
   m0024,
   m0025,
+  m0026,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { subjectsOverlap, subjectWithin } from "../../../src/catalog/kinds/subjects.ts";
+import { isReplyInbox, subjectsOverlap, subjectWithin } from "../../../src/catalog/kinds/subjects.ts";
 
 test("subjectsOverlap: some literal subject matches both", () => {
   const yes: [string, string][] = [
@@ -39,4 +39,29 @@ test("subjectWithin: every subject the first matches, the second matches", () =>
   assert.equal(subjectWithin("orders.>", "orders.>"), true);
   assert.equal(subjectWithin("orders.>", ">"), true);
   assert.equal(subjectWithin("a.b.c", "a.b"), false);
+});
+
+test("isReplyInbox: subjects under _INBOX., and nuid-named inboxes under a custom prefix", () => {
+  const inboxes = [
+    "_INBOX.GjvM2BtmC0YmIHSe4DFSK4",
+    "_INBOX.GjvM2BtmC0YmIHSe4DFSK4.*",
+    "_INBOX.anything.at.all",
+    "_R_APP.GjvM2BtmC0YmIHSe4DFSK4",
+    "_R_APP.GjvM2BtmC0YmIHSe4DFSK4.*",
+    "tenant.a.replies.9xQ2mZp0LkT7vB3nR8sW1c",
+  ];
+  const subscriptions = [
+    "orders.created",
+    "_INBOX",
+    "_INBOXES.orders",
+    "events.CustomerAddressUpdated", // 22 letters, no digit
+    "events.customeraddressupdated2", // 23 characters
+    "events.abcdefghij0123456789ab", // one case only
+    "GjvM2BtmC0YmIHSe4DFSK4", // a lone token has no prefix
+    "_R_APP.GjvM2BtmC0YmIHSe4DFSK4.>",
+    "orders.*",
+    "*",
+  ];
+  for (const s of inboxes) assert.equal(isReplyInbox(s), true, s);
+  for (const s of subscriptions) assert.equal(isReplyInbox(s), false, s);
 });
