@@ -206,6 +206,13 @@ export interface CommitDelivery {
   working(): void;
   ack(): Promise<void>;
   nak(delayMs: number): void;
+  /**
+   * Gives the marker back at once (a NAK without delay) and resolves once the server has read it,
+   * so whoever pulls next gets it now, not after the ack wait; rejects when the server does
+   * not answer within `timeoutMs` (the ack wait then redelivers it). Only once the pull has
+   * stopped: a pull still open would be handed the marker again.
+   */
+  handBack(timeoutMs: number): Promise<void>;
   /** Never redeliver this marker. */
   term(): void;
 }
@@ -266,7 +273,7 @@ export async function consumeCommits(
   async function* deliveries(): AsyncGenerator<CommitDelivery> {
     iterated = true;
     for await (const m of messages) {
-      const delivery = toDelivery(jsm, assets.scrapeStream, m);
+      const delivery = toDelivery(nc, jsm, assets.scrapeStream, assets.catalogConsumer, m);
       // A marker nobody can read would come back for ever and hold up every later epoch.
       if (delivery) {
         yield delivery;
@@ -314,7 +321,13 @@ async function ensureCommitConsumer(
   }
 }
 
-function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDelivery | undefined {
+function toDelivery(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  m: JsMsg,
+): CommitDelivery | undefined {
   let marker: CommitMarker;
   try {
     marker = m.json<CommitMarker>();
@@ -335,6 +348,45 @@ function toDelivery(jsm: JetStreamManager, stream: string, m: JsMsg): CommitDeli
       await m.ackAck();
     },
     nak: (delayMs) => m.nak(delayMs),
+    handBack: (timeoutMs) => handBack(nc, jsm, stream, durable, m, timeoutMs),
     term: () => m.term(),
   };
+}
+
+/**
+ * NAKs a marker once its pull has stopped. nats-server 2.9 gives a NAKed message to a pull
+ * request still queued on the server even when its subscriber has gone (the pull that just
+ * stopped), then holds it until the ack wait: asking for the consumer's info first makes the
+ * server drop the queued requests nobody listens to any more. The flush after the NAK answers
+ * once the server has read it (it reads a connection's messages in order), so the stop does
+ * not close the connection before. Rejects when that is not all done within `timeoutMs`.
+ */
+async function handBack(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  m: JsMsg,
+  timeoutMs: number,
+): Promise<void> {
+  let late = false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`the sink did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  const steps = async () => {
+    await jsm.consumers.info(stream, durable);
+    // Given up on meanwhile: the stop has gone on, and the ack wait redelivers the marker.
+    if (late) return;
+    m.nak();
+    await nc.flush();
+  };
+  try {
+    await Promise.race([steps(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,6 +1,6 @@
 import { startEpochWatch } from "./epoch-watch.ts";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { commitProgress, consumeCommits, type ServerRestart } from "../bus/index.ts";
+import { commitProgress, consumeCommits, type CommitDelivery, type ServerRestart } from "../bus/index.ts";
 import {
   applyRetention,
   backupStatementFor,
@@ -36,7 +36,13 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
-import { ACK_WAIT_MS, handleCommit, recordFiring, syncNotifications } from "./commit-handler.ts";
+import {
+  ACK_WAIT_MS,
+  handBackLeft,
+  handleCommit,
+  recordFiring,
+  syncNotifications,
+} from "./commit-handler.ts";
 import { commitConsumerStatusLog } from "./commit-consumer-log.ts";
 import type {
   OpsPort,
@@ -103,6 +109,8 @@ export function createCatalogSide(options: {
   retentionEveryMs?: number;
   /** This node's clock (ms) as a marker's epoch is checked against it (default Date.now). */
   now?: () => number;
+  /** How long the sink waits for a marker's ack before it redelivers it (default ACK_WAIT_MS). */
+  ackWaitMs?: number;
 }): CatalogSide {
   const { sink, system, nodeId, log } = options;
   const startedAt = new Date();
@@ -163,7 +171,7 @@ export function createCatalogSide(options: {
     void runRetention();
     retentionTimer = setInterval(() => void runRetention(), retentionEveryMs);
     const consumer = await consumeCommits(sink, system.id, {
-      ackWaitMs: ACK_WAIT_MS,
+      ackWaitMs: options.ackWaitMs ?? ACK_WAIT_MS,
       onStatus: commitConsumerStatusLog({
         log,
         sinkFault: () => options.sinkFault?.(),
@@ -207,6 +215,7 @@ export function createCatalogSide(options: {
           startedAt,
           now: options.now,
           stopping: stopping.signal,
+          leave: (delivery) => (left = delivery),
         });
         watch.folded();
         lastSeq = delivery.seq;
@@ -220,6 +229,8 @@ export function createCatalogSide(options: {
   let stopped = false;
   /** Aborted when the side stops: the epoch being handled goes no further than it has. */
   const stopping = new AbortController();
+  /** The marker of the epoch the stop left, handed back once the pull has stopped. */
+  let left: CommitDelivery | undefined;
   const start = async () => {
     const first = await tryOpen();
     if (stopped) {
@@ -360,6 +371,7 @@ export function createCatalogSide(options: {
     await memoryFeed[Symbol.asyncDispose]();
     await stopConsumer();
     await loop;
+    await handBackLeft(left, log);
     await catalog?.[Symbol.asyncDispose]();
   };
   return {

@@ -59,12 +59,14 @@ export async function handleCommit(
     now?: (() => number) | undefined;
     /** Aborted once the catalog side stops: the epoch is left where it is, as a crash would leave it. */
     stopping?: AbortSignal | undefined;
+    /** Takes the marker of an epoch left for the stop, to hand it back once the pull has stopped. */
+    leave?: ((delivery: CommitDelivery) => void) | undefined;
   },
 ): Promise<void> {
   const { marker, seq } = delivery;
   if (setAsideFutureEpoch(delivery, ctx)) return;
   const log = ctx.log.child({ epoch: marker.epoch, seq });
-  if (leftForStop(ctx, log)) return;
+  if (leftForStop(ctx, delivery, log)) return;
   try {
     const keepAlive = setInterval(() => delivery.working(), ACK_WAIT_MS / 3);
     let result;
@@ -100,7 +102,7 @@ export async function handleCommit(
     } else {
       log.info({ reason: result.reason }, "epoch already folded; its checks run if they have not");
     }
-    if (leftForStop(ctx, log)) return;
+    if (leftForStop(ctx, delivery, log)) return;
     // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
     // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
     // only folding keeps up: the checks run on the newest epoch, so findings stay current and
@@ -112,7 +114,7 @@ export async function handleCommit(
       return;
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
-    if (leftForStop(ctx, log)) return;
+    if (leftForStop(ctx, delivery, log)) return;
     if (await lostRole(ctx, log)) return;
     if (checked?.ran) {
       logChecks(log, checked);
@@ -227,16 +229,45 @@ function setAsideOrRetry(
 /**
  * True once the catalog side is stopping: what is left of the epoch (checks, the baseline and
  * outbox on the sink, the ack) is not begun. A stop must end in time, and on a sink that does
- * not answer (its disk full) each of those waits out a request timeout. The marker stays
- * unacked, so it comes back (at the next start, or to the node that holds the role then);
- * its fold is then skipped as done and the rest runs, as after a crash at this point.
+ * not answer (its disk full) each of those waits out a request timeout. The marker is not
+ * acked: the side hands it back once its pull has stopped (ctx.leave), so the next start or
+ * the node that holds the role then gets it at once, or, when the sink does not answer, after
+ * the ack wait; its fold is then skipped as done and the rest runs, as after a crash here.
  */
-function leftForStop(ctx: { stopping?: AbortSignal | undefined }, log: Logger): boolean {
+function leftForStop(
+  ctx: { stopping?: AbortSignal | undefined; leave?: ((delivery: CommitDelivery) => void) | undefined },
+  delivery: CommitDelivery,
+  log: Logger,
+): boolean {
   if (!ctx.stopping?.aborted) return false;
   log.info(
     "the catalog side is stopping: the rest of this epoch (checks, findings, ack) runs when its marker comes back",
   );
+  ctx.leave?.(delivery);
   return true;
+}
+
+/** How long a stop waits for the sink to take a marker back before leaving it to the ack wait. */
+const HAND_BACK_MS = 1_000;
+
+/**
+ * Hands back the marker of an epoch left for a stop, once the side's pull has stopped: the
+ * next start, or the node that holds the role then, gets it at once, not after the ack wait
+ * during which newer epochs queue behind it (and their checks are skipped as behind). When
+ * the sink does not answer within HAND_BACK_MS, the stop goes on and the ack wait redelivers it.
+ */
+export async function handBackLeft(delivery: CommitDelivery | undefined, log: Logger): Promise<void> {
+  if (!delivery) return;
+  const at = log.child({ epoch: delivery.marker.epoch, seq: delivery.seq });
+  try {
+    await delivery.handBack(HAND_BACK_MS);
+    at.info("the marker of the epoch left for the stop is handed back: the next catalog gets it at once");
+  } catch (err) {
+    at.warn(
+      { err },
+      "the sink did not take back the marker of the epoch left for the stop: it comes back after the ack wait",
+    );
+  }
 }
 
 /** Every expected server answered in full, every check ran and every asset had a leader. */

@@ -72,6 +72,8 @@ export async function startNode(
     host?: string;
     /** The catalog sides' clock (ms), which a commit marker's epoch is checked against (default Date.now). */
     catalogNow?: () => number;
+    /** How long the sink waits for a catalog side's ack of a commit marker before redelivering it (default 15 s). */
+    commitAckWaitMs?: number;
     /** The waits between failed starts of the embedded nats-server after it exited (default 1 s, 2 s, 5 s, 10 s, 30 s). */
     sinkRestartDelaysMs?: readonly number[];
   },
@@ -234,6 +236,7 @@ export async function startNode(
           ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),
           ...(options.faults ? { faults: options.faults } : {}),
           ...(options.catalogNow ? { now: options.catalogNow } : {}),
+          ...(options.commitAckWaitMs ? { ackWaitMs: options.commitAckWaitMs } : {}),
           ...confirming(claims, system.id, Role.Catalog),
           sinkFault,
           sinkRestart: () => sink.embedded?.lastRestart(),
