@@ -3,7 +3,7 @@ import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssue, formatConfigIssues, type Config } from "../config/index.ts";
 import { printWarnings } from "./config-check.ts";
-import { createLogger } from "../lib/index.ts";
+import { createLogger, redactUrl } from "../lib/index.ts";
 import { startNode } from "../node/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { fail } from "./client.ts";
@@ -89,9 +89,11 @@ export function runCommand(program: Command): void {
         // A system whose catalog this node holds can be queried here; with several, name it.
         const system = node.systems.find((s) => s.catalog)?.system.id;
         const server =
-          (node.url === "nats://127.0.0.1:4222" ? "" : ` --server ${node.url}`) +
-          (node.embedded ? "" : credentialFlags(config.sink)) +
-          (config.systems.length > 1 && system ? ` --system ${system}` : "");
+          (node.embedded
+            ? node.url === "nats://127.0.0.1:4222"
+              ? ""
+              : ` --server ${node.url}`
+            : sinkFlags(config.sink)) + (config.systems.length > 1 && system ? ` --system ${system}` : "");
         // Started by `npm start` or `npm run natsmon`, the CLI is `npm run natsmon --`; installed,
         // `natsmon` (a node a script of its own starts, `npm test`'s say, counts as installed).
         const viaNpm = ["start", "natsmon"].includes(process.env.npm_lifecycle_event ?? "");
@@ -120,13 +122,28 @@ export function runCommand(program: Command): void {
 }
 
 /**
- * The credential flags a client needs on an external sink that asks for them, as the sink's
+ * `--server` and the credential flags a client needs on an external sink, as the sink's
  * configuration names them: the creds file and user name as they are, secrets as placeholders
- * (never printed).
+ * (never printed). A user and password written into a single sink URL become those flags too,
+ * so the example can be run as printed once the placeholder is filled in.
  */
-function credentialFlags(sink: Config["sink"]): string {
-  if (sink.creds) return ` --creds ${sink.creds}`;
-  if (sink.user) return ` --user ${sink.user}${sink.password ? " --password <sink.password>" : ""}`;
-  if (sink.token) return " --token <sink.token>";
-  return "";
+function sinkFlags(sink: Config["sink"]): string {
+  let url = sink.url ?? "";
+  let user = sink.user;
+  let secret = sink.password ? " --password <sink.password>" : "";
+  const parsed = url.includes(",") ? undefined : URL.parse(url);
+  if (parsed?.username && !sink.creds && !user && !sink.token) {
+    // A lone `token@` is a token; `user:password@` a user and its password.
+    if (parsed.password)
+      [user, secret] = [decodeURIComponent(parsed.username), " --password <password of sink.url>"];
+    else secret = " --token <token of sink.url>";
+    parsed.username = "";
+    parsed.password = "";
+    url = parsed.toString();
+  }
+  const server = url === "nats://127.0.0.1:4222" ? "" : ` --server ${redactUrl(url)}`;
+  if (sink.creds) return `${server} --creds ${sink.creds}`;
+  if (user) return `${server} --user ${user}${secret}`;
+  if (sink.token) return `${server} --token <sink.token>`;
+  return server + secret;
 }

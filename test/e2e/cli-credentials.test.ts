@@ -146,7 +146,7 @@ test("a sink URL and a system URL that carry a user and password connect with th
     );
     assert.equal(
       example,
-      `Try, in another terminal:  natsmon query --server nats://mon:***@${hostPort} ` +
+      `Try, in another terminal:  natsmon query --server nats://${hostPort} --user mon --password <password of sink.url> ` +
         '"SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"',
     );
     assert.match(node.stdout(), new RegExp(`its bus listens at nats://mon:\\*\\*\\*@${hostPort}\\.`));
