@@ -4,17 +4,10 @@
  * acknowledges chunks as they are consumed, and ends with the trailer's totals or a typed
  * error. Used by `natsmon query` and `natsmon backup`; talks to the bus API only.
  */
-import {
-  createInbox,
-  headers as natsHeaders,
-  PermissionViolationError,
-  type Msg,
-  type NatsConnection,
-  type Status,
-} from "@nats-io/nats-core";
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { RecordBatchReader, type RecordBatch, type Schema } from "apache-arrow";
 import { ErrorCode, isToken, MonError } from "../domain/index.ts";
-import { END_OF_STREAM, registerArrowCodecs, stringifyExact } from "../lib/index.ts";
+import { END_OF_STREAM, registerArrowCodecs, stringifyExact, watchPublishRefusals } from "../lib/index.ts";
 import {
   ServiceErrorHeader,
   StreamHeader,
@@ -157,13 +150,13 @@ export async function readArrowStream(
   signal?.addEventListener("abort", onAbort, { once: true });
   // The bus says so when it refuses a publish (an -ERR, seen in the connection's status):
   // the stream ends then, rather than when the server gives up waiting for acks.
-  const unwatch = watchPublishRefusals(nc, (refused) => {
+  const refusals = watchPublishRefusals(nc, (refused) => {
     if (refused !== subject && refused !== ackSubject) return;
     finished = true;
     queue.end(new PublishRefusedError(refused));
   });
   const stop = () => {
-    unwatch();
+    void refusals.stop();
     signal?.removeEventListener("abort", onAbort);
     if (!finished) ack({ cancel: true });
     finished = true;
@@ -256,22 +249,6 @@ export async function readArrowStream(
     },
     [Symbol.asyncIterator]: () => batches(),
   };
-}
-
-/**
- * Calls `onRefused` with the subject of each publish the bus refuses this connection for
- * permissions, until the returned function is called. A stream's subjects are its own (the
- * ack subject is fresh for each stream), so a refusal names the stream it belongs to.
- */
-function watchPublishRefusals(nc: NatsConnection, onRefused: (subject: string) => void): () => void {
-  const statuses = nc.status() as AsyncIterable<Status> & { stop?: () => void };
-  void (async () => {
-    for await (const status of statuses) {
-      const err = status.type === "error" ? status.error : undefined;
-      if (err instanceof PermissionViolationError && err.operation === "publish") onRefused(err.subject);
-    }
-  })();
-  return () => statuses.stop?.();
 }
 
 /**

@@ -15,3 +15,4 @@ export { isoDate, isoTimestamp } from "./iso-time.ts";
 export { VERSION } from "./version.ts";
 export { settlesWithin } from "./within.ts";
 export { redactUrl } from "./redact-url.ts";
+export { watchPublishRefusals } from "./publish-refusals.ts";

@@ -8,7 +8,8 @@
  * whose discovery failed (no connection, no answer at all, a refused request) gets no reply
  * but an error naming it and why, so "no services" is only ever what the servers said.
  */
-import { PermissionViolationError, type NatsConnection, type Status } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { watchPublishRefusals } from "../lib/index.ts";
 import {
   gather,
   type GatheredReply,
@@ -75,7 +76,10 @@ export async function gatherServices(
   });
   try {
     const nc = await account.connection();
-    const refusals = watchPublishRefusals(nc);
+    const refused = new Set<string>();
+    const refusals = watchPublishRefusals(nc, (subject) => {
+      if ((DISCOVERY as readonly string[]).includes(subject)) refused.add(subject);
+    });
     let results: GatherResult[];
     try {
       results = await Promise.all(DISCOVERY.map((subject) => gather(nc, subject, {}, options, byInstanceId)));
@@ -83,9 +87,9 @@ export async function gatherServices(
       await refusals.stop();
     }
     const [info, stats] = results as [GatherResult, GatherResult];
-    if (refusals.subjects.size > 0) {
+    if (refused.size > 0) {
       return failed(
-        `the server refused its user permission to publish to ${[...refusals.subjects].sort().join(", ")}: ` +
+        `the server refused its user permission to publish to ${[...refused].sort().join(", ")}: ` +
           "grant the account's user publish on $SRV.> (and subscribe on _INBOX.>); its services are unknown this epoch",
       );
     }
@@ -117,35 +121,6 @@ export async function gatherServices(
 /** A request answered at all: by some instance, or by the server saying no one listens. */
 function answered(result: GatherResult): boolean {
   return result.kind === "unsupported" || result.received > 0;
-}
-
-/**
- * The discovery subjects the server refuses `nc` to publish to, while watched: a refused
- * publish is only told on the connection's status, and its request then simply goes unanswered.
- */
-function watchPublishRefusals(nc: NatsConnection): { subjects: Set<string>; stop(): Promise<void> } {
-  const subjects = new Set<string>();
-  // nats.js hands out a queued iterator, which stop() ends (typed as a plain iterable).
-  const statuses = nc.status() as AsyncIterable<Status> & { stop(): void };
-  const watching = (async () => {
-    for await (const status of statuses) {
-      const err = status.type === "error" ? status.error : undefined;
-      if (
-        err instanceof PermissionViolationError &&
-        err.operation === "publish" &&
-        (DISCOVERY as readonly string[]).includes(err.subject)
-      ) {
-        subjects.add(err.subject);
-      }
-    }
-  })();
-  return {
-    subjects,
-    async stop() {
-      statuses.stop();
-      await watching;
-    },
-  };
 }
 
 /**
