@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { connect } from "@nats-io/transport-node";
 import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
 import type { NatsAuth } from "../config/index.ts";
-import { redactUrl } from "../lib/index.ts";
+import { redactUrl, urlCredentials, type UrlCredentials } from "../lib/index.ts";
 
 export interface ConnectTarget extends NatsAuth {
   /** One URL or several, comma-separated. */
@@ -15,33 +15,17 @@ export interface ConnectTarget extends NatsAuth {
  * `nats://token@host`), as the nats CLI and the Go client read them: nats.js ignores them.
  */
 export async function connectionOptions(target: ConnectTarget, name: string): Promise<ConnectionOptions> {
-  const urls = target.url.split(",").map((s) => s.trim());
-  const options: ConnectionOptions = { servers: urls.map((u) => u.replace(USERINFO, "$1")), name };
+  const urls = target.url.split(",").map((s) => urlCredentials(s.trim()));
+  const options: ConnectionOptions = { servers: urls.map((u) => u.url), name };
   const own = target.creds ?? target.user ?? target.password ?? target.token;
-  const auth: NatsAuth = own === undefined ? urlCredentials(urls) : target;
-  if (auth.creds) options.authenticator = credsAuthenticator(await readFile(auth.creds));
+  // Without credentials of its own, those of the first URL that carries some.
+  const auth: NatsAuth | UrlCredentials =
+    own === undefined ? (urls.find((u) => u.user !== undefined || u.token !== undefined) ?? {}) : target;
+  if ("creds" in auth && auth.creds) options.authenticator = credsAuthenticator(await readFile(auth.creds));
   if (auth.user !== undefined) options.user = auth.user;
   if (auth.password !== undefined) options.pass = auth.password;
   if (auth.token !== undefined) options.token = auth.token;
   return options;
-}
-
-/** A URL's userinfo (group 2), after its scheme if any (group 1). */
-const USERINFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)([^/\s]+)@/i;
-
-/** The credentials of the first URL that carries some. */
-function urlCredentials(urls: readonly string[]): NatsAuth {
-  for (const url of urls) {
-    const userinfo = USERINFO.exec(url)?.[2];
-    if (!userinfo) continue;
-    const colon = userinfo.indexOf(":");
-    if (colon < 0) return { token: decodeURIComponent(userinfo) };
-    return {
-      user: decodeURIComponent(userinfo.slice(0, colon)),
-      password: decodeURIComponent(userinfo.slice(colon + 1)),
-    };
-  }
-  return {};
 }
 
 /**

@@ -3,7 +3,7 @@ import { catchStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
 import { loadConfig, formatConfigIssue, formatConfigIssues, type Config } from "../config/index.ts";
 import { printWarnings } from "./config-check.ts";
-import { createLogger, redactUrl } from "../lib/index.ts";
+import { createLogger, redactUrl, urlCredentials } from "../lib/index.ts";
 import { startNode } from "../node/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { fail } from "./client.ts";
@@ -128,22 +128,15 @@ export function runCommand(program: Command): void {
  * so the example can be run as printed once the placeholder is filled in.
  */
 function sinkFlags(sink: Config["sink"]): string {
-  let url = sink.url ?? "";
-  let user = sink.user;
-  let secret = sink.password ? " --password <sink.password>" : "";
-  const parsed = url.includes(",") ? undefined : URL.parse(url);
-  if (parsed?.username && !sink.creds && !user && !sink.token) {
-    // A lone `token@` is a token; `user:password@` a user and its password.
-    if (parsed.password)
-      [user, secret] = [decodeURIComponent(parsed.username), " --password <password of sink.url>"];
-    else secret = " --token <token of sink.url>";
-    parsed.username = "";
-    parsed.password = "";
-    url = parsed.toString();
-  }
-  const server = url === "nats://127.0.0.1:4222" ? "" : ` --server ${redactUrl(url)}`;
+  const raw = sink.url ?? "";
+  // A single URL's own credentials, used (as connecting uses them) when the sink sets none beside it.
+  const own = sink.creds ?? sink.user ?? sink.password ?? sink.token;
+  const inUrl = raw.includes(",") || own !== undefined ? { url: raw } : urlCredentials(raw);
+  const server = inUrl.url === "nats://127.0.0.1:4222" ? "" : ` --server ${redactUrl(inUrl.url)}`;
   if (sink.creds) return `${server} --creds ${sink.creds}`;
-  if (user) return `${server} --user ${user}${secret}`;
+  if (sink.user) return `${server} --user ${sink.user}${sink.password ? " --password <sink.password>" : ""}`;
   if (sink.token) return `${server} --token <sink.token>`;
-  return server + secret;
+  if (inUrl.user !== undefined) return `${server} --user ${inUrl.user} --password <password of sink.url>`;
+  if (inUrl.token !== undefined) return `${server} --token <token of sink.url>`;
+  return server;
 }

@@ -14,5 +14,6 @@ export type { NodeMetrics, LagReader } from "./metrics.ts";
 export { isoDate, isoTimestamp } from "./iso-time.ts";
 export { VERSION } from "./version.ts";
 export { settlesWithin } from "./within.ts";
-export { redactUrl } from "./redact-url.ts";
+export { redactUrl, urlCredentials } from "./url-credentials.ts";
+export type { UrlCredentials } from "./url-credentials.ts";
 export { watchPublishRefusals } from "./publish-refusals.ts";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { redactUrl } from "../../../src/lib/index.ts";
+import { redactUrl, urlCredentials } from "../../../src/lib/index.ts";
 
 test("a server URL's password, or a lone token, is shown as *** and the rest as it is", () => {
   const cases: [given: string, shown: string][] = [
@@ -35,4 +35,15 @@ test("a password is in no redacted URL", () => {
   ]) {
     assert.doesNotMatch(redactUrl(url), /hunter2|ter2/, url);
   }
+});
+
+test("a server URL's user and password, or its lone token, are split off it, decoded", () => {
+  assert.deepEqual(urlCredentials("nats://mon:p%40ss@h:4222"), {
+    url: "nats://h:4222",
+    user: "mon",
+    password: "p@ss",
+  });
+  assert.deepEqual(urlCredentials("nats://u:p@ss@h"), { url: "nats://h", user: "u", password: "p@ss" });
+  assert.deepEqual(urlCredentials("tok@h:4222"), { url: "h:4222", token: "tok" });
+  assert.deepEqual(urlCredentials("nats://h:4222"), { url: "nats://h:4222" });
 });
