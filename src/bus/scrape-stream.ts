@@ -18,6 +18,7 @@ import {
   type RawReply,
   type ScrapePartRef,
 } from "../protocol/index.ts";
+import { settlesWithin } from "../lib/index.ts";
 import { passesByWaiting } from "./transient.ts";
 import { readParts } from "./read-parts.ts";
 
@@ -370,23 +371,16 @@ async function handBack(
   timeoutMs: number,
 ): Promise<void> {
   let late = false;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      reject(new Error(`the sink did not answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  const steps = async () => {
+  const steps = (async () => {
     await jsm.consumers.info(stream, durable);
     // Given up on meanwhile: the stop has gone on, and the ack wait redelivers the marker.
     if (late) return;
     m.nak();
     await nc.flush();
-  };
-  try {
-    await Promise.race([steps(), deadline]);
-  } finally {
-    clearTimeout(timer);
+  })();
+  if (!(await settlesWithin(steps, timeoutMs))) {
+    late = true;
+    throw new Error(`the sink did not answer within ${timeoutMs} ms`);
   }
+  await steps;
 }
