@@ -5,7 +5,6 @@ import {
   CommitMarkerReadError,
   connectNats,
   describeTarget,
-  EMBEDDED_ACCOUNT,
   lastCommitMarker,
   probeNats,
   scrapeStreamInfo,
@@ -16,6 +15,7 @@ import { publishDisconnectBucket } from "../feed/index.ts";
 import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { ScraperUnavailableError } from "../domain/index.ts";
 import { PUBLISH_RETRY_MS, scrapePublisher } from "./scrape-publisher.ts";
+import { monitoredPingMs, serviceAccounts } from "./service-accounts.ts";
 import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import {
   expectedSeed,
@@ -87,17 +87,6 @@ const CONNECT_RETRY_MAX_MS = 30_000;
  */
 const SEED_WAIT_MS = PUBLISH_RETRY_MS;
 const SEED_RETRY_MS = [500, 1_000, 2_000, 5_000];
-
-/**
- * How often the connections to the monitored system (the scrape's, and each service
- * account's) are pinged: a server that hangs with its socket open (frozen, swapping, a
- * half-open network) answers nothing, and with nats.js's default (2 minutes, 2 outstanding)
- * the scrape would see no server (or no service) answer for minutes before the client moved
- * to another. Two missed pings, at most 10 s apart, move it.
- */
-function monitoredPingMs(system: SystemConfig): number {
-  return Math.max(1_000, Math.min(system.scraper.intervalMs, 10_000));
-}
 
 /** The monitored system's connection and the scrape stream's last commit marker. */
 interface Connected {
@@ -326,43 +315,6 @@ export function createScrapeSide(options: {
     // Once only: a node whose start failed stops its scrape sides, some of them twice.
     [Symbol.asyncDispose]: () => (stopping ??= stop()),
   };
-}
-
-/**
- * The accounts whose micro services are gathered: those configured under `system.nats.accounts`,
- * each through its own connection, made on first use and retried each epoch until it
- * succeeds (bad credentials for one account must not stop the scrape); when the system is
- * the embedded sink itself, natsmon's own account on its sink connection, so its own
- * `monitor` service shows.
- */
-function serviceAccounts(
-  options: { sink: NatsConnection; system: SystemConfig; nodeId: string },
-  log: Logger,
-): (ServiceAccount & { close(): Promise<void> })[] {
-  const { system } = options;
-  if (!system.nats) {
-    const nc = options.sink;
-    return [{ name: EMBEDDED_ACCOUNT.monitor, connection: () => Promise.resolve(nc), close: async () => {} }];
-  }
-  const url = system.nats.url;
-  return (system.nats.accounts ?? []).map((account) => {
-    let connected: NatsConnection | undefined;
-    return {
-      name: account.name,
-      async connection() {
-        if (connected) return connected;
-        const name = `natsmon ${options.nodeId} services ${system.id}/${account.name}`;
-        // Pinged as the scrape connection is: one left on a frozen server would find no
-        // service for minutes (each such epoch an error) before nats.js's default pings moved it.
-        connected = await connectNats({ ...account, url }, name, { pingIntervalMs: monitoredPingMs(system) });
-        log.info({ account: account.name }, "connected to the account for service discovery");
-        return connected;
-      },
-      async close() {
-        await connected?.drain().catch(() => undefined);
-      },
-    };
-  });
 }
 
 /**
