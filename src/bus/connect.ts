@@ -67,3 +67,22 @@ export function describeTarget(target: ConnectTarget): string {
       .join(","),
   );
 }
+
+/**
+ * Which credentials a target authenticates with, for messages, without secrets: the creds
+ * file's path, the user's name, or that a token is used; its own, else its URL's, as
+ * connectionOptions picks them.
+ */
+export function describeCredentials(target: ConnectTarget): string {
+  if (target.creds) return `creds file ${target.creds}`;
+  if (target.user !== undefined) return `user ${target.user}`;
+  if (target.token !== undefined) return "a token";
+  if (target.password !== undefined) return "a password without a user";
+  const inUrl = target.url
+    .split(",")
+    .map((u) => urlCredentials(u.trim()))
+    .find((u) => u.user !== undefined || u.token !== undefined);
+  if (inUrl?.user !== undefined) return `user ${inUrl.user} (in the URL)`;
+  if (inUrl?.token !== undefined) return "a token (in the URL)";
+  return "no credentials";
+}

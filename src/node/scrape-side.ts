@@ -16,6 +16,7 @@ import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { ScraperUnavailableError } from "../domain/index.ts";
 import { PUBLISH_RETRY_MS, scrapePublisher } from "./scrape-publisher.ts";
 import { monitoredPingMs, serviceAccounts } from "./service-accounts.ts";
+import { SystemAccountProblem, systemAccountGuard } from "./system-account-guard.ts";
 import type { DisconnectHistoryReply, ScraperStatusReply, SinkInfoReply } from "../protocol/index.ts";
 import {
   expectedSeed,
@@ -100,6 +101,8 @@ interface Running {
   accounts: (ServiceAccount & { close(): Promise<void> })[];
   scraper: Scraper;
   disconnects: DisconnectTracker;
+  /** Checks the connection again after each reconnect. */
+  accountWatch: { stop(): Promise<void> };
 }
 
 /**
@@ -186,6 +189,7 @@ export function createScrapeSide(options: {
     }
   };
   const connectName = `natsmon ${options.nodeId} scrape ${system.id}`;
+  const guard = systemAccountGuard({ systemId: system.id, target, timeoutMs: system.scraper.timeoutMs, log });
   /**
    * One try at the connection to the monitored system and the scrape stream's last commit
    * marker; on failure, records and logs why and returns undefined.
@@ -196,6 +200,10 @@ export function createScrapeSide(options: {
       // A first try that fails fast: the reconnecting connection would hide refused credentials.
       await probeNats(target, connectName);
       monitored = await connectNats(target, connectName, { pingIntervalMs: monitoredPingMs(system) });
+      // Connected is not enough: a user of another account connects too, and would scrape
+      // next to nothing (only what every account imports) with every epoch marked an error.
+      const problem = await guard.check(monitored);
+      if (problem !== undefined) throw new SystemAccountProblem(problem);
       const previous = await readPrevious();
       if (waiting) log.info({ url }, "connected to the monitored system");
       waiting = undefined;
@@ -203,6 +211,12 @@ export function createScrapeSide(options: {
     } catch (err) {
       await monitored?.drain().catch(() => undefined);
       const reason = err instanceof Error ? err.message : String(err);
+      if (err instanceof SystemAccountProblem) {
+        // The guard logged it, once; every retry would repeat it.
+        waiting = `cannot scrape: ${reason}`;
+        log.debug({ url, retry_in_ms: retryInMs }, "the scrape connection is still not usable; retrying");
+        return undefined;
+      }
       waiting = monitored
         ? `cannot read its last commit marker from the sink: ${reason}`
         : `cannot connect to the monitored system at ${url}: ${reason}`;
@@ -276,7 +290,34 @@ export function createScrapeSide(options: {
       publish: (bucket) => publishDisconnectBucket(options.sink, bucket),
       log,
     });
-    running = { monitored, accounts, scraper, disconnects };
+    const accountWatch = guard.watchReconnects(monitored, (problem) => {
+      falling = fallBack(monitored, problem);
+    });
+    running = { monitored, accounts, scraper, disconnects, accountWatch };
+  };
+  /**
+   * A reconnect landed where the scrape cannot work (the user now in another account, say):
+   * stop scraping through that connection, which would commit epochs of nothing but errors,
+   * and connect again as at start-up until the check passes.
+   */
+  let falling: Promise<void> | undefined;
+  const fallBack = async (monitored: NatsConnection, problem: string) => {
+    const r = running;
+    if (r?.monitored !== monitored || stopped) return;
+    running = undefined;
+    waiting = `cannot scrape: ${problem}`;
+    await stopRunning(r);
+    if (stopped) return;
+    retrying = retryConnect()
+      .then((later) => (later ? run(later) : undefined))
+      .catch((err: unknown) => log.error({ err }, "the scraper could not start again"));
+  };
+  const stopRunning = async (r: Running) => {
+    await r.accountWatch.stop();
+    await r.scraper[Symbol.asyncDispose]();
+    await r.disconnects[Symbol.asyncDispose]();
+    await r.monitored.drain().catch(() => undefined);
+    for (const a of r.accounts) await a.close();
   };
 
   let starting: Promise<void> | undefined;
@@ -286,12 +327,9 @@ export function createScrapeSide(options: {
     stopped = true;
     retries.abort();
     await starting?.catch(() => undefined);
+    await falling;
     await retrying;
-    if (!running) return;
-    await running.scraper[Symbol.asyncDispose]();
-    await running.disconnects[Symbol.asyncDispose]();
-    await running.monitored.drain().catch(() => undefined);
-    for (const a of running.accounts) await a.close();
+    if (running) await stopRunning(running);
   };
   return {
     port: {

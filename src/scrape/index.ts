@@ -25,3 +25,5 @@ export { requestDiagnostic, DIAGNOSTIC_SINCE } from "./diagnostics.ts";
 export type { DiagnosticKind, DiagnosticOutcome, MonitoredServer } from "./diagnostics.ts";
 export { startDisconnectTracker } from "./disconnects.ts";
 export type { DisconnectTracker } from "./disconnects.ts";
+export { checkSystemAccount, systemAccountProblem, SYSTEM_ACCOUNT_PROBE } from "./system-account.ts";
+export type { SystemAccountCheck, ConnectionIdentity } from "./system-account.ts";
