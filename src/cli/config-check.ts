@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { loadConfig, formatConfigIssue, formatConfigIssues, type ConfigIssue } from "../config/index.ts";
 import { redactUrl } from "../lib/index.ts";
 import { fail } from "./client.ts";
+import { checkConnections } from "./connect-check.ts";
 
 /** `natsmon config check`: the start-up validation, without starting anything. */
 export function configCommand(program: Command): void {
@@ -11,7 +12,11 @@ export function configCommand(program: Command): void {
     .command("check")
     .description("validate the configuration exactly as start-up does, without starting")
     .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
-    .action(async (options: { config?: string }) => {
+    .option(
+      "--connect",
+      "also connect to each system this node scrapes and check that it is in the system account (exit 1 when one is not)",
+    )
+    .action(async (options: { config?: string; connect?: boolean }) => {
       const file = options.config ?? process.env.NATSMON_CONFIG;
       const result = await loadConfig({
         ...(file ? { file } : {}),
@@ -31,6 +36,7 @@ export function configCommand(program: Command): void {
           `sink ${c.sink.url ? redactUrl(c.sink.url) : "embedded"}, systems ${c.systems.map((s) => `${s.id} (${s.roles.join("+")})`).join(", ")}, ` +
           `${c.notifications.endpoints.length} notification endpoint(s)\n`,
       );
+      if (options.connect && !(await checkConnections(c))) process.exitCode = 1;
     });
 }
 
