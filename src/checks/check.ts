@@ -52,7 +52,8 @@ export interface Check {
   /**
    * The entity_type of its findings: server, stream, consumer, stream_replica, consumer_replica,
    * meta_cluster, meta_peer, route, gateway, connection, leafnode, account; user, service, import and export are
-   * named within their account (entity_pk the account's, entity_key the user, service, import or export).
+   * named within their account (entity_pk the account's, entity_key the user, service, import or export);
+   * leafnode_remote within its server (entity_pk the server's, entity_key the remote's account).
    */
   readonly entityType: string;
   /** A fixed severity, or `dynamic` when the macro computes it per row. */

@@ -3,6 +3,7 @@
  * its VARZ, JSZ and HEALTHZ replies; hx.server_opts from VARZ when the configuration changed.
  * Field names are nats-server 2.9's (nats-monitoring.md §3.2–3.4).
  */
+import { redactUrl } from "../../lib/index.ts";
 import type { FoldContext } from "../fold-context.ts";
 import { arr, isEmpty, obj, repliesOf, str, strings, type EpochReplies, type Json } from "../replies.ts";
 
@@ -75,6 +76,7 @@ function serverOpts(v: Json): Record<string, unknown> {
     leaf_port: leaf.port,
     leaf_remote_accounts: remotes.map((r) => str(r.local_account) ?? ""),
     leaf_remote_urls: [...new Set(remotes.flatMap((r) => strings(r.urls)))],
+    leaf_remote_urls_each: remotes.map((r) => strings(r.urls).map(redactUrl)),
     jetstream: !isEmpty(js),
     js_domain: js.domain,
     js_max_memory: js.max_memory,

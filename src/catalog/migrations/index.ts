@@ -29,6 +29,7 @@ import { migration as m0023 } from "./0023-raftz-queues-wal-compression.ts";
 import { migration as m0024 } from "./0024-account-details.ts";
 import { migration as m0025 } from "./0025-js-reserved-comments.ts";
 import { migration as m0026 } from "./0026-connection-subjects-no-inboxes.ts";
+import { migration as m0027 } from "./0027-leaf-remote-urls-each.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -65,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0024,
   m0025,
   m0026,
+  m0027,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
