@@ -1,6 +1,12 @@
 import type { Check } from "../check.ts";
 import { metaGroupsCte } from "./meta-view.ts";
 
+/**
+ * The claimants are read from every server's reply, so the finding belongs to no server (the
+ * leader most name is in its details): a claimant missing from the epoch leaves one claimant,
+ * and the findings diff holds a finding of no server until every expected server answered in
+ * full, where one labelled with the leader, which did answer, resolved and fired again.
+ */
 export const meta002: Check = {
   code: "meta-002",
   name: "Leader Disagreement",
@@ -32,7 +38,7 @@ export const meta002: Check = {
   sql: `
 WITH ${metaGroupsCte("ep_from", "ep_to")}
 SELECT g.epoch, g.meta_pk AS entity_pk, g.group_name AS entity_name, NULL::VARCHAR AS entity_key,
-       g.leader AS server, 'critical' AS severity, g.domain, g.leader,
+       NULL::VARCHAR AS server, 'critical' AS severity, g.domain, g.leader,
        CAST(g.claimants AS VARCHAR[]) AS claimants, CAST(g.leaders_seen AS VARCHAR[]) AS leaders_seen,
        CAST(g.servers_reporting AS BIGINT) AS servers_reporting
 FROM meta_groups g

@@ -1,6 +1,12 @@
 import type { Check } from "../check.ts";
 import { metaGroupsCte } from "./meta-view.ts";
 
+/**
+ * A sum over every server's replicas, so the finding belongs to no server (as accounts-001's
+ * totals): a server missing from the epoch lowers the sum, and the findings diff holds a
+ * finding of no server until every expected server answered in full, where one labelled with
+ * the meta leader, which did answer, resolved and fired again with a new start.
+ */
 export const meta005: Check = {
   code: "meta-005",
   name: "Meta State Growth",
@@ -50,7 +56,7 @@ WITH ${metaGroupsCte("ep_from", "ep_to")}, streams AS (
   LEFT JOIN consumers co ON co.epoch = g.epoch AND co.domain = g.domain
 )
 SELECT t.epoch, t.meta_pk AS entity_pk, t.group_name AS entity_name, NULL::VARCHAR AS entity_key,
-       t.leader AS server, 'warning' AS severity, t.domain,
+       NULL::VARCHAR AS server, 'warning' AS severity, t.domain,
        CAST(t.stream_n + t.consumer_n AS BIGINT) AS asset_replicas, CAST(t.stream_n AS BIGINT) AS stream_replicas,
        CAST(t.consumer_n AS BIGINT) AS consumer_replicas, CAST(p_max_assets AS DOUBLE) AS max_assets
 FROM totals t
