@@ -1,9 +1,12 @@
 import type { Check } from "../check.ts";
+import { clusterPeersCte } from "./cluster-peers-sql.ts";
 
 /**
  * The cluster's average includes the server itself (the catalogue's "average of its
- * cluster"), over the servers of the cluster that answered VARZ in the epoch; a cluster of
- * one has no outlier. With two servers, 1.5× the average means three times the other one.
+ * cluster"), over the servers of the cluster the epoch expected, each by its last VARZ answer
+ * of the past hour (clusterPeersCte): a peer that missed the scrape neither lowers nor raises
+ * the average; a cluster of one has no outlier. With two servers, 1.5× the average means
+ * three times the other one. A server is judged only in an epoch it answered VARZ.
  */
 export const cluster001: Check = {
   code: "cluster-001",
@@ -36,7 +39,8 @@ export const cluster001: Check = {
     {
       name: "cluster_avg_bytes",
       type: "DOUBLE",
-      description: "Average resident memory of the cluster's servers that answered, bytes.",
+      description:
+        "Average resident memory of the cluster's servers, each by its last answer of the past hour, bytes.",
     },
     { name: "ratio", type: "DOUBLE", description: "Memory of the server over the cluster's average." },
     { name: "cluster_servers", type: "INTEGER", description: "Servers of the cluster the average is over." },
@@ -47,17 +51,17 @@ export const cluster001: Check = {
     },
   ],
   sql: `
-WITH m AS (
-  SELECT s.epoch, s.server_pk, s.server, s.cluster, s.mem,
-         avg(s.mem) OVER (PARTITION BY s.epoch, s.cluster) AS cluster_avg,
-         count(*) OVER (PARTITION BY s.epoch, s.cluster) AS members
-  FROM hx.servers s
-  WHERE s.epoch BETWEEN ep_from AND ep_to AND s.cluster IS NOT NULL AND s.mem IS NOT NULL
+WITH ${clusterPeersCte("peers")}, m AS (
+  SELECT p.epoch, p.answered_epoch, p.server_pk, p.server, p.cluster, p.mem,
+         avg(p.mem) OVER (PARTITION BY p.epoch, p.cluster) AS cluster_avg,
+         count(*) OVER (PARTITION BY p.epoch, p.cluster) AS members
+  FROM peers p
+  WHERE p.cluster IS NOT NULL AND p.mem IS NOT NULL
 )
 SELECT epoch, server_pk AS entity_pk, server AS entity_name, NULL::VARCHAR AS entity_key, server,
        'warning' AS severity, cluster, CAST(mem AS BIGINT) AS mem_bytes, CAST(cluster_avg AS DOUBLE) AS cluster_avg_bytes,
        CAST(mem / cluster_avg AS DOUBLE) AS ratio, CAST(members AS INTEGER) AS cluster_servers,
        CAST(mem - cluster_avg AS BIGINT) AS excess_bytes
 FROM m
-WHERE members >= 2 AND cluster_avg > 0 AND mem > p_multiplier * cluster_avg AND mem - cluster_avg >= p_min_excess_bytes`,
+WHERE answered_epoch = epoch AND members >= 2 AND cluster_avg > 0 AND mem > p_multiplier * cluster_avg AND mem - cluster_avg >= p_min_excess_bytes`,
 };

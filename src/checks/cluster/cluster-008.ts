@@ -1,10 +1,13 @@
 import type { Check } from "../check.ts";
+import { clusterPeersCte } from "./cluster-peers-sql.ts";
 
 /**
  * Each server's set is the remote gateways its VARZ lists as configured, its own gateway
  * left out (a shared configuration may list it). The reference set is the one a strict
- * majority of the cluster's gateway servers answering VARZ in the epoch share; without a
- * strict majority, or with fewer than three gateway servers, nothing is judged.
+ * majority of the cluster's gateway servers share, each by its last VARZ answer of the past
+ * hour (clusterPeersCte), so a server that missed the scrape neither drops the cluster below
+ * three gateway servers nor turns the majority; without a strict majority, or with fewer than
+ * three gateway servers, nothing is judged. A server is judged only in an epoch it answered VARZ.
  */
 export const cluster008: Check = {
   code: "cluster-008",
@@ -33,15 +36,15 @@ export const cluster008: Check = {
     {
       name: "gateway_servers",
       type: "INTEGER",
-      description: "Gateway servers of the cluster that answered.",
+      description: "Gateway servers of the cluster (each by its last answer of the past hour).",
     },
   ],
   sql: `
-WITH g AS (
-  SELECT s.epoch, s.server_pk, s.server, s.gateway_name AS cluster,
+WITH ${clusterPeersCte("peers")}, g AS (
+  SELECT s.epoch, s.answered_epoch, s.server_pk, s.server, s.gateway_name AS cluster,
          list_sort(list_distinct(list_filter(coalesce(s.gateways, []), x -> x <> s.gateway_name))) AS remotes
-  FROM hx.servers s
-  WHERE s.epoch BETWEEN ep_from AND ep_to AND list_contains(s.sources, 'varz') AND coalesce(s.gateway_name, '') <> ''
+  FROM peers s
+  WHERE coalesce(s.gateway_name, '') <> ''
 ),
 sets AS (
   SELECT epoch, cluster, remotes, count(*) AS n, sum(count(*)) OVER (PARTITION BY epoch, cluster) AS total
@@ -55,5 +58,5 @@ SELECT g.epoch, g.server_pk AS entity_pk, g.server AS entity_name, NULL::VARCHAR
        CAST(list_filter(g.remotes, x -> NOT list_contains(m.remotes, x)) AS VARCHAR[]) AS extra,
        CAST(m.n AS INTEGER) AS majority_servers, CAST(m.total AS INTEGER) AS gateway_servers
 FROM g JOIN majority m ON m.epoch = g.epoch AND m.cluster = g.cluster
-WHERE g.remotes <> m.remotes`,
+WHERE g.answered_epoch = g.epoch AND g.remotes <> m.remotes`,
 };

@@ -1,8 +1,12 @@
 import type { Check } from "../check.ts";
+import { clusterPeersCte } from "../cluster/cluster-peers-sql.ts";
 
 /**
  * The majority is the version most servers of the cluster run in the epoch; a tie goes to the
  * newest of the tied versions (the likely upgrade target), so the servers left behind fire.
+ * Every server the epoch expected counts by its last VARZ answer of the past hour
+ * (clusterPeersCte): a server that missed the scrape does not turn a majority into a tie and
+ * report the servers of the old majority. A server is judged only in an epoch it answered VARZ.
  * Servers outside any cluster have no peers to compare with and are left out.
  */
 export const server002: Check = {
@@ -29,19 +33,20 @@ export const server002: Check = {
     {
       name: "majority_servers",
       type: "BIGINT",
-      description: "Servers of the cluster that answered this epoch running the majority version.",
+      description:
+        "Servers of the cluster running the majority version (each by its last answer of the past hour).",
     },
     {
       name: "cluster_servers",
       type: "BIGINT",
-      description: "Servers of the cluster that answered this epoch with their version.",
+      description: "Servers of the cluster with their version (each by its last answer of the past hour).",
     },
   ],
   sql: `
-WITH s AS (
-  SELECT epoch, server_pk, server, cluster, version
-  FROM hx.servers
-  WHERE epoch BETWEEN ep_from AND ep_to AND cluster IS NOT NULL AND version IS NOT NULL
+WITH ${clusterPeersCte("peers")}, s AS (
+  SELECT epoch, answered_epoch, server_pk, server, cluster, version
+  FROM peers
+  WHERE cluster IS NOT NULL AND version IS NOT NULL
 ),
 counts AS (
   SELECT epoch, cluster, version, count(*) AS n,
@@ -58,5 +63,5 @@ SELECT s.epoch, s.server_pk AS entity_pk, s.server AS entity_name, NULL::VARCHAR
        m.version AS majority_version, CAST(m.n AS BIGINT) AS majority_servers,
        CAST(m.total AS BIGINT) AS cluster_servers
 FROM s JOIN majority m ON m.epoch = s.epoch AND m.cluster = s.cluster
-WHERE s.version <> m.version`,
+WHERE s.answered_epoch = s.epoch AND s.version <> m.version`,
 };

@@ -1,8 +1,9 @@
 /**
- * Checks whose finding is a figure over several servers (a sum over the meta group) when one
- * server the figure depends on misses a scrape: run through the engine (runEpochChecks on a
- * real catalog) and the findings diff as the catalog side runs them, a finding stays firing
- * with its first start time.
+ * Checks whose finding is a figure over several servers (a sum over the meta group, a
+ * cluster's average or majority) when one server the figure depends on misses a scrape: run
+ * through the engine (runEpochChecks on a real catalog) and the findings diff as the catalog
+ * side runs them, a finding stays firing with its first start time, and no finding appears
+ * for a server that is in line with its whole cluster.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -12,7 +13,7 @@ import type { FiringFinding } from "../../../src/domain/index.ts";
 import { diffFindings } from "../../../src/findings/index.ts";
 import { catalogWith, type FixtureEpoch } from "./check-harness.ts";
 import { everyMeta } from "./fixtures/meta.ts";
-import { without } from "./fixtures/server.ts";
+import { edit, without } from "./fixtures/server.ts";
 
 const check = (code: string): Check => CHECKS.find((c) => c.code === code)!;
 
@@ -58,6 +59,14 @@ function missedOnce(server: string, replies: () => ScrapeReply[]): FixtureEpoch[
   return [replies(), without(server, replies()), replies()];
 }
 
+/** The lab's east cluster with its servers' resident memory set, in bytes. */
+function eastMem(mem: Record<string, number>): ScrapeReply[] {
+  let replies: ScrapeReply[] | undefined;
+  for (const [server, bytes] of Object.entries(mem))
+    replies = edit("varz", server, (v) => (v.mem = bytes), replies);
+  return replies!;
+}
+
 test("meta-005 stays firing with its first start while a server holding replicas misses a scrape", async () => {
   // The hub holds 30 stream and consumer replicas, 9 of them on n2; the meta leader n1 answers.
   const run = await checkEach(
@@ -76,4 +85,67 @@ test("meta-002 stays firing with its first start while the second claimant misse
   );
   assert.deepEqual(run.transitions, [["firing east"], [], []]);
   assert.deepEqual(run.firing, [`east since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("cluster-001 keeps an outlier firing while a peer that lowers the average misses a scrape", async () => {
+  // n2 300 MB against 100 MB each: 1.8 times the average. Without n1, n2 and n3 average
+  // 200 MB, and n2 would be only 1.5 times it.
+  const run = await checkEach(
+    "cluster-001",
+    missedOnce("n1", () => eastMem({ n1: 100e6, n2: 300e6, n3: 100e6 })),
+  );
+  assert.deepEqual(run.transitions, [["firing n2"], [], []]);
+  assert.deepEqual(run.firing, [`n2 since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("cluster-001 does not report a server above the others once the largest peer misses a scrape", async () => {
+  // n1 700 MB, n2 350 MB, n3 100 MB: n1 is the outlier. Without n1, n2 would be 1.56 times
+  // the average of n2 and n3 and 125 MB above it.
+  const run = await checkEach(
+    "cluster-001",
+    missedOnce("n1", () => eastMem({ n1: 700e6, n2: 350e6, n3: 100e6 })),
+  );
+  assert.deepEqual(run.transitions, [["firing n1"], [], []]);
+  assert.deepEqual(run.firing, [`n1 since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("cluster-001 leaves out of the average a peer that has not answered for an hour", async () => {
+  const replies = eastMem({ n1: 700e6, n2: 350e6, n3: 100e6 });
+  await using lab = await catalogWith([
+    { replies, at: "2026-01-01T00:00:00Z" },
+    { replies: without("n1", replies), at: "2026-01-01T01:00:10Z" },
+  ]);
+  const result = await runEpochChecks(lab.catalog, lab.epochs[1]!, [
+    { code: "cluster-001", sql: findingsSelectSql(check("cluster-001"), {}), disabled: false },
+  ]);
+  assert.deepEqual(
+    result?.findings.map((f) => f.entityName),
+    ["n2"],
+  );
+});
+
+test("server-002 keeps judging by the cluster's majority version while a server of it misses a scrape", async () => {
+  // n3 was upgraded ahead of n1 and n2. Without n1, n2 and n3 tie, and a tie goes to the
+  // newer release: n2 would be reported and n3 resolved.
+  const run = await checkEach(
+    "server-002",
+    missedOnce("n1", () => edit("varz", "n3", (v) => (v.version = "2.10.24"))),
+  );
+  assert.deepEqual(run.transitions, [["firing n3"], [], []]);
+  assert.deepEqual(run.firing, [`n3 since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("cluster-008 keeps judging by the cluster's majority gateways while a server of it misses a scrape", async () => {
+  // n3 configures a gateway to south that n1 and n2 do not. Without n1, two gateway servers
+  // answer, too few for a majority.
+  const extra = () =>
+    edit("varz", "n3", (v) => {
+      (v.gateway as { gateways: Record<string, unknown>[] }).gateways.push({
+        name: "south",
+        urls: ["127.0.0.1:7241"],
+      });
+    });
+  const run = await checkEach("cluster-008", missedOnce("n1", extra));
+  assert.deepEqual(run.transitions, [["firing n3"], [], []]);
+  assert.deepEqual(run.firing, [`n3 since ${new Date(run.epochs[0]!).toISOString()}`]);
 });
