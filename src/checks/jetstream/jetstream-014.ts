@@ -1,5 +1,13 @@
 import type { Check } from "../check.ts";
 
+/**
+ * The counts compared come from every replica's server, so the finding belongs to no server
+ * (the stream leader is in its details): a replica's server missing from an epoch leaves its
+ * count out, and the findings diff holds a finding of no server until every expected server
+ * answered in full, where one labelled with the leader, which did answer, resolved and fired
+ * again with a new start. A missing replica only narrows the counts compared, so no
+ * divergence appears because one was missed.
+ */
 export const jetstream014: Check = {
   code: "jetstream-014",
   name: "Stream Replica Message Count Divergence",
@@ -50,6 +58,11 @@ export const jetstream014: Check = {
       type: "DOUBLE",
       description: "The divergence as a percentage of max_messages.",
     },
+    {
+      name: "leader",
+      type: "VARCHAR",
+      description: "Stream leader whose view says every replica is current.",
+    },
   ],
   sql: `
 WITH r AS (
@@ -76,10 +89,11 @@ WITH r AS (
   HAVING count(*) > 1
 )
 SELECT r.epoch, r.stream_pk AS entity_pk, checks.stream_label(i.domain, i.account, i.name) AS entity_name, NULL::VARCHAR AS entity_key,
-       l.name AS server, 'critical' AS severity,
+       NULL::VARCHAR AS server, 'critical' AS severity,
        CAST(r.compared AS INTEGER) AS replicas, r.min_messages, r.min_server, r.max_messages, r.max_server,
        r.max_messages - r.min_messages AS divergence,
-       CAST(100.0 * (r.max_messages - r.min_messages) / r.max_messages AS DOUBLE) AS divergence_percent
+       CAST(100.0 * (r.max_messages - r.min_messages) / r.max_messages AS DOUBLE) AS divergence_percent,
+       l.name AS leader
 FROM r
 -- Only streams with a trusted leader this epoch: its view is what "current" means.
 JOIN hx.stream_stats s ON s.epoch = r.epoch AND s.stream_pk = r.stream_pk

@@ -1,6 +1,6 @@
 /**
- * Checks whose finding is a figure over several servers (a sum over the meta group, a
- * cluster's average or majority) when one server the figure depends on misses a scrape: run
+ * Checks whose finding is a figure over several servers (a sum over the meta group, replica
+ * counts compared, a cluster's average or majority) when one server the figure depends on misses a scrape: run
  * through the engine (runEpochChecks on a real catalog) and the findings diff as the catalog
  * side runs them, a finding stays firing with its first start time, and no finding appears
  * for a server that is in line with its whole cluster.
@@ -12,6 +12,7 @@ import { CHECKS, findingsSelectSql, type Check } from "../../../src/checks/index
 import type { FiringFinding } from "../../../src/domain/index.ts";
 import { diffFindings } from "../../../src/findings/index.ts";
 import { catalogWith, type FixtureEpoch } from "./check-harness.ts";
+import { ordersReplicaCounts } from "./fixtures/jetstream-monitor.ts";
 import { everyMeta } from "./fixtures/meta.ts";
 import { edit, without } from "./fixtures/server.ts";
 
@@ -148,4 +149,14 @@ test("cluster-008 keeps judging by the cluster's majority gateways while a serve
   const run = await checkEach("cluster-008", missedOnce("n1", extra));
   assert.deepEqual(run.transitions, [["firing n3"], [], []]);
   assert.deepEqual(run.firing, [`n3 since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("jetstream-014 stays firing with its first start while the short replica's server misses a scrape", async () => {
+  // ORDERS (R3, leader n2): n3 holds 20,000 messages against 30,000 on n1 and n2.
+  const run = await checkEach(
+    "jetstream-014",
+    missedOnce("n3", () => ordersReplicaCounts({ n1: 30_000, n2: 30_000, n3: 20_000 })),
+  );
+  assert.deepEqual(run.transitions, [["firing hub/APP/ORDERS"], [], []]);
+  assert.deepEqual(run.firing, [`hub/APP/ORDERS since ${new Date(run.epochs[0]!).toISOString()}`]);
 });

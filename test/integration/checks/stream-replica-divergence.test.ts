@@ -36,7 +36,8 @@ test("replicas all reported current yet 10,000 messages apart are a divergence, 
   const [row, ...more] = await rows(diverged({ current: true }));
   assert.deepEqual(more, []);
   assert.equal(row?.entity_name, "hub/APP/ORDERS");
-  assert.equal(row?.server, "n2");
+  assert.equal(row?.server, null, "a figure over the replicas' servers belongs to none of them");
+  assert.equal(row?.leader, "n2");
   assert.deepEqual(
     [row?.min_server, row?.min_messages, row?.max_messages, row?.divergence, row?.replicas],
     ["n3", 20_000n, 30_000n, 10_000n, 3],
