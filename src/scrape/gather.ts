@@ -63,10 +63,32 @@ export async function gather(
   let received = 0;
   let unsupported = false;
   let quietTimer: NodeJS.Timeout | undefined;
-  const overall = setTimeout(() => sub.unsubscribe(), options.timeoutMs);
+  let ending: NodeJS.Immediate | undefined;
+  let overdue = false;
+  // Timers run before the event loop reads its sockets: when the process was busy (a fold,
+  // a large parse) replies that came meanwhile are still waiting. They are read first (the
+  // poll phase), and the gather ends after that (the check phase): past the overall timeout
+  // in any case, on an expired quiet window only if none of them was for this gather.
+  const endAfterPending = () => {
+    const seen = received;
+    clearImmediate(ending);
+    ending = setImmediate(() => {
+      if (overdue || received === seen) sub.unsubscribe();
+    });
+  };
+  const overall = setTimeout(() => {
+    overdue = true;
+    endAfterPending();
+  }, options.timeoutMs);
   const armQuiet = () => {
     clearTimeout(quietTimer);
-    quietTimer = setTimeout(() => sub.unsubscribe(), options.quietMs);
+    const due = performance.now() + options.quietMs;
+    quietTimer = setTimeout(() => {
+      // Fired far later than due: the event loop was held, and nothing could come in while
+      // it was. That was no quiet: the window starts again now that replies can be read.
+      if (performance.now() - due > Math.max(options.quietMs, LAG_MIN_MS)) armQuiet();
+      else endAfterPending();
+    }, options.quietMs);
   };
   try {
     const h = natsHeaders();
@@ -87,12 +109,19 @@ export async function gather(
   } finally {
     clearTimeout(overall);
     clearTimeout(quietTimer);
+    clearImmediate(ending);
     sub.unsubscribe();
   }
   const ms = performance.now() - started;
   if (unsupported) return { kind: "unsupported", ms };
   return { kind: "replies", replies: [...byServer.values()], duplicates, ms, received };
 }
+
+/**
+ * A quiet timer firing later than due by more than its window (and at least this) says the
+ * event loop was held, not that the servers were quiet.
+ */
+const LAG_MIN_MS = 50;
 
 function isNoResponders(msg: Msg): boolean {
   return msg.data.length === 0 && msg.headers?.code === 503;

@@ -34,6 +34,46 @@ describe("gathering a $SYS request from a real 3-node cluster", () => {
     assert.equal(result.kind, "unsupported");
   });
 
+  // The process is busy (a fold, a large parse on the same event loop) right after the first
+  // reply, while the other servers' replies come in: n2 and n3 are frozen until the stall
+  // begins, so theirs cannot be read before it. Each case fails if the expired timer ends the
+  // gather before the waiting replies are read.
+  const stalls = [
+    { what: "longer than the quiet window", window: { quietMs: 200, timeoutMs: 30_000 }, stallMs: 1_500 },
+    { what: "a little past the quiet window", window: { quietMs: 2_000, timeoutMs: 30_000 }, stallMs: 2_500 },
+    { what: "past the overall timeout", window: { quietMs: 20_000, timeoutMs: 300 }, stallMs: 1_500 },
+  ];
+  for (const { what, window, stallMs } of stalls) {
+    test(`keeps the replies that came while the event loop was held ${what}`, async () => {
+      const result = await gatherStalled(window, stallMs);
+      assert.equal(result.kind, "replies");
+      if (result.kind === "replies")
+        assert.deepEqual(result.replies.map((r) => r.server).sort(), ["n1", "n2", "n3"]);
+    });
+  }
+
+  async function gatherStalled(window: typeof WINDOW, stallMs: number) {
+    const others = cluster.nodes.slice(1);
+    for (const node of others) node.pause();
+    let stalled = false;
+    try {
+      return await gather(sys, "$SYS.REQ.SERVER.PING.VARZ", {}, window, (parsed) => {
+        if (!stalled) {
+          stalled = true;
+          // After this reply's handling (the quiet window is armed by then).
+          setImmediate(() => {
+            for (const node of others) node.resume();
+            const until = performance.now() + stallMs;
+            while (performance.now() < until);
+          });
+        }
+        return (parsed as { server?: { name?: string } }).server?.name;
+      });
+    } finally {
+      for (const node of others) node.resume();
+    }
+  }
+
   test("a stopped server is simply absent from the replies", async () => {
     await cluster.nodes[2]!.stop();
     const result = await gather(sys, "$SYS.REQ.SERVER.PING.HEALTHZ", {}, WINDOW);
