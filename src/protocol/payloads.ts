@@ -89,6 +89,12 @@ export interface CommitMarker {
    */
   servers_partial?: string[];
   /**
+   * Sources whose broadcast replies lacked servers that answered when asked again directly
+   * (a reply later than the quiet window), and which: not partial, as they answered. Absent
+   * when none was, and in markers of older natsmon releases.
+   */
+  asked_again?: { source: string; servers: string[] }[];
+  /**
    * Each expected server that did not answer this epoch: since when its quiet counts toward
    * scraper.forget-after (its last answer, or when it became expected, moved on by any time
    * the scraper was not running), so a restarted scraper keeps counting. Absent when every

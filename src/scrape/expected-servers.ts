@@ -69,6 +69,11 @@ export class ExpectedServers {
       this.metaGroups.set(group, { peers: new Set(peers), known: true, reported: seed!.since });
   }
 
+  /** The servers expected so far, before the next epoch is observed. */
+  get servers(): ReadonlySet<string> {
+    return new Set(this.heard.keys());
+  }
+
   /**
    * The epoch at `at` (ms) heard `answered`, and showed the meta groups `meta` (by domain).
    * Returns the servers expected in this epoch.

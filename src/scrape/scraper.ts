@@ -5,10 +5,12 @@ import type { CommitMarker, RawReply, ScraperSourceStatus, ScrapePartRef } from 
 import type { ScraperConfig } from "../config/index.ts";
 import { EpochClock, logClockEvent } from "./epoch-clock.ts";
 import { ExpectedServers, metaGroupViews, type ExpectedSeed } from "./expected-servers.ts";
-import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
+import { gather, type GatheredReply } from "./gather.ts";
 import { fetchDetails, fetchRemainingPages } from "./pages.ts";
 import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
-import { SOURCES, versionAtLeast, type Source } from "./sources.ts";
+import { SOURCES, type Source } from "./sources.ts";
+import { askMissingAgain, respondersOf, type AskedAgain, type Responder } from "./ask-again.ts";
+import { missingReplies, noResponders, serversTooOld, systemMembers } from "./coverage.ts";
 
 /** Where a scrape goes: the scrape stream (bus/ provides it). */
 export interface ScrapeSink {
@@ -39,6 +41,8 @@ export interface EpochSummary {
   serversExpected: string[];
   /** Expected servers that did not answer, and since when (counted toward scraper.forget-after). */
   serversUnheardSince: Record<string, string>;
+  /** Servers missing from a source's broadcast replies that answered when asked again directly. */
+  askedAgain: AskedAgain[];
   commitSeq: number;
   ms: number;
   sources: SourceSummary[];
@@ -93,6 +97,8 @@ export function startScraper(options: ScraperOptions): Scraper {
   const known = new ExpectedServers(config.forgetAfterMs, log, options.expected);
   const last = options.lastEpoch === undefined ? undefined : new Date(options.lastEpoch);
   const clock = new EpochClock(now, options.monotonicMs ?? (() => performance.now()), last);
+  // Each server's id as last seen, to ask one directly that the broadcasts missed.
+  let responders = new Map<string, Responder>();
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
@@ -111,6 +117,22 @@ export function startScraper(options: ScraperOptions): Scraper {
         result: await gather(monitored, source.subject, source.body, config),
       })),
     );
+    // A server expected (heard this epoch, or before and not forgotten) that a broadcast's
+    // replies lack is asked again directly, within the epoch's scraper.timeout, before it
+    // counts as partial: its reply may have come later than scraper.quiet.
+    responders = respondersOf(gathered, responders);
+    const members = systemMembers(gathered, new Set());
+    const askedAgain =
+      members.size === 0
+        ? []
+        : await askMissingAgain(
+            monitored,
+            gathered,
+            new Set([...members, ...known.servers]),
+            responders,
+            t0 + config.timeoutMs,
+            log,
+          );
     const answered = new Set<string>();
     const versions = new Map<string, string>();
     for (const { result } of gathered) {
@@ -137,11 +159,11 @@ export function startScraper(options: ScraperOptions): Scraper {
         }),
       );
     const partial = new Set<string>();
-    const members = systemMembers(gathered, answered);
+    const answeredAll = systemMembers(gathered, answered);
     for (const { source, result } of gathered) {
       const tooOld = serversTooOld(source, result, answered, versions);
       if (tooOld.length > 0) unsupported.push({ source: source.name, servers: tooOld });
-      const missing = missingReplies(result, result.kind === "replies" ? members : answered, tooOld);
+      const missing = missingReplies(result, result.kind === "replies" ? answeredAll : answered, tooOld);
       for (const server of missing) partial.add(server);
       if (missing.length > 0 && result.kind === "replies") {
         errors.push({
@@ -226,6 +248,8 @@ export function startScraper(options: ScraperOptions): Scraper {
       source.name === "jsz" && result.kind === "replies" ? result.replies : [],
     );
     const expected = known.observe(Date.parse(epoch), answered, metaGroupViews(jsz));
+    for (const server of responders.keys())
+      if (!expected.expected.includes(server)) responders.delete(server);
     if (answered.size === 0) {
       errors.push({
         source: "*",
@@ -247,6 +271,7 @@ export function startScraper(options: ScraperOptions): Scraper {
         : {}),
       ...(Object.keys(expected.metaPeers).length > 0 ? { meta_peers: expected.metaPeers } : {}),
       ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
+      ...(askedAgain.length > 0 ? { asked_again: askedAgain } : {}),
       scrape_interval_ns: config.intervalMs * 1_000_000,
       unsupported,
       errors,
@@ -261,6 +286,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       serversPartial: marker.servers_partial ?? [],
       serversExpected: marker.servers_expected,
       serversUnheardSince: expected.unheardSince,
+      askedAgain,
       commitSeq,
       ms: performance.now() - t0,
       sources: summaries,
@@ -335,63 +361,4 @@ export function startScraper(options: ScraperOptions): Scraper {
       await running?.catch(() => undefined);
     },
   };
-}
-
-/**
- * Servers that did not answer a source because they are older than its first release. A
- * request nobody answers at all (no responders) is unsupported only by the servers older
- * than that release: a server recent enough, or a source every release serves, not
- * answering it is an error (noResponders), not a server too old.
- */
-function serversTooOld(
-  source: Source,
-  result: GatherResult,
-  answered: ReadonlySet<string>,
-  versions: ReadonlyMap<string, string>,
-): string[] {
-  if (!source.since) return [];
-  const replied = new Set(result.kind === "replies" ? result.replies.map((r) => r.server) : []);
-  return [...answered]
-    .filter((server) => !replied.has(server) && !versionAtLeast(versions.get(server) ?? "0", source.since!))
-    .sort();
-}
-
-/**
- * The servers of the monitored system: those that answered a request only the system
- * account is answered (not an accountScoped one). A server that answers a connection in
- * another account only its account's imports is no member, and missing the rest is no gap.
- * Every server that answered anything when no such request was asked.
- */
-function systemMembers(
-  gathered: readonly { source: Source; result: GatherResult }[],
-  answered: ReadonlySet<string>,
-): ReadonlySet<string> {
-  const systemWide = gathered.filter((g) => !g.source.accountScoped);
-  if (systemWide.length === 0) return answered;
-  const members = new Set<string>();
-  for (const { result } of systemWide)
-    if (result.kind === "replies") for (const r of result.replies) members.add(r.server);
-  return members;
-}
-
-/** Servers that answered other requests of the epoch and not this one, though not too old for it. */
-function missingReplies(
-  result: GatherResult,
-  servers: ReadonlySet<string>,
-  tooOld: readonly string[],
-): string[] {
-  const replied = new Set(result.kind === "replies" ? result.replies.map((r) => r.server) : []);
-  return [...servers].filter((server) => !replied.has(server) && !tooOld.includes(server)).sort();
-}
-
-/**
- * The error of a request nobody answered although `missing` should have: the `$SYS`
- * requests are served in the system account only, and a connection in another account gets
- * answers to the few it imports (the connection list, account statistics).
- */
-function noResponders(source: Source, missing: readonly string[]): string {
-  return (
-    `no server answered ${source.subject} (no responders), though ${missing.join(", ")} answered other requests: ` +
-    "is the connection in the system account?"
-  );
 }

@@ -1,0 +1,104 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { Logger } from "../lib/index.ts";
+import { gather, type GatheredReply, type GatherResult } from "./gather.ts";
+import { versionAtLeast, type Source } from "./sources.ts";
+
+/** A server as this scrape can address it directly. */
+export interface Responder {
+  /** Its id (new at every start of nats-server): this epoch's when it answered anything. */
+  readonly id: string;
+  readonly ver?: string;
+}
+
+/** A source some servers' broadcast replies were missing from, and which of them answered when asked directly. */
+export interface AskedAgain {
+  readonly source: string;
+  readonly servers: string[];
+}
+
+/** Direct requests in flight at once. */
+const CONCURRENCY = 16;
+
+const BROADCAST = "$SYS.REQ.SERVER.PING.";
+
+/**
+ * Asks each expected server missing from a broadcast source's replies again, directly
+ * (`$SYS.REQ.SERVER.<id>.<KIND>`), until `deadlineMs` (performance.now): a reply that came
+ * later than scraper.quiet (a large JSZ of a server holding thousands of consumers) or that
+ * the quiet window cut off is asked for once more before its server counts as partial.
+ * Replies that come are added to their source's result; returns which servers answered.
+ * A server is addressed by the id of this epoch's replies, or, when it answered nothing
+ * yet, by the id it last had (a server that restarted since, or is down, has no responder
+ * under it, which answers at once).
+ */
+export async function askMissingAgain(
+  nc: NatsConnection,
+  gathered: readonly { source: Source; result: GatherResult }[],
+  expected: ReadonlySet<string>,
+  responders: ReadonlyMap<string, Responder>,
+  deadlineMs: number,
+  log: Logger,
+): Promise<AskedAgain[]> {
+  const asks: { source: Source; replies: GatheredReply[]; server: string; id: string }[] = [];
+  for (const { source, result } of gathered) {
+    // Nobody answers the broadcast (too old, or no system account): asking each is no better.
+    if (result.kind !== "replies" || !source.subject.startsWith(BROADCAST)) continue;
+    const replied = new Set(result.replies.map((r) => r.server));
+    for (const server of [...expected].sort()) {
+      const responder = responders.get(server);
+      if (replied.has(server) || !responder) continue;
+      // Too old for the request: its silence is no gap (serversTooOld reports it).
+      if (source.since && !versionAtLeast(responder.ver ?? "0", source.since)) continue;
+      asks.push({ source, replies: result.replies, server, id: responder.id });
+    }
+  }
+  if (asks.length === 0 || deadlineMs - performance.now() < 1) return [];
+  log.info(
+    { asks: asks.map((a) => `${a.source.name}: ${a.server}`) },
+    "servers missing from broadcast replies (later than scraper.quiet?): asking each directly within scraper.timeout",
+  );
+  const recovered = new Map<string, Set<string>>();
+  let next = 0;
+  const worker = async () => {
+    while (next < asks.length) {
+      const { source, replies, server, id } = asks[next++]!;
+      const timeoutMs = Math.floor(deadlineMs - performance.now());
+      if (timeoutMs < 1) return;
+      const kind = source.subject.slice(BROADCAST.length);
+      const result = await gather(nc, `$SYS.REQ.SERVER.${id}.${kind}`, source.body, {
+        // One server answers: no need to wait out a quiet window after it.
+        quietMs: 1,
+        timeoutMs,
+      });
+      // Named as the server it was asked of: an id reused by another server is not taken for it.
+      const reply = result.kind === "replies" ? result.replies.find((r) => r.server === server) : undefined;
+      if (!reply) continue;
+      replies.push(reply);
+      let servers = recovered.get(source.name);
+      if (!servers) recovered.set(source.name, (servers = new Set()));
+      servers.add(server);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, asks.length) }, worker));
+  return gathered
+    .filter(({ source }) => recovered.has(source.name))
+    .map(({ source }) => ({ source: source.name, servers: [...recovered.get(source.name)!].sort() }));
+}
+
+/** Each server's id and version in this epoch's replies, over those it had before. */
+export function respondersOf(
+  gathered: readonly { result: GatherResult }[],
+  before: ReadonlyMap<string, Responder>,
+): Map<string, Responder> {
+  const responders = new Map(before);
+  for (const { result } of gathered) {
+    if (result.kind !== "replies") continue;
+    for (const reply of result.replies) {
+      const id = reply.envelope.server?.id;
+      if (!id) continue;
+      const ver = reply.envelope.server?.ver ?? responders.get(reply.server)?.ver;
+      responders.set(reply.server, { id, ...(ver ? { ver } : {}) });
+    }
+  }
+  return responders;
+}
