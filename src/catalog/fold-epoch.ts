@@ -146,6 +146,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       fold_ms: performance.now() - started,
       errors,
       unsupported: marker.unsupported.map((u) => `${u.source}: ${u.servers.join(", ")}`),
+      asked_again: (marker.asked_again ?? []).map((a) => `${a.source}: ${a.servers.join(", ")}`),
       service_accounts: [...repliesOf(replies, "services").keys()].sort(),
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any

@@ -30,6 +30,7 @@ import { migration as m0024 } from "./0024-account-details.ts";
 import { migration as m0025 } from "./0025-js-reserved-comments.ts";
 import { migration as m0026 } from "./0026-connection-subjects-no-inboxes.ts";
 import { migration as m0027 } from "./0027-leaf-remote-urls-each.ts";
+import { migration as m0028 } from "./0028-epochs-asked-again.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -67,6 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0025,
   m0026,
   m0027,
+  m0028,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

@@ -293,6 +293,24 @@ test("error replies and unreadable bodies are recorded in hx.epochs.errors and t
   assert.equal(await count(t.catalog, "stream_ident"), 8, "ALL_SOURCED was only on n2; the others are known");
 });
 
+test("the servers asked again directly after a broadcast are named in hx.epochs.asked_again, and only there", async () => {
+  await using t = await tempCatalog();
+  await foldEpoch(t.catalog, labEpoch(E1, 10));
+  const input = labEpoch(E2, 11);
+  input.marker.asked_again = [
+    { source: "jsz", servers: ["n2"] },
+    { source: "varz", servers: ["n2", "n3"] },
+  ];
+  await foldEpoch(t.catalog, input);
+  assert.deepEqual(
+    await q(t.catalog, "SELECT asked_again, errors, servers_partial FROM hx.epochs ORDER BY epoch"),
+    [
+      { asked_again: [], errors: [], servers_partial: [] },
+      { asked_again: ["jsz: n2", "varz: n2, n3"], errors: [], servers_partial: [] },
+    ],
+  );
+});
+
 test("servers that did not answer are absent from that epoch's stats, not gone", async () => {
   await using t = await tempCatalog();
   await foldEpoch(t.catalog, labEpoch(E1, 10));
