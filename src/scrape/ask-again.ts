@@ -29,16 +29,25 @@ const BROADCAST = "$SYS.REQ.SERVER.PING.";
  * Replies that come are added to their source's result; returns which servers answered.
  * A server is addressed by the id of this epoch's replies, or, when it answered nothing
  * yet, by the id it last had (a server that restarted since, or is down, has no responder
- * under it, which answers at once).
+ * under it, which answers at once). A request with no per-server form (account statistics)
+ * is broadcast once more instead, when a server that answered this epoch is missing from it.
  */
 export async function askMissingAgain(
   nc: NatsConnection,
   gathered: readonly { source: Source; result: GatherResult }[],
   expected: ReadonlySet<string>,
   responders: ReadonlyMap<string, Responder>,
-  deadlineMs: number,
+  window: { deadlineMs: number; quietMs: number },
   log: Logger,
 ): Promise<AskedAgain[]> {
+  const { deadlineMs } = window;
+  const recovered = new Map<string, Set<string>>();
+  const keep = (source: Source, replies: GatheredReply[], reply: GatheredReply) => {
+    replies.push(reply);
+    let servers = recovered.get(source.name);
+    if (!servers) recovered.set(source.name, (servers = new Set()));
+    servers.add(reply.server);
+  };
   const asks: { source: Source; replies: GatheredReply[]; server: string; id: string }[] = [];
   for (const { source, result } of gathered) {
     // Nobody answers the broadcast (too old, or no system account): asking each is no better.
@@ -52,12 +61,12 @@ export async function askMissingAgain(
       asks.push({ source, replies: result.replies, server, id: responder.id });
     }
   }
-  if (asks.length === 0 || deadlineMs - performance.now() < 1) return [];
-  log.info(
-    { asks: asks.map((a) => `${a.source.name}: ${a.server}`) },
-    "servers missing from broadcast replies (later than scraper.quiet?): asking each directly within scraper.timeout",
-  );
-  const recovered = new Map<string, Set<string>>();
+  if (asks.length > 0 && deadlineMs - performance.now() >= 1) {
+    log.info(
+      { asks: asks.map((a) => `${a.source.name}: ${a.server}`) },
+      "servers missing from broadcast replies (later than scraper.quiet?): asking each directly within scraper.timeout",
+    );
+  }
   let next = 0;
   const worker = async () => {
     while (next < asks.length) {
@@ -72,17 +81,52 @@ export async function askMissingAgain(
       });
       // Named as the server it was asked of: an id reused by another server is not taken for it.
       const reply = result.kind === "replies" ? result.replies.find((r) => r.server === server) : undefined;
-      if (!reply) continue;
-      replies.push(reply);
-      let servers = recovered.get(source.name);
-      if (!servers) recovered.set(source.name, (servers = new Set()));
-      servers.add(server);
+      if (reply) keep(source, replies, reply);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, asks.length) }, worker));
+  await broadcastAgain(nc, gathered, expected, responders, window, log, keep);
   return gathered
     .filter(({ source }) => recovered.has(source.name))
     .map(({ source }) => ({ source: source.name, servers: [...recovered.get(source.name)!].sort() }));
+}
+
+/**
+ * The sources no server can be asked for directly, broadcast once more when a server that
+ * answered this epoch (also when asked again) is missing from their replies; only the
+ * missing servers' replies are taken. Servers that answered nothing are not waited for.
+ */
+async function broadcastAgain(
+  nc: NatsConnection,
+  gathered: readonly { source: Source; result: GatherResult }[],
+  expected: ReadonlySet<string>,
+  responders: ReadonlyMap<string, Responder>,
+  window: { deadlineMs: number; quietMs: number },
+  log: Logger,
+  keep: (source: Source, replies: GatheredReply[], reply: GatheredReply) => void,
+): Promise<void> {
+  const present = new Set(
+    gathered.flatMap(({ result }) => (result.kind === "replies" ? result.replies.map((r) => r.server) : [])),
+  );
+  await Promise.all(
+    gathered.map(async ({ source, result }) => {
+      if (result.kind !== "replies" || source.subject.startsWith(BROADCAST)) return;
+      const replied = new Set(result.replies.map((r) => r.server));
+      const missing = [...expected].filter(
+        (server) =>
+          present.has(server) &&
+          !replied.has(server) &&
+          !(source.since && !versionAtLeast(responders.get(server)?.ver ?? "0", source.since)),
+      );
+      const timeoutMs = Math.floor(window.deadlineMs - performance.now());
+      if (missing.length === 0 || timeoutMs < 1) return;
+      log.info({ source: source.name, servers: missing.sort() }, "asking again: a broadcast once more");
+      const again = await gather(nc, source.subject, source.body, { quietMs: window.quietMs, timeoutMs });
+      if (again.kind !== "replies") return;
+      for (const reply of again.replies)
+        if (missing.includes(reply.server)) keep(source, result.replies, reply);
+    }),
+  );
 }
 
 /** Each server's id and version in this epoch's replies, over those it had before. */

@@ -130,7 +130,7 @@ export function startScraper(options: ScraperOptions): Scraper {
             gathered,
             new Set([...members, ...known.servers]),
             responders,
-            t0 + config.timeoutMs,
+            { deadlineMs: t0 + config.timeoutMs, quietMs: config.quietMs },
             log,
           );
     const answered = new Set<string>();
