@@ -109,13 +109,13 @@ export async function handleCommit(
     // the catalog does not fall further behind. Every epoch is still folded.
     if (delivery.behind > 0) {
       log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
-      if (await lostRole(ctx, log)) return;
+      if (await lostRole(ctx, delivery, log)) return;
       await delivery.ack();
       return;
     }
     const checked = await runEpochChecks(catalog, marker.epoch, epochCheckStatements(ctx.system));
     if (leftForStop(ctx, delivery, log)) return;
-    if (await lostRole(ctx, log)) return;
+    if (await lostRole(ctx, delivery, log)) return;
     if (checked?.ran) {
       logChecks(log, checked);
       ctx.metrics.checksRan(ctx.systemId, checked.ms / 1000, checked.failed.length);
@@ -282,14 +282,23 @@ function observedAll(checked: EpochCheckResult): boolean {
 
 /**
  * True when this node lost the catalog role while it folded the epoch (it stalled past its
- * claim's lapse, and another node took the role): the marker is then left unacked, and
- * nothing published, so the node holding the role now gets it redelivered and folds it.
+ * claim's lapse, and another node took the role): the marker is then not acked, and nothing
+ * published. Losing the role stops the side, which hands the marker back as a stop does
+ * (ctx.leave), so the node holding the role now gets it at once, not after the ack wait.
  */
-async function lostRole(ctx: { confirmRole: (() => Promise<boolean>) | undefined }, log: Logger) {
+async function lostRole(
+  ctx: {
+    confirmRole: (() => Promise<boolean>) | undefined;
+    leave?: ((delivery: CommitDelivery) => void) | undefined;
+  },
+  delivery: CommitDelivery,
+  log: Logger,
+) {
   if (!ctx.confirmRole || (await ctx.confirmRole())) return false;
   log.warn(
-    "this node lost the catalog role while folding the epoch: nothing is published and the marker is left for the node holding the role now",
+    "this node lost the catalog role while folding the epoch: nothing is published and the marker is handed back to the node holding the role now",
   );
+  ctx.leave?.(delivery);
   return true;
 }
 
