@@ -84,13 +84,15 @@ export async function handleCommit(
       }));
       const now = ctx.now?.() ?? Date.now();
       const dropped = droppedPartsMessage(ctx.systemId, marker, parts, ctx.system.scraper.stream, now);
-      if (dropped) log.warn(dropped);
       result = await foldEpoch(catalog, {
         markerSeq: seq,
         marker: withMissingAsPartial(marker, parts),
         replies,
         retention: { retentionMs: ctx.system.db.retentionMs },
       });
+      // Said once per epoch, by the fold that recorded the loss: a marker handed out again (a
+      // retry, a restart, a stop) finds the epoch folded, its parts' loss already told.
+      if (dropped && result.status === "folded") log.warn(dropped);
     } finally {
       clearInterval(keepAlive);
     }
