@@ -23,7 +23,12 @@ export {
   notifyAssetConfigs,
 } from "./assets.ts";
 export { PartReadError, ScrapePublisher, consumeCommits } from "./scrape-stream.ts";
-export { CommitMarkerReadError, commitProgress, lastCommitMarker } from "./last-commit-marker.ts";
+export {
+  CommitMarkerReadError,
+  commitMarkerAt,
+  commitProgress,
+  lastCommitMarker,
+} from "./last-commit-marker.ts";
 export { scrapeStreamInfo } from "./sink-info.ts";
 export { latestPerKey, latestPerSubject } from "./kv-read.ts";
 export type { StoredMessage } from "./kv-read.ts";

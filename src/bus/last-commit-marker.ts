@@ -28,7 +28,7 @@ export class CommitMarkerReadError extends Error {
  * The last commit marker's message, from the stream's leader (STREAM.MSG.GET by subject);
  * null only for the server's "no message found" (10037, which nats.js returns as null).
  */
-async function lastCommitMessage(nc: NatsConnection, systemId: string): Promise<StoredMsg | null> {
+export async function lastCommitMessage(nc: NatsConnection, systemId: string): Promise<StoredMsg | null> {
   const stream = systemAssets(systemId).scrapeStream;
   try {
     const jsm = await jetstreamManager(nc);
@@ -96,5 +96,29 @@ async function nextCommitMessage(
     return await (await jetstreamManager(nc)).streams.getMessage(stream, query);
   } catch (err) {
     throw new CommitMarkerReadError(stream, err, `the first commit marker after ${after}`);
+  }
+}
+
+/**
+ * The commit marker at stream sequence `seq`, or undefined when the stream no longer holds it
+ * (or holds something else there). Rejects with a CommitMarkerReadError when the sink does not say.
+ */
+export async function commitMarkerAt(
+  nc: NatsConnection,
+  systemId: string,
+  seq: number,
+): Promise<CommitMarker | undefined> {
+  const stream = systemAssets(systemId).scrapeStream;
+  let msg: StoredMsg | null;
+  try {
+    msg = await (await jetstreamManager(nc)).streams.getMessage(stream, { seq });
+  } catch (err) {
+    throw new CommitMarkerReadError(stream, err, `the commit marker at ${seq}`);
+  }
+  if (!msg || msg.subject !== systemSubjects(systemId).scrapeCommit) return undefined;
+  try {
+    return msg.json<CommitMarker>();
+  } catch {
+    return undefined;
   }
 }

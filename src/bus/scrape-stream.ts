@@ -4,6 +4,7 @@ import {
   DeliverPolicy,
   jetstream,
   jetstreamManager,
+  type ConsumerInfo,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
@@ -18,9 +19,10 @@ import {
   type RawReply,
   type ScrapePartRef,
 } from "../protocol/index.ts";
-import { settlesWithin } from "../lib/index.ts";
 import { passesByWaiting } from "./transient.ts";
 import { readParts } from "./read-parts.ts";
+import { CommitChain } from "./commit-chain.ts";
+import { handBack } from "./hand-back.ts";
 
 /** Room left in each message for headers, below the server's max_payload. */
 const HEADER_ROOM = 4096;
@@ -54,8 +56,10 @@ export class ScrapePublisher {
   readonly #retry: PublishRetry;
   /** A publish is being retried and none has succeeded since: onRetry was told. */
   #retrying = false;
+  readonly #chain: CommitChain;
   constructor(nc: NatsConnection, systemId: string, retry: PublishRetry = { forMs: 0 }) {
     this.#js = jetstream(nc);
+    this.#chain = new CommitChain(nc, systemId);
     this.#subjects = systemSubjects(systemId);
     this.#maxChunk = Math.max(1024, nc.info!.max_payload - HEADER_ROOM);
     this.#retry = retry;
@@ -135,13 +139,19 @@ export class ScrapePublisher {
     };
   }
 
+  /** Writes the marker, linked to the one written before it (CommitChain). */
   async publishCommit(marker: CommitMarker): Promise<number> {
+    const linked = { ...marker, ...(await this.#chain.link()) };
     const h = natsHeaders();
     h.set(ScrapeHeader.Epoch, marker.epoch);
-    const ack = await this.#publish(this.#subjects.scrapeCommit, JSON.stringify(marker), {
+    const ack = await this.#publish(this.#subjects.scrapeCommit, JSON.stringify(linked), {
       headers: h,
       msgID: `${marker.epoch}.commit`,
+    }).catch((err: unknown) => {
+      this.#chain.forget();
+      throw err;
     });
+    this.#chain.wrote(ack.seq, linked);
     return ack.seq;
   }
 }
@@ -231,11 +241,16 @@ export async function consumeCommits(
     /** What happens to the pull underneath: missed heartbeats, a consumer or stream gone. */
     onStatus?: (event: CommitConsumerEvent) => void;
   },
-): Promise<{ commits: AsyncIterable<CommitDelivery>; stop(): Promise<void> }> {
+): Promise<{
+  commits: AsyncIterable<CommitDelivery>;
+  /** Stream sequence of the last marker acked (or terminated) before this pull began. */
+  ackedThrough: number;
+  stop(): Promise<void>;
+}> {
   const jsm = await jetstreamManager(nc);
   const assets = systemAssets(systemId);
   const subjects = systemSubjects(systemId);
-  await ensureCommitConsumer(
+  const { ack_floor } = await ensureCommitConsumer(
     jsm,
     assets.scrapeStream,
     assets.catalogConsumer,
@@ -288,6 +303,7 @@ export async function consumeCommits(
   }
   return {
     commits: deliveries(),
+    ackedThrough: ack_floor.stream_seq,
     stop: async () => {
       // close() resolves once the iteration has run the stop it queues: never, when nobody
       // iterates (a catalog side stopped before its loop began). stop() alone ends the pull.
@@ -303,7 +319,7 @@ async function ensureCommitConsumer(
   durable: string,
   filter: string,
   options: { ackWaitMs: number },
-): Promise<void> {
+): Promise<ConsumerInfo> {
   const config = {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
@@ -316,9 +332,9 @@ async function ensureCommitConsumer(
   };
   try {
     await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_ack_pending: 1 });
+    return await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_ack_pending: 1 });
   } catch {
-    await jsm.consumers.add(stream, config);
+    return await jsm.consumers.add(stream, config);
   }
 }
 
@@ -352,35 +368,4 @@ function toDelivery(
     handBack: (timeoutMs) => handBack(nc, jsm, stream, durable, m, timeoutMs),
     term: () => m.term(),
   };
-}
-
-/**
- * NAKs a marker once its pull has stopped. nats-server 2.9 gives a NAKed message to a pull
- * request still queued on the server even when its subscriber has gone (the pull that just
- * stopped), then holds it until the ack wait: asking for the consumer's info first makes the
- * server drop the queued requests nobody listens to any more. The flush after the NAK answers
- * once the server has read it (it reads a connection's messages in order), so the stop does
- * not close the connection before. Rejects when that is not all done within `timeoutMs`.
- */
-async function handBack(
-  nc: NatsConnection,
-  jsm: JetStreamManager,
-  stream: string,
-  durable: string,
-  m: JsMsg,
-  timeoutMs: number,
-): Promise<void> {
-  let late = false;
-  const steps = (async () => {
-    await jsm.consumers.info(stream, durable);
-    // Given up on meanwhile: the stop has gone on, and the ack wait redelivers the marker.
-    if (late) return;
-    m.nak();
-    await nc.flush();
-  })();
-  if (!(await settlesWithin(steps, timeoutMs))) {
-    late = true;
-    throw new Error(`the sink did not answer within ${timeoutMs} ms`);
-  }
-  await steps;
 }

@@ -22,6 +22,7 @@ import { appendConnectionCloses, closeHistory, foldConnectionCloses } from "./ki
 import type { Catalog, Writer } from "./open-catalog.ts";
 import { groupReplies, repliesOf, type ScrapeReply } from "./replies.ts";
 import { parseRfc3339Micros } from "./values.ts";
+import { EPOCH_TEXT_FORMAT } from "./epoch-bound.ts";
 
 export type { ScrapeReply } from "./replies.ts";
 
@@ -148,6 +149,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       unsupported: marker.unsupported.map((u) => `${u.source}: ${u.servers.join(", ")}`),
       asked_again: (marker.asked_again ?? []).map((a) => `${a.source}: ${a.servers.join(", ")}`),
       service_accounts: [...repliesOf(replies, "services").keys()].sort(),
+      commit_no: marker.commit_no,
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any
     // other problem rather than failing the epoch for ever; a missing required one (a
@@ -217,4 +219,25 @@ async function foldState(
  */
 function foldOrder(markerSeq: bigint, lastSeq: bigint): bigint {
   return markerSeq > lastSeq ? markerSeq : lastSeq + 1n;
+}
+
+/**
+ * The epoch folded from the commit marker at stream sequence `markerSeq` (or, without it, the
+ * newest folded), with the marker's number in its chain (hx.epochs.commit_no); undefined when
+ * no epoch of this file has that marker (set aside, folded by another catalog file, never folded).
+ */
+export async function foldedCommit(
+  catalog: Catalog,
+  markerSeq?: number,
+): Promise<{ seq: number; epoch: string; commitNo: number | undefined } | undefined> {
+  return catalog.withReader(async (con) => {
+    const reader = await con.runAndReadAll(
+      `SELECT marker_seq, strftime(epoch, '${EPOCH_TEXT_FORMAT}'), commit_no FROM hx.epochs
+       WHERE $1::UBIGINT IS NULL OR marker_seq = $1::UBIGINT ORDER BY marker_seq DESC LIMIT 1`,
+      [markerSeq === undefined ? null : String(markerSeq)],
+    );
+    const [seq, epoch, commitNo] = reader.getRowsJS()[0] ?? [];
+    if (typeof epoch !== "string" || typeof seq !== "bigint") return undefined;
+    return { seq: Number(seq), epoch, commitNo: typeof commitNo === "bigint" ? Number(commitNo) : undefined };
+  });
 }

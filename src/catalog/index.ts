@@ -7,7 +7,7 @@
  */
 export { openCatalog } from "./open-catalog.ts";
 export type { Catalog } from "./open-catalog.ts";
-export { foldEpoch } from "./fold-epoch.ts";
+export { foldEpoch, foldedCommit } from "./fold-epoch.ts";
 export { FoldDataError } from "./fold-errors.ts";
 export type { EpochInput, FoldPhases, FoldResult, ScrapeReply } from "./fold-epoch.ts";
 export { runReadOnlyQuery } from "./query.ts";

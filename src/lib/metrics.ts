@@ -14,6 +14,8 @@ export interface NodeMetrics {
   epochFolded(system: string, seconds: number, rows: number): void;
   /** A commit marker the catalog side would not fold, and why (e.g. `future-epoch`). */
   markerSetAside(system: string, reason: string): void;
+  /** Commit markers the scrape stream dropped before the catalog side read them: epochs never folded. */
+  markersLost(system: string, count: number): void;
   checksRan(system: string, seconds: number, failed: number): void;
   transitions(system: string, status: string, count: number): void;
   scrapeBytes(system: string, source: string, bytes: number): void;
@@ -44,6 +46,12 @@ export function createMetrics(nodeId: string): NodeMetrics {
     name: "natsmon_commit_markers_set_aside_total",
     help: "Commit markers the catalog side set aside without folding, by reason (future-epoch: named by a clock far ahead of the catalog node's).",
     labelNames: ["system", "reason"],
+    registers: [registry],
+  });
+  const lost = new Counter({
+    name: "natsmon_commit_markers_lost_total",
+    help: "Commit markers the scrape stream dropped (its max_age or max_bytes) before the catalog side read them: epochs never folded. At least one per run lost whose count is not known.",
+    labelNames: ["system"],
     registers: [registry],
   });
   const foldRows = new Counter({
@@ -142,6 +150,9 @@ export function createMetrics(nodeId: string): NodeMetrics {
     markerSetAside(system, reason) {
       setAside.inc({ system, reason });
     },
+    markersLost(system, count) {
+      lost.inc({ system }, count);
+    },
     checksRan(system, seconds, failed) {
       checks.observe({ system }, seconds);
       if (failed > 0) checkFailures.inc({ system }, failed);
@@ -175,6 +186,7 @@ export function noMetrics(): NodeMetrics {
   return {
     epochFolded: () => {},
     markerSetAside: () => {},
+    markersLost: () => {},
     checksRan: () => {},
     transitions: () => {},
     scrapeBytes: () => {},

@@ -44,6 +44,7 @@ import {
   syncNotifications,
 } from "./commit-handler.ts";
 import { commitConsumerStatusLog } from "./commit-consumer-log.ts";
+import { watchMarkerChain } from "./lost-epochs.ts";
 import type {
   OpsPort,
   BackupStreamPort,
@@ -170,22 +171,24 @@ export function createCatalogSide(options: {
   const startIndexing = async (open: Catalog, tracker: FindingsTracker | undefined) => {
     void runRetention();
     retentionTimer = setInterval(() => void runRetention(), retentionEveryMs);
+    // Markers the scrape stream dropped before they were read: epochs never folded, reported.
+    const chain = watchMarkerChain({ sink, system, log, metrics: options.metrics, now: options.now });
     const consumer = await consumeCommits(sink, system.id, {
       ackWaitMs: options.ackWaitMs ?? ACK_WAIT_MS,
       onStatus: commitConsumerStatusLog({
         log,
         sinkFault: () => options.sinkFault?.(),
-        setAside: () => options.metrics.markerSetAside(system.id, "unreadable"),
+        setAside: (seq) => chain.setAside(seq),
       }),
     });
+    await chain.start(open, consumer.ackedThrough);
     // Scrape stream lag: commit markers not yet consumed.
     const assets = systemAssets(system.id);
+    const jsm = await jetstreamManager(sink);
     options.metrics.addCommitLag(async () => [
       {
         labels: { system: system.id },
-        value: (
-          await (await jetstreamManager(sink)).consumers.info(assets.scrapeStream, assets.catalogConsumer)
-        ).num_pending,
+        value: (await jsm.consumers.info(assets.scrapeStream, assets.catalogConsumer)).num_pending,
       },
     ]);
     const watch = startEpochWatch({
@@ -201,6 +204,7 @@ export function createCatalogSide(options: {
     loop = (async () => {
       for await (const delivery of consumer.commits) {
         watch.seen(delivery.seq);
+        chain.seen(delivery);
         await handleCommit(open, delivery, {
           sink,
           tracker,

@@ -11,8 +11,8 @@ export function commitConsumerStatusLog(options: {
   log: Logger;
   /** Why the sink does not store messages, when its storage is known to be the reason. */
   sinkFault: () => string | undefined;
-  /** Counts an unreadable marker set aside. */
-  setAside: () => void;
+  /** Counts an unreadable marker set aside, at its stream sequence. */
+  setAside: (seq: number) => void;
 }): (event: CommitConsumerEvent) => void {
   const { log } = options;
   let unanswered: number | undefined;
@@ -40,7 +40,7 @@ export function commitConsumerStatusLog(options: {
     } else if (kind === "consumer-made") {
       log.info({ consumer: detail }, "the catalog's consumer of the scrape stream is made again");
     } else if (kind === "marker-unreadable") {
-      options.setAside();
+      options.setAside(Number(detail));
       log.error(
         { seq: Number(detail) },
         "a commit marker in the scrape stream is unreadable (not a marker's JSON): set aside, not folded; read it with `nats stream get` (the seq) to see what wrote it to the scrape stream's commit subject",

@@ -22,19 +22,8 @@ export function droppedPartsMessage(
   const dropped = parts.filter((part) => "missing" in part && part.dropped);
   if (dropped.length === 0) return undefined;
   const servers = [...new Set(dropped.map((part) => part.server))].sort();
-  const ageMs = nowMs - Date.parse(marker.epoch);
-  const bytes = limits.maxBytes < 0 ? "no limit" : sizeText(limits.maxBytes);
-  const settings =
-    `max_bytes ${bytes} (scraper.stream.max-bytes) and max_age ${hoursText(limits.maxAgeMs)} ` +
-    "(scraper.stream.max-age), as this node sets them";
-  const cause =
-    ageMs >= limits.maxAgeMs
-      ? `the epoch is ${hoursText(ageMs)} old, past the stream's max age: raise scraper.stream.max-age`
-      : limits.maxBytes >= 0
-        ? "the epoch is younger than the stream's max age, so its max bytes dropped them to make room " +
-          "for newer scrapes: raise scraper.stream.max-bytes (about 13 to 21 KB per server per scrape on small servers; see the README)"
-        : "neither limit explains it (no max bytes, and the epoch is younger than the max age): " +
-          "the stream was purged or its messages deleted";
+  const settings = limitSettings(limits);
+  const cause = dropCause(nowMs - Date.parse(marker.epoch), limits);
   return (
     `${dropped.length} of ${parts.length} parts of this epoch are no longer in the scrape stream ` +
     `${systemAssets(systemId).scrapeStream} (from ${servers.join(", ")}): it dropped them before the ` +
@@ -43,6 +32,29 @@ export function droppedPartsMessage(
     "If the catalog was behind (stopped, restarting, slow), the limits must hold the scrapes of that long; " +
     "the node holding the scrape side applies them at its start"
   );
+}
+
+/** The scrape stream's limits as this node's configuration (scraper.stream) sets them, for a warning. */
+export function limitSettings(limits: ScrapeStreamLimits): string {
+  const bytes = limits.maxBytes < 0 ? "no limit" : sizeText(limits.maxBytes);
+  return (
+    `max_bytes ${bytes} (scraper.stream.max-bytes) and max_age ${hoursText(limits.maxAgeMs)} ` +
+    "(scraper.stream.max-age), as this node sets them"
+  );
+}
+
+/**
+ * Which limit explains the loss of an epoch's messages that old (ms), and what to raise: past
+ * the max age, max-age; younger, max-bytes when there is one; else neither (a purge, a delete).
+ */
+export function dropCause(ageMs: number, limits: ScrapeStreamLimits): string {
+  return ageMs >= limits.maxAgeMs
+    ? `the epoch is ${hoursText(ageMs)} old, past the stream's max age: raise scraper.stream.max-age`
+    : limits.maxBytes >= 0
+      ? "the epoch is younger than the stream's max age, so its max bytes dropped them to make room " +
+        "for newer scrapes: raise scraper.stream.max-bytes (about 13 to 21 KB per server per scrape on small servers; see the README)"
+      : "neither limit explains it (no max bytes, and the epoch is younger than the max age): " +
+        "the stream was purged or its messages deleted";
 }
 
 function sizeText(bytes: number): string {

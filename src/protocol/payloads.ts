@@ -113,6 +113,18 @@ export interface CommitMarker {
    * older natsmon releases.
    */
   scrape_interval_ns?: number;
+  /**
+   * The marker's place in its writers' chain: one more than the marker before it in the scrape
+   * stream, or 1 where the stream held none to follow (a new stream, or every marker aged out).
+   * With prev_commit_seq, it lets the catalog count markers the stream dropped before it read
+   * them (epochs never folded). Absent when the writer could not read the last marker, and in
+   * markers of older natsmon releases.
+   */
+  commit_no?: number;
+  /** Stream sequence of the marker written before this one, as its writer knew it; absent at a chain's start. */
+  prev_commit_seq?: number;
+  /** Epoch of the marker written before this one; present with prev_commit_seq. */
+  prev_epoch?: string;
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];

@@ -31,6 +31,7 @@ import { migration as m0025 } from "./0025-js-reserved-comments.ts";
 import { migration as m0026 } from "./0026-connection-subjects-no-inboxes.ts";
 import { migration as m0027 } from "./0027-leaf-remote-urls-each.ts";
 import { migration as m0028 } from "./0028-epochs-asked-again.ts";
+import { migration as m0029 } from "./0029-epochs-commit-no.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0026,
   m0027,
   m0028,
+  m0029,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
