@@ -150,6 +150,7 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
       asked_again: (marker.asked_again ?? []).map((a) => `${a.source}: ${a.servers.join(", ")}`),
       service_accounts: [...repliesOf(replies, "services").keys()].sort(),
       commit_no: marker.commit_no,
+      own_connections: marker.own_connections?.map((c) => JSON.stringify(c)),
     };
     // A marker field that does not fit (an unreadable finished_at, say) is recorded like any
     // other problem rather than failing the epoch for ever; a missing required one (a

@@ -33,6 +33,7 @@ export type {
   QueryRequest,
   ScrapePartRef,
   CommitMarker,
+  OwnConnection,
   RawReply,
   ScraperSourceStatus,
   ScraperStatusReply,

@@ -125,9 +125,27 @@ export interface CommitMarker {
   prev_commit_seq?: number;
   /** Epoch of the marker written before this one; present with prev_commit_seq. */
   prev_epoch?: string;
+  /**
+   * natsmon's own connections to the monitored system this epoch (the scrape connection and
+   * each service-discovery connection), as the server each is on numbers it: the checks that
+   * count an account's clients leave them out. Absent in markers of older natsmon releases.
+   */
+  own_connections?: OwnConnection[];
   /** Sources each server did not answer (no responders: too old for the request). */
   unsupported: { source: string; servers: string[] }[];
   errors: { source: string; error: string }[];
+}
+
+/**
+ * One of natsmon's connections to a monitored server: the server's name and the client id it
+ * gave the connection (its CONNZ `cid`), from the server's INFO; `account` when natsmon knows
+ * it (a service-discovery connection's configured account; the scrape connection is in the
+ * system account).
+ */
+export interface OwnConnection {
+  server: string;
+  cid: number;
+  account?: string;
 }
 
 /** One `$SYS` reply on its way into the scrape stream: raw bytes, maybe gzip-encoded. */

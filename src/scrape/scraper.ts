@@ -11,6 +11,7 @@ import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services
 import { SOURCES, type Source } from "./sources.ts";
 import { askMissingAgain, respondersOf, type AskedAgain, type Responder } from "./ask-again.ts";
 import { missingReplies, noResponders, serversTooOld, systemMembers } from "./coverage.ts";
+import { ownConnections } from "./own-connection.ts";
 
 /** Where a scrape goes: the scrape stream (bus/ provides it). */
 export interface ScrapeSink {
@@ -273,6 +274,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       ...(partial.size > 0 ? { servers_partial: [...partial].sort() } : {}),
       ...(askedAgain.length > 0 ? { asked_again: askedAgain } : {}),
       scrape_interval_ns: config.intervalMs * 1_000_000,
+      own_connections: ownConnections(monitored, await servicesGathered),
       unsupported,
       errors,
     };

@@ -10,6 +10,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { watchPublishRefusals } from "../lib/index.ts";
+import type { OwnConnection } from "../protocol/index.ts";
 import {
   gather,
   type GatheredReply,
@@ -17,6 +18,7 @@ import {
   type GatherResult,
   type Identify,
 } from "./gather.ts";
+import { ownConnection } from "./own-connection.ts";
 
 /** The scraper's source token for service replies; the reply's `server` is the account. */
 export const SERVICES_SOURCE = "services";
@@ -41,6 +43,8 @@ export interface AccountServices {
   readonly ms: number;
   /** Why nothing could be asked (a closed connection, say); the epoch records it. */
   readonly error?: string;
+  /** natsmon's connection in the account, once connected (own-connection.ts). */
+  readonly connection?: OwnConnection;
 }
 
 type Json = Record<string, unknown>;
@@ -65,7 +69,9 @@ export async function gatherServices(
   options: GatherOptions,
 ): Promise<AccountServices> {
   const started = performance.now();
+  let connection: OwnConnection | undefined;
   const failed = (cause: string): AccountServices => ({
+    ...(connection ? { connection } : {}),
     account: account.name,
     data: new Uint8Array(),
     instances: 0,
@@ -76,6 +82,7 @@ export async function gatherServices(
   });
   try {
     const nc = await account.connection();
+    connection = ownConnection(nc, account.name);
     const refused = new Set<string>();
     const refusals = watchPublishRefusals(nc, (subject) => {
       if ((DISCOVERY as readonly string[]).includes(subject)) refused.add(subject);
@@ -112,6 +119,7 @@ export async function gatherServices(
         (info.kind === "replies" ? info.duplicates : 0) + (stats.kind === "replies" ? stats.duplicates : 0),
       bytes: [...infos, ...statsList].reduce((sum, r) => sum + r.data.byteLength, 0),
       ms: performance.now() - started,
+      ...(connection ? { connection } : {}),
     };
   } catch (err) {
     return failed(err instanceof Error ? err.message : String(err));

@@ -32,6 +32,7 @@ import { migration as m0026 } from "./0026-connection-subjects-no-inboxes.ts";
 import { migration as m0027 } from "./0027-leaf-remote-urls-each.ts";
 import { migration as m0028 } from "./0028-epochs-asked-again.ts";
 import { migration as m0029 } from "./0029-epochs-commit-no.ts";
+import { migration as m0030 } from "./0030-epochs-own-connections.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -71,6 +72,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0027,
   m0028,
   m0029,
+  m0030,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

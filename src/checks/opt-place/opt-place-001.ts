@@ -1,17 +1,19 @@
 import type { Check } from "../check.ts";
+import { ownConnectionsCte } from "../own-connections-sql.ts";
 
 /**
  * The supercluster is the servers with a gateway configured; a cluster's share of an
  * account's clients is its servers' account STATZ `conns` over the account's total on all
  * of them, at the latest epoch of the window holding the account. An account leading no
  * stream anywhere in the supercluster is not judged (nothing to reach). One row per account
- * and client cluster (entity_key).
+ * and client cluster (entity_key). natsmon's own connections (hx.own_connections)
+ * are left out of the counts.
  */
 export const optPlace001: Check = {
   code: "opt-place-001",
   name: "Cross-Cluster Stream Access",
   description:
-    "A good share of an account's clients connect to a cluster where none of the account's streams has its leader. Every publish to a stream, every consumer fetch and acknowledgement and every stream or KV API call those clients make then crosses a gateway to another cluster and back: more latency per operation, gateway bandwidth spent on each message, and the clients stall whenever the gateway is down although their own cluster is up.",
+    "A good share of an account's clients connect to a cluster where none of the account's streams has its leader. Every publish to a stream, every consumer fetch and acknowledgement and every stream or KV API call those clients make then crosses a gateway to another cluster and back: more latency per operation, gateway bandwidth spent on each message, and the clients stall whenever the gateway is down although their own cluster is up. natsmon's own connections (its scrape and service-discovery connections) are not counted as the account's clients.",
   remediation:
     "See where the account's clients are (`nats server report connections --account <account>`) and where its streams are led (`nats stream report`). Place streams where their clients are: create them with `--cluster <cluster>` (placement), move one with `nats stream edit <stream> --cluster <cluster>` (2.10+), or give the clients of that cluster a mirror of the stream to read from (`nats stream add --mirror <stream>` placed in their cluster). Otherwise connect those clients to the cluster that holds the streams.",
   scope: "account",
@@ -70,11 +72,12 @@ WITH gw AS (
   JOIN gw ON gw.epoch = a.epoch AND gw.server_pk = a.server_pk
   WHERE a.epoch BETWEEN ep_from AND ep_to AND a.conns IS NOT NULL
   GROUP BY a.account_pk
-), conns AS (
-  SELECT a.epoch, a.account_pk, gw.cluster, sum(a.conns) AS conns
+), ${ownConnectionsCte("own")}, conns AS (
+  SELECT a.epoch, a.account_pk, gw.cluster, sum(a.conns - coalesce(o.conns, 0)) AS conns
   FROM hx.account_stats a
   JOIN latest l ON l.account_pk = a.account_pk AND l.epoch = a.epoch
   JOIN gw ON gw.epoch = a.epoch AND gw.server_pk = a.server_pk
+  LEFT JOIN own o ON o.epoch = a.epoch AND o.server_pk = a.server_pk AND o.account_pk = a.account_pk
   WHERE a.epoch BETWEEN ep_from AND ep_to AND a.conns IS NOT NULL
   GROUP BY ALL
 ), shares AS (

@@ -1,16 +1,18 @@
 import type { Check } from "../check.ts";
+import { ownConnectionsCte } from "../own-connections-sql.ts";
 
 /**
  * The account's clients are counted per cluster of the supercluster (servers with a gateway
  * configured, account STATZ `conns`) at the latest epoch of the window where the consumer
  * has a leader; a cluster holding at least p_min_dominance_pct of them is where most of
- * them are. The leader's cluster is its server's.
+ * them are. The leader's cluster is its server's. natsmon's own connections (hx.own_connections)
+ * are left out of the counts.
  */
 export const optPlace002: Check = {
   code: "opt-place-002",
   name: "Consumer Leader Not Co-located",
   description:
-    "The consumer's leader is in another cluster than the one most of its account's clients connect to. The leader delivers every message and takes every acknowledgement and pull request, so each of them crosses a gateway between the clients and the leader: more latency per message, gateway bandwidth for the whole delivery stream, and no delivery at all while the gateway is down.",
+    "The consumer's leader is in another cluster than the one most of its account's clients connect to. The leader delivers every message and takes every acknowledgement and pull request, so each of them crosses a gateway between the clients and the leader: more latency per message, gateway bandwidth for the whole delivery stream, and no delivery at all while the gateway is down. natsmon's own connections (its scrape and service-discovery connections) are not counted as the account's clients.",
   remediation:
     "See where the consumer is led with `nats consumer info <stream> <consumer>` and where the account's clients are with `nats server report connections --account <account>`. A consumer is led by one of its stream's replicas, so place the stream where the clients are (`--cluster` at creation, `nats stream edit <stream> --cluster <cluster>` on 2.10+), give that cluster a mirror of the stream and consume from it, or connect the consuming clients to the consumer's cluster.",
   scope: "consumer",
@@ -61,10 +63,11 @@ WITH latest AS (
   FROM hx.servers
   WHERE epoch BETWEEN ep_from AND ep_to AND epoch IN (SELECT epoch FROM latest)
     AND gateway_name IS NOT NULL AND cluster IS NOT NULL
-), conns AS (
-  SELECT a.epoch, a.account_pk, gw.cluster, sum(a.conns) AS conns
+), ${ownConnectionsCte("own")}, conns AS (
+  SELECT a.epoch, a.account_pk, gw.cluster, sum(a.conns - coalesce(o.conns, 0)) AS conns
   FROM hx.account_stats a
   JOIN gw ON gw.epoch = a.epoch AND gw.server_pk = a.server_pk
+  LEFT JOIN own o ON o.epoch = a.epoch AND o.server_pk = a.server_pk AND o.account_pk = a.account_pk
   WHERE a.epoch BETWEEN ep_from AND ep_to AND a.conns IS NOT NULL
   GROUP BY ALL
 ), ranked AS (

@@ -172,4 +172,71 @@ describe("opt-place checks on real 2.9.10 clusters east (JetStream) and west joi
       await Promise.all(clients.map(async (c) => c.close()));
     }
   });
+
+  test("natsmon's own service-discovery connection in APP is no client of APP: west's 2 of 4 is not most of them", async () => {
+    // As in the supercluster audit: 2 APP clients in east, 2 on w1, and natsmon's discovery
+    // connection in APP on w1 too, which made west 3 of 5 (60%, the threshold).
+    const clients: NatsConnection[] = [];
+    try {
+      clients.push(
+        await connect({ servers: east!.nodes[0]!.url, user: APP_USER.user, pass: APP_USER.password }),
+      );
+      for (let i = 0; i < 2; i++) {
+        clients.push(await connect({ servers: westUrl, user: APP_USER.user, pass: APP_USER.password }));
+      }
+      const discovery = await connect({
+        servers: westUrl,
+        user: APP_USER.user,
+        pass: APP_USER.password,
+        name: "natsmon live services live/APP",
+      });
+      clients.push(discovery);
+      const accounts = [{ name: "APP", connection: () => Promise.resolve(discovery) }];
+      const sources = SOURCES.filter((s) => ["varz", "jsz", "accstatz", "connz"].includes(s.name));
+      const epochs = [];
+      for (let i = 0; i < 2; i++) {
+        const { marker, replies } = await scrapeOneEpoch(sys, sources, { accounts });
+        epochs.push({
+          replies,
+          marker: { servers_expected: SERVERS, own_connections: marker.own_connections },
+        });
+      }
+      await using fixture = await catalogWith(epochs);
+      const last = fixture.epochs.at(-1)!;
+      const own = await fixture.catalog.withReader(async (con) =>
+        (
+          await con.runAndReadAll(
+            `SELECT o.server, o.account, c.name FROM hx.own_connections o
+             LEFT JOIN hx.connections c ON c.epoch = o.epoch AND c.server = o.server AND c.cid = o.cid
+             WHERE o.epoch = $1::TIMESTAMPTZ ORDER BY o.server`,
+            [last],
+          )
+        ).getRows(),
+      );
+      // The scrape connection (sys, no name) is in the system account.
+      assert.deepEqual(own, [
+        ["n1", "SYS", null],
+        ["w1", "APP", "natsmon live services live/APP"],
+      ]);
+      const rows = await runCheck(fixture.catalog, check("opt-place-002"), last, {}, fixture.epochs[0]);
+      assert.deepEqual(rows, []);
+      // Counted as a client, natsmon's connection would have tipped it.
+      await using counted = await catalogWith(
+        epochs.map((e) => ({ ...e, marker: { servers_expected: SERVERS } })),
+      );
+      const tipped = await runCheck(
+        counted.catalog,
+        check("opt-place-002"),
+        counted.epochs.at(-1)!,
+        {},
+        counted.epochs[0],
+      );
+      assert.deepEqual(
+        tipped.map((r) => [r.client_cluster, r.client_cluster_pct, r.account_connections]),
+        CONSUMERS.map(() => ["west", 60, 5n]),
+      );
+    } finally {
+      await Promise.all(clients.map(async (c) => c.close()));
+    }
+  });
 });
