@@ -18,7 +18,8 @@ export const meta001: Check = {
     {
       name: "meta_group",
       type: "VARCHAR",
-      description: "Meta group (its cluster name, else the JetStream domain).",
+      description:
+        "Meta group: its JetStream domain, else its members' clusters (east+west when several), not the leader's cluster, so it stays when the leader moves.",
     },
     { name: "domain", type: "VARCHAR", description: "JetStream domain of the meta group; empty when none." },
     { name: "leader", type: "VARCHAR", description: "Meta leader whose reply reports the peer offline." },

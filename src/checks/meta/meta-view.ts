@@ -9,8 +9,14 @@
  * claims it, the leader is the one most servers name, provided it did not answer (its own view
  * is missing, not contradicting them). The scan is bounded to [lo, hi] before anything else.
  *
- * Columns of `meta_groups`: epoch, meta_pk, domain, group_name (the meta group's cluster as
- * its last known leader reported it, else the domain, else 'meta'), leader, leader_reporting,
+ * The group's name must not follow its leader: nats-server reports its own cluster as the
+ * meta group's name (2.9.10 jetstream_cluster.go clusterInfo), so a group spanning east and
+ * west was "east" or "west" as the leader moved, and its findings changed entity name. It is
+ * the JetStream domain when there is one, else the clusters of its members as its leaders
+ * last listed them (hx.meta_opts; "east+west", sorted, when they span several), else the
+ * clusters of the servers reporting it, else 'meta'.
+ *
+ * Columns of `meta_groups`: epoch, meta_pk, domain, group_name, leader, leader_reporting,
  * claimants, leaders_seen, servers_reporting, cluster_size (the leader's, else the largest
  * reported), quorum, peers_offline, peer_names / peer_offline / peer_current /
  * peer_active_ns / peer_lag (the leader's view of each peer), pending (the leader's meta API
@@ -33,9 +39,18 @@ export function metaGroupsCte(lo: string, hi: string): string {
          count(*) AS servers_reporting,
          max(cluster_size) AS largest_size
   FROM meta_rows GROUP BY epoch, meta_pk
+), meta_member_clusters AS (
+  SELECT m.meta_pk, m.epoch, array_to_string(list_sort(list(DISTINCT sv.cluster)), '+') AS clusters
+  FROM (SELECT meta_pk, epoch, unnest(members) AS member FROM hx.meta_opts WHERE epoch <= ${hi}) m
+  JOIN hx.server_ident sv ON sv.name = m.member
+  WHERE sv.cluster IS NOT NULL
+  GROUP BY m.meta_pk, m.epoch
+), meta_reporting_clusters AS (
+  SELECT epoch, meta_pk, array_to_string(list_sort(list(DISTINCT cluster)), '+') AS clusters
+  FROM meta_rows WHERE cluster IS NOT NULL GROUP BY epoch, meta_pk
 ), meta_groups AS (
   SELECT v.epoch, v.meta_pk, i.domain,
-         coalesce(o.cluster, nullif(i.domain, ''), 'meta') AS group_name,
+         coalesce(nullif(i.domain, ''), mc.clusters, rc.clusters, 'meta') AS group_name,
          coalesce(v.claimed, CASE WHEN NOT list_contains(v.reporting, v.named) THEN v.named END) AS leader,
          v.claimed IS NOT NULL AS leader_reporting,
          v.claimants, v.leaders_seen, v.servers_reporting,
@@ -46,7 +61,7 @@ export function metaGroupsCte(lo: string, hi: string): string {
   FROM meta_votes v
   JOIN hx.meta_ident i ON i.meta_pk = v.meta_pk
   LEFT JOIN meta_rows l ON l.epoch = v.epoch AND l.meta_pk = v.meta_pk AND l.server = v.claimed
-  LEFT JOIN hx.raft_group_ident g ON g.kind = 'meta' AND g.domain = i.domain
-  ASOF LEFT JOIN hx.raft_group_opts o ON o.raft_group_pk = g.raft_group_pk AND v.epoch >= o.epoch
+  LEFT JOIN meta_reporting_clusters rc ON rc.epoch = v.epoch AND rc.meta_pk = v.meta_pk
+  ASOF LEFT JOIN meta_member_clusters mc ON mc.meta_pk = v.meta_pk AND v.epoch >= mc.epoch
 )`;
 }

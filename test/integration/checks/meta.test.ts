@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CHECKS, macroName, type Check } from "../../../src/checks/index.ts";
-import { labReplies } from "../catalog/lab-epoch.ts";
+import { editReply, labReplies } from "../catalog/lab-epoch.ts";
+import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import { catalogWith, runFixture, type FixtureEpoch } from "./check-harness.ts";
 import { everyMeta, hubVersion, labWithJsz, metaLedBy } from "./fixtures/meta.ts";
 
@@ -45,7 +46,7 @@ test("meta-001 says nothing when the leader did not answer: no server's own view
 
 test("meta-006 fires without a leader when fewer servers than a quorum report the meta group", async () => {
   // 21 s after three of five peers went down n1 stepped down; n2 still names it. The group
-  // keeps the name of its last known leader's cluster.
+  // keeps its domain's name.
   assert.deepEqual(
     await fired(
       "meta-006",
@@ -54,7 +55,7 @@ test("meta-006 fires without a leader when fewer servers than a quorum report th
     ),
     [
       {
-        entity_name: "east",
+        entity_name: "hub",
         server: null,
         leader: null,
         peers_offline: null,
@@ -100,13 +101,14 @@ test("meta-003 over a window of epochs returns each epoch where the changes exce
     ).getRowObjectsJS(),
   );
   // The leaderless epoch (+30 s) still sees the two earlier changes; the switch to w1 (in
-  // west) after it is the third, and names the group by its new leader's cluster.
+  // west) after it is the third. The group keeps its domain's name: a leader in west does
+  // not rename it (nats-server reports the leader's own cluster as the group's name).
   assert.deepEqual(
     rows.map((r) => [r.entity_name, r.leader_changes, r.leaders]),
     [
-      ["east", 2n, ["n1", "n2", "n1"]],
-      ["east", 2n, ["n1", "n2", "n1"]],
-      ["west", 3n, ["n1", "n2", "n1", "w1"]],
+      ["hub", 2n, ["n1", "n2", "n1"]],
+      ["hub", 2n, ["n1", "n2", "n1"]],
+      ["hub", 3n, ["n1", "n2", "n1", "w1"]],
     ],
   );
 });
@@ -137,4 +139,52 @@ test("meta-009 does not read an epoch without a leader as the group shrinking", 
     await fired("meta-009", [labReplies(), labWithJsz("jsz_meta_no_quorum_21s.json")], ["entity_name"]),
     [],
   );
+});
+
+/** The lab's replies with the hub's JetStream domain removed: a supercluster without domains. */
+function withoutDomain(replies: ScrapeReply[]): ScrapeReply[] {
+  for (const server of ["n1", "n2", "n3", "w1", "w2"]) {
+    replies = editReply(
+      "jsz",
+      server,
+      (body) => {
+        delete (body.data.config as Record<string, unknown>).domain;
+        delete body.server.domain;
+        return body;
+      },
+      replies,
+    );
+  }
+  return replies;
+}
+
+test("a meta group spanning east and west without a domain is east+west whichever cluster its leader is in", async () => {
+  await using fixture = await catalogWith([
+    withoutDomain(labReplies()),
+    withoutDomain(metaLedBy("w1")),
+    withoutDomain(metaLedBy("n2")),
+  ]);
+  const rows = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        `SELECT entity_name, leader_changes FROM ${macroName("meta-003")}($1::TIMESTAMPTZ, $2::TIMESTAMPTZ, p_max_changes := 0)
+         ORDER BY epoch`,
+        [fixture.epochs[0]!, fixture.epochs.at(-1)!],
+      )
+    ).getRows(),
+  );
+  assert.deepEqual(rows, [
+    ["east+west", 1n],
+    ["east+west", 2n],
+  ]);
+});
+
+test("meta-001 names the group by its domain, not by the cluster of a leader in west", async () => {
+  // w1 leads and sees n3 offline.
+  const replies = everyMeta((meta, server) => {
+    if (server === "w1") meta.replicas = meta.replicas!.map((r) => ({ ...r, offline: r.name === "n3" }));
+  }, metaLedBy("w1"));
+  assert.deepEqual(await fired("meta-001", [replies], ["entity_name", "leader", "meta_group"]), [
+    { entity_name: "n3", leader: "w1", meta_group: "hub" },
+  ]);
 });
