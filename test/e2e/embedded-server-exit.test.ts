@@ -25,7 +25,12 @@ interface LogLine {
 
 const logLines = (stderr: string) => jsonLogLines<LogLine>(stderr);
 
-const UNEXPECTED = /exited unexpectedly/;
+/**
+ * The supervisor's own line for an exit. Not any text with those words: the quiet-catalog
+ * warning names the restart's cause too ("natsmon restarted its nats-server: it exited
+ * unexpectedly …"), and comes when the epoch the kill cut off took scraper.timeout to end.
+ */
+const UNEXPECTED = /the embedded nats-server \(pid \d+\) exited unexpectedly/;
 
 /** The pids of the nats-server processes running this data dir's configuration. */
 async function natsServers(natsDir: string): Promise<number[]> {
