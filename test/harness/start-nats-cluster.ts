@@ -40,6 +40,8 @@ export async function startTestCluster(
     size?: number;
     name?: string;
     extraConfig?: string;
+    /** Appended to one node's configuration, by its name (n1, n2…): its server_tags, say. */
+    nodeConfig?: (name: string) => string;
     jetstreamMax?: ServerSpec["jetstreamMax"];
   } = {},
 ): Promise<TestCluster> {
@@ -47,7 +49,13 @@ export async function startTestCluster(
   const clusterName = options.name ?? "c1";
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startCluster(size, clusterName, options.extraConfig, options.jetstreamMax);
+      return await startCluster(
+        size,
+        clusterName,
+        options.extraConfig,
+        options.jetstreamMax,
+        options.nodeConfig,
+      );
     } catch (err) {
       // The probes' ports are free again between the probe and the real start, and another
       // process (a test running alongside) may take one meanwhile: the node then cannot
@@ -68,6 +76,7 @@ async function startCluster(
   clusterName: string,
   extraConfig?: string,
   jetstreamMax?: ServerSpec["jetstreamMax"],
+  nodeConfig?: (name: string) => string,
 ): Promise<TestCluster> {
   const root = await mkdtemp(join(tmpdir(), `natsmon-cluster-${clusterName}-`));
   // JetStream clustering refuses to start without routes, and routes need ports: a first
@@ -91,7 +100,8 @@ async function startCluster(
     spec.jetstream = true;
     if (jetstreamMax) spec.jetstreamMax = jetstreamMax;
     spec.cluster!.routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.cluster!.port}`);
-    if (extraConfig) spec.extraConfig = extraConfig;
+    const config = [extraConfig, nodeConfig?.(spec.name)].filter(Boolean).join("\n");
+    if (config) spec.extraConfig = config;
   }
   // Every node that started is stopped again when one did not: a server left running would
   // keep the test process alive after its tests failed.
