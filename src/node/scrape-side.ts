@@ -52,7 +52,8 @@ export interface ScrapeSide extends AsyncDisposable {
   problem(): string | undefined;
 }
 
-function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
+/** The `ops.scraper.status` reply of a system's scraper. */
+export function scraperStatusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
   const last = scraper.lastEpoch;
   return {
     system_id: systemId,
@@ -70,6 +71,7 @@ function statusOf(systemId: string, scraper: Scraper): ScraperStatusReply {
             servers_answered: last.serversAnswered,
             servers_partial: last.serversPartial,
             servers_unheard_since: last.serversUnheardSince,
+            asked_again: last.askedAgain,
             sources: last.sources.map((s) => ({ ...s, ms: Math.round(s.ms) })),
           },
         }
@@ -333,12 +335,12 @@ export function createScrapeSide(options: {
   };
   return {
     port: {
-      status: () => statusOf(system.id, started().scraper),
+      status: () => scraperStatusOf(system.id, started().scraper),
       setPaused: (paused) => started().scraper.setPaused(paused),
       trigger: async () => {
         const { scraper } = started();
         await scraper.scrapeOnce();
-        return statusOf(system.id, scraper);
+        return scraperStatusOf(system.id, scraper);
       },
     },
     disconnectHistory: (since, limit) => started().disconnects.history(since, limit),

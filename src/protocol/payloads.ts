@@ -190,6 +190,8 @@ export interface ScraperStatusReply {
     servers_partial: string[];
     /** Expected servers that did not answer, and since when: forgotten after scraper.forget-after unless meta peers. */
     servers_unheard_since: Record<string, string>;
+    /** Servers missing from a source's broadcast replies that answered when asked again directly (hx.epochs.asked_again). */
+    asked_again: { source: string; servers: string[] }[];
     sources: ScraperSourceStatus[];
   };
   last_error?: string;

@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { pino } from "pino";
 import type { CommitMarker, ScrapePartRef } from "../../../src/protocol/index.ts";
+import { scraperStatusOf } from "../../../src/node/scrape-side.ts";
 import { SOURCES, startScraper, type EpochSummary } from "../../../src/scrape/index.ts";
 import { startTestCluster } from "../../harness/start-nats-cluster.ts";
 import { SYS_USER } from "../../harness/start-nats-server.ts";
@@ -82,6 +83,8 @@ test("a server whose broadcast replies come later than scraper.quiet is asked ag
     // Account statistics have no per-server request: they are broadcast once more for n3.
     assert.ok(marker.asked_again?.some((a) => a.source === "accstatz" && a.servers.join() === "n3"));
     assert.deepEqual(late.askedAgain, marker.asked_again);
+    // ops.scraper.status tells it too, beside the epoch's partial servers.
+    assert.deepEqual(scraperStatusOf("late", scraper).last_epoch?.asked_again, marker.asked_again);
     // Its pages and account details were read from the replies it gave when asked again.
     assert.ok(marker.parts.some((p) => p.source === "jsz" && p.server === "n3"));
   } finally {
