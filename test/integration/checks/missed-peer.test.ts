@@ -75,8 +75,9 @@ test("meta-005 stays firing with its first start while a server holding replicas
     missedOnce("n2", () => everyMeta(() => {})),
     { p_max_assets: 28 },
   );
-  assert.deepEqual(run.transitions, [["firing east"], [], []]);
-  assert.deepEqual(run.firing, [`east since ${new Date(run.epochs[0]!).toISOString()}`]);
+  // The meta group is named by its JetStream domain (hub), whichever cluster its leader is in.
+  assert.deepEqual(run.transitions, [["firing hub"], [], []]);
+  assert.deepEqual(run.firing, [`hub since ${new Date(run.epochs[0]!).toISOString()}`]);
 });
 
 test("meta-002 stays firing with its first start while the second claimant misses a scrape", async () => {
@@ -84,8 +85,9 @@ test("meta-002 stays firing with its first start while the second claimant misse
     "meta-002",
     missedOnce("n2", () => everyMeta((meta, server) => server === "n2" && (meta.leader = "n2"))),
   );
-  assert.deepEqual(run.transitions, [["firing east"], [], []]);
-  assert.deepEqual(run.firing, [`east since ${new Date(run.epochs[0]!).toISOString()}`]);
+  // The meta group is named by its JetStream domain (hub), whichever cluster its leader is in.
+  assert.deepEqual(run.transitions, [["firing hub"], [], []]);
+  assert.deepEqual(run.firing, [`hub since ${new Date(run.epochs[0]!).toISOString()}`]);
 });
 
 test("cluster-001 keeps an outlier firing while a peer that lowers the average misses a scrape", async () => {
