@@ -19,11 +19,22 @@ export interface AskedAgain {
 /** Direct requests in flight at once. */
 const CONCURRENCY = 16;
 
+/**
+ * The longest a direct ask waits for its one reply (within what is left of scraper.timeout):
+ * a late reply comes in well under it (a large JSZ came 50 to 290 ms after the others), and a
+ * server that does not answer at all (frozen) then costs each epoch this long, not the whole
+ * of scraper.timeout.
+ */
+export function askAgainWaitMs(quietMs: number): number {
+  return Math.max(2_000, 4 * quietMs);
+}
+
 const BROADCAST = "$SYS.REQ.SERVER.PING.";
 
 /**
  * Asks each expected server missing from a broadcast source's replies again, directly
- * (`$SYS.REQ.SERVER.<id>.<KIND>`), until `deadlineMs` (performance.now): a reply that came
+ * (`$SYS.REQ.SERVER.<id>.<KIND>`), each ask for askAgainWaitMs at most, and none past
+ * `deadlineMs` (performance.now): a reply that came
  * later than scraper.quiet (a large JSZ of a server holding thousands of consumers) or that
  * the quiet window cut off is asked for once more before its server counts as partial.
  * Replies that come are added to their source's result; returns which servers answered.
@@ -71,7 +82,7 @@ export async function askMissingAgain(
   const worker = async () => {
     while (next < asks.length) {
       const { source, replies, server, id } = asks[next++]!;
-      const timeoutMs = Math.floor(deadlineMs - performance.now());
+      const timeoutMs = Math.floor(Math.min(deadlineMs - performance.now(), askAgainWaitMs(window.quietMs)));
       if (timeoutMs < 1) return;
       const kind = source.subject.slice(BROADCAST.length);
       const result = await gather(nc, `$SYS.REQ.SERVER.${id}.${kind}`, source.body, {
