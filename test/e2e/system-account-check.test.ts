@@ -60,6 +60,19 @@ const logLines = (node: NatsmonProcess, system: string, pattern: RegExp) =>
     .split("\n")
     .filter((l) => l.includes(`"system":"${system}"`) && pattern.test(l));
 
+/**
+ * How many lines match once at least one has been read: the node writes a line before the state
+ * it reports on the bus, but the test reads its stderr pipe and its bus socket independently, so a
+ * bus reply can arrive before the line that preceded it.
+ */
+const logged = async (node: NatsmonProcess, system: string, pattern: RegExp) => {
+  await waitFor(() => logLines(node, system, pattern).length > 0, {
+    timeoutMs: 10_000,
+    message: `a log line of ${system} matching ${pattern}`,
+  });
+  return logLines(node, system, pattern).length;
+};
+
 describe("a scrape connection outside the system account, or denied its requests", () => {
   let cluster: TestCluster;
   let single: NatsServerProcess;
@@ -162,7 +175,7 @@ describe("a scrape connection outside the system account, or denied its requests
     assert.match(noinbox, /\(user noinbox\) may not subscribe to its reply inbox _INBOX\./);
     assert.match(noinbox, /grant the user subscribe on _INBOX\.>/);
     for (const id of ["noreq", "noinbox"]) {
-      assert.equal(logLines(node, id, /"level":50.*may not/).length, 1, `one error line for ${id}`);
+      assert.equal(await logged(node, id, /"level":50.*may not/), 1, `one error line for ${id}`);
     }
   });
 
@@ -251,7 +264,7 @@ describe("a scrape user moved to another account while natsmon runs", () => {
       { timeoutMs: 60_000, message: "the scraper's status after the reconnect" },
     );
     assert.match(said, /\(user mon\) is not in the system account/);
-    assert.equal(logLines(node, "moved", /not in the system account/).length, 1);
+    assert.equal(await logged(node, "moved", /not in the system account/), 1);
     // Nothing is committed through the connection from then on.
     const stoppedAt = new Date().toISOString();
     const quiet = () => logLines(node, "moved", /no epoch has come from the scraper/).length;
@@ -268,7 +281,7 @@ describe("a scrape user moved to another account while natsmon runs", () => {
       timeoutMs: 90_000,
       message: "epochs again once mon is back in the system account",
     });
-    assert.equal(logLines(node, "moved", /works through the system account now/).length, 1);
+    assert.equal(await logged(node, "moved", /works through the system account now/), 1);
     assert.equal(await status(bus, "moved"), "ok");
   });
 });
