@@ -140,6 +140,50 @@ async function broadcastAgain(
   );
 }
 
+/**
+ * Which expected servers a scrape asks again directly. Not one that answers account-scoped
+ * requests only (a server of the bus answering CONNZ for the asking account, which serves
+ * no per-server `$SYS` request: asking it costs each epoch askAgainWaitMs and brings
+ * nothing). Nor one that answered nothing in the last epoch, even when asked directly, and
+ * nothing yet in this one (frozen, or gone without a restart): it stays expected and
+ * missing, and is asked again once it answers a broadcast.
+ */
+export class AskAgainTargets {
+  /** Servers that answered in the last epoch only requests a non-system account is answered too. */
+  private readonly accountScopedOnly = new Set<string>();
+  /** Who answered anything in the last epoch; unknown before the first. */
+  private heardLast: ReadonlySet<string> | undefined;
+
+  /**
+   * The servers to ask: `members` (this epoch's answers to system-wide requests so far) and
+   * the `expected` ones still worth asking; `present` answered anything so far.
+   */
+  targets(
+    expected: ReadonlySet<string>,
+    members: ReadonlySet<string>,
+    present: ReadonlySet<string>,
+  ): Set<string> {
+    const targets = new Set(members);
+    for (const server of expected) {
+      if (this.accountScopedOnly.has(server)) continue;
+      if (this.heardLast && !this.heardLast.has(server) && !present.has(server)) continue;
+      targets.add(server);
+    }
+    return targets;
+  }
+
+  /** The epoch's answers, asks included: `answered` anything, `members` system-wide requests. */
+  epochEnded(answered: ReadonlySet<string>, members: ReadonlySet<string>): void {
+    if (members.size > 0) {
+      for (const server of answered) {
+        if (members.has(server)) this.accountScopedOnly.delete(server);
+        else this.accountScopedOnly.add(server);
+      }
+    }
+    this.heardLast = answered;
+  }
+}
+
 /** Each server's id and version in this epoch's replies, over those it had before. */
 export function respondersOf(
   gathered: readonly { result: GatherResult }[],

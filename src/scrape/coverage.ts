@@ -38,6 +38,13 @@ export function systemMembers(
   return members;
 }
 
+/** Every server with a reply in `gathered`, to any request. */
+export function serversInReplies(gathered: readonly { result: GatherResult }[]): string[] {
+  return gathered.flatMap(({ result }) =>
+    result.kind === "replies" ? result.replies.map((r) => r.server) : [],
+  );
+}
+
 /** Servers that answered other requests of the epoch and not this one, though not too old for it. */
 export function missingReplies(
   result: GatherResult,

@@ -9,8 +9,14 @@ import { gather, type GatheredReply } from "./gather.ts";
 import { fetchDetails, fetchRemainingPages } from "./pages.ts";
 import { gatherServices, SERVICES_SOURCE, type ServiceAccount } from "./services.ts";
 import { SOURCES, type Source } from "./sources.ts";
-import { askMissingAgain, respondersOf, type AskedAgain, type Responder } from "./ask-again.ts";
-import { missingReplies, noResponders, serversTooOld, systemMembers } from "./coverage.ts";
+import {
+  AskAgainTargets,
+  askMissingAgain,
+  respondersOf,
+  type AskedAgain,
+  type Responder,
+} from "./ask-again.ts";
+import { missingReplies, noResponders, serversTooOld, serversInReplies, systemMembers } from "./coverage.ts";
 import { ownConnections } from "./own-connection.ts";
 
 /** Where a scrape goes: the scrape stream (bus/ provides it). */
@@ -100,6 +106,7 @@ export function startScraper(options: ScraperOptions): Scraper {
   const clock = new EpochClock(now, options.monotonicMs ?? (() => performance.now()), last);
   // Each server's id as last seen, to ask one directly that the broadcasts missed.
   let responders = new Map<string, Responder>();
+  const askTargets = new AskAgainTargets();
   let running: Promise<EpochSummary> | undefined;
   let lastEpoch: EpochSummary | undefined;
   let lastError: string | undefined;
@@ -129,19 +136,17 @@ export function startScraper(options: ScraperOptions): Scraper {
         : await askMissingAgain(
             monitored,
             gathered,
-            new Set([...members, ...known.servers]),
+            askTargets.targets(known.servers, members, new Set(serversInReplies(gathered))),
             responders,
             { deadlineMs: t0 + config.timeoutMs, quietMs: config.quietMs },
             log,
           );
-    const answered = new Set<string>();
+    const answered = new Set(serversInReplies(gathered));
     const versions = new Map<string, string>();
     for (const { result } of gathered) {
       if (result.kind !== "replies") continue;
-      for (const reply of result.replies) {
-        answered.add(reply.server);
+      for (const reply of result.replies)
         if (reply.envelope.server?.ver) versions.set(reply.server, reply.envelope.server.ver);
-      }
     }
     const unsupported: CommitMarker["unsupported"] = [];
     const errors: CommitMarker["errors"] = [];
@@ -161,6 +166,7 @@ export function startScraper(options: ScraperOptions): Scraper {
       );
     const partial = new Set<string>();
     const answeredAll = systemMembers(gathered, answered);
+    askTargets.epochEnded(answered, answeredAll);
     for (const { source, result } of gathered) {
       const tooOld = serversTooOld(source, result, answered, versions);
       if (tooOld.length > 0) unsupported.push({ source: source.name, servers: tooOld });

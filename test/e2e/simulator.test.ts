@@ -97,6 +97,15 @@ test("natsmon simulate --profile small is scraped and folded like a 3-server sys
     assert.equal(replicas[0]!.n, replicas[0]!.expected);
     const [problems] = await query<{ errors: string[] }>(`SELECT errors FROM hx.epochs ${at}`);
     assert.deepEqual(problems!.errors, []);
+    // The bus's own server answers only CONNZ and account statistics, for the asking
+    // account, and no per-server request: it is never asked again as a missing server.
+    const asks = (node.stdout() + node.stderr())
+      .split("\n")
+      .filter((l) => l.includes("asking each directly"));
+    assert.deepEqual(
+      asks.filter((l) => l.includes(": simbus")),
+      [],
+    );
     // Values move between epochs like a live system.
     const moved = await query<{ n: number }>(
       "SELECT count(DISTINCT in_msgs)::INTEGER AS n FROM hx.servers WHERE server = 's001'",

@@ -15,6 +15,17 @@ import { SOURCES, startScraper, type EpochSummary } from "../../../src/scrape/in
 import { startTestCluster } from "../../harness/start-nats-cluster.ts";
 import { SYS_USER } from "../../harness/start-nats-server.ts";
 
+/** Scrapes until an epoch satisfies `done`: a server just resumed may miss one quiet window. */
+async function waitForEpoch(
+  scraper: { scrapeOnce(): Promise<EpochSummary> },
+  done: (e: EpochSummary) => boolean,
+): Promise<EpochSummary> {
+  for (let i = 0; ; i++) {
+    const epoch = await scraper.scrapeOnce();
+    if (done(epoch) || i === 9) return epoch;
+  }
+}
+
 test("a server whose broadcast replies come later than scraper.quiet is asked again directly and answers", async () => {
   await using cluster = await startTestCluster();
   const n3 = cluster.nodes[2]!;
@@ -22,6 +33,7 @@ test("a server whose broadcast replies come later than scraper.quiet is asked ag
   const sys = await connect({ servers: cluster.nodes[0]!.url, user: SYS_USER.user, pass: SYS_USER.password });
   const markers: CommitMarker[] = [];
   const asks: string[][] = [];
+  let resumeOnAsk = true;
   const log = pino(
     { level: "info" },
     {
@@ -29,7 +41,7 @@ test("a server whose broadcast replies come later than scraper.quiet is asked ag
         const entry = JSON.parse(line) as { msg: string; asks?: string[] };
         if (!entry.asks) return;
         asks.push(entry.asks);
-        n3.resume();
+        if (resumeOnAsk) n3.resume();
       },
     },
   );
@@ -87,6 +99,23 @@ test("a server whose broadcast replies come later than scraper.quiet is asked ag
     assert.deepEqual(scraperStatusOf("late", scraper).last_epoch?.asked_again, marker.asked_again);
     // Its pages and account details were read from the replies it gave when asked again.
     assert.ok(marker.parts.some((p) => p.source === "jsz" && p.server === "n3"));
+
+    // Frozen for good: asked once more in the next epoch, since it answered the last one,
+    // and then left alone, expected and missing, until it answers a broadcast again.
+    resumeOnAsk = false;
+    n3.pause();
+    asks.length = 0;
+    const frozen = await scraper.scrapeOnce();
+    assert.deepEqual(frozen.serversAnswered, ["n1", "n2"]);
+    assert.ok(asks.flat().includes("varz: n3"), "n3 is asked once more");
+    asks.length = 0;
+    const still = await scraper.scrapeOnce();
+    assert.deepEqual(still.serversAnswered, ["n1", "n2"]);
+    assert.deepEqual(still.serversExpected, ["n1", "n2", "n3"]);
+    assert.deepEqual(asks, [], "a server silent for a whole epoch is not asked again");
+    n3.resume();
+    const back = await waitForEpoch(scraper, (e) => e.serversAnswered.includes("n3"));
+    assert.deepEqual(back.serversPartial, []);
   } finally {
     n3.resume();
     await sys.close();
