@@ -83,6 +83,8 @@ export function scraperStatusOf(systemId: string, scraper: Scraper): ScraperStat
 /** The first wait before connecting again to a monitored system that could not be reached, doubled up to the max. */
 const CONNECT_RETRY_FIRST_MS = 1_000;
 const CONNECT_RETRY_MAX_MS = 30_000;
+/** How often a connect failure that goes on unchanged is logged again. */
+const CONNECT_ERROR_REPEAT_MS = 10 * 60_000;
 /**
  * How long a starting scrape side waits for the scrape stream's last commit marker (its seed
  * of expected servers) while the sink does not answer, before it starts without it: as long
@@ -190,6 +192,8 @@ export function createScrapeSide(options: {
       }
     }
   };
+  /** The last connect failure logged: when, and how many retries failed the same way since. */
+  let failure: { text: string; at: number; retries: number } | undefined;
   const connectName = `natsmon ${options.nodeId} scrape ${system.id}`;
   const guard = systemAccountGuard({ systemId: system.id, target, timeoutMs: system.scraper.timeoutMs, log });
   /**
@@ -209,6 +213,7 @@ export function createScrapeSide(options: {
       const previous = await readPrevious();
       if (waiting) log.info({ url }, "connected to the monitored system");
       waiting = undefined;
+      failure = undefined;
       return { monitored, previous };
     } catch (err) {
       await monitored?.drain().catch(() => undefined);
@@ -222,12 +227,27 @@ export function createScrapeSide(options: {
       waiting = monitored
         ? `cannot read its last commit marker from the sink: ${reason}`
         : `cannot connect to the monitored system at ${url}: ${reason}`;
+      // A retry failing as the last logged one did (a wrong password, a host that is down) is
+      // logged again only every CONNECT_ERROR_REPEAT_MS; a new reason at once.
+      const same = failure?.text === waiting ? failure : undefined;
+      if (same && Date.now() - same.at < CONNECT_ERROR_REPEAT_MS) {
+        same.retries++;
+        log.debug({ url, error: reason, retry_in_ms: retryInMs }, "the same connect failure again; retrying");
+        return undefined;
+      }
       log.error(
-        { url, error: reason, retry_in_ms: retryInMs },
-        monitored
+        {
+          url,
+          error: reason,
+          retry_in_ms: retryInMs,
+          ...(same ? { retries_since_logged: same.retries } : {}),
+        },
+        (monitored
           ? "cannot read the scrape stream's last commit marker; retrying"
-          : "cannot connect to the monitored system; check system.nats (url, system-account credentials); retrying",
+          : "cannot connect to the monitored system; check system.nats (url, system-account credentials); retrying") +
+          " (logged again when the reason changes, and every 10 minutes while it lasts)",
       );
+      failure = { text: waiting, at: Date.now(), retries: 0 };
       return undefined;
     }
   };

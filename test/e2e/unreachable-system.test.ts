@@ -57,6 +57,8 @@ describe("systems that cannot be reached do not hold up the node's other systems
         system("nowhere", nowhere, SYS_USER.password),
         system("good", cluster.urls, SYS_USER.password),
         "scraper: {interval: 1s}",
+        // Debug shows each retry, which logs at error only when its reason is new.
+        "log: {level: debug}",
       ].join("\n"),
     );
     node = spawnNatsmon(["run", "--config", file]);
@@ -107,6 +109,20 @@ describe("systems that cannot be reached do not hold up the node's other systems
       );
     }
     assert.equal(node.child.exitCode, null, "the node is still running");
+  });
+
+  test("a connect failure that goes on is logged once, not at every retry", async () => {
+    const lines = (id: string, pattern: RegExp) =>
+      (node.stdout() + node.stderr())
+        .split("\n")
+        .filter((l) => l.includes(`"system":"${id}"`) && pattern.test(l));
+    await waitFor(() => lines("refused", /the same connect failure again/).length >= 2, {
+      timeoutMs: 60_000,
+      message: "two more retries of the refused system",
+    });
+    const errors = lines("refused", /"level":50.*cannot connect to the monitored system/);
+    assert.equal(errors.length, 1, errors.join("\n"));
+    assert.match(errors[0]!, /logged again when the reason changes, and every 10 minutes/);
   });
 
   test("a frozen server the scrape goes through is left for another: the other servers answer again", async () => {
