@@ -101,7 +101,7 @@ export function systemAccountProblem(check: SystemAccountCheck, who: ConnectionI
           : `the server says it is user ${check.user ?? "?"} of account ${check.account}`;
       return (
         `${at} is not in the system account: ${SYSTEM_ACCOUNT_PROBE} got "no responders" from server ${check.server}, ` +
-        `which answers it in the system account; ${account}. Nothing is scraped until it is: use a user of the ` +
+        `which answers it in the system account and in an account that imports it; ${account}. Nothing is scraped until it is: use a user of the ` +
         "system account (system_account in the servers' configuration; in operator mode a user signed by the " +
         "system account's key), or of an account that imports the $SYS.REQ.SERVER.PING.> services, in the " +
         "system's nats settings (url, creds or user/password/token)"
