@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, readlink, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readlink, stat, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Logger } from "../lib/index.ts";
+import { readText, release, startHeartbeat } from "./data-dir-lock-hold.ts";
 
 /** The lock file, in the data dir itself: a data dir reached by another path has the same one. */
 export const DATA_DIR_LOCK_FILE = "natsmon.lock";
@@ -43,6 +44,8 @@ export interface ForeignHolder {
 export interface DataDirLock extends AsyncDisposable {
   readonly path: string;
   readonly owner: DataDirOwner;
+  /** Resolves, with why, if the lock stops being this node's (taken over by another node, or removed). */
+  readonly lost: Promise<string>;
 }
 
 /** Another live natsmon process holds the data dir. */
@@ -163,7 +166,7 @@ async function unguarded(
     { data_dir: dir, err: cause.message },
     `cannot write the lock of data dir ${dir}: nothing keeps another node from using it too`,
   );
-  return { path, owner, [Symbol.asyncDispose]: async () => {} };
+  return { path, owner, lost: new Promise<string>(() => {}), [Symbol.asyncDispose]: async () => {} };
 }
 
 /**
@@ -194,8 +197,8 @@ async function removeStale(path: string, found: string, staged: string, judge: J
 }
 
 /**
- * The lock, linked into place: refreshed (its mtime, through a handle on its own file, so a
- * lock that replaced it is never touched) every `heartbeatMs` until disposed.
+ * The lock, linked into place: refreshed every `heartbeatMs` until disposed, and watched for
+ * another node's taking it over (data-dir-lock-hold.ts).
  */
 async function holdLock(
   path: string,
@@ -204,35 +207,20 @@ async function holdLock(
   timing: DataDirLockTiming,
   log: Logger | undefined,
 ): Promise<DataDirLock> {
-  let file;
+  let handle;
   try {
-    file = await open(path, "r");
+    handle = await open(path, "r");
   } catch (err) {
     await release(path, text);
     throw err;
   }
-  const handle = file;
-  let warned = false;
-  let refreshing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    const now = new Date();
-    refreshing = handle.utimes(now, now).then(
-      () => {
-        warned = false;
-      },
-      (err: Error) => {
-        if (!warned) log?.warn({ lock: path, err: err.message }, `cannot refresh the data dir lock ${path}`);
-        warned = true;
-      },
-    );
-  }, timing.heartbeatMs);
-  timer.unref();
+  const heartbeat = startHeartbeat(path, handle, timing.heartbeatMs, log);
   return {
     path,
     owner,
+    lost: heartbeat.lost,
     async [Symbol.asyncDispose]() {
-      clearInterval(timer);
-      await refreshing;
+      await heartbeat.stop();
       await handle.close();
       await release(path, text);
     },
@@ -323,11 +311,6 @@ async function linked(from: string, to: string): Promise<boolean> {
   }
 }
 
-async function release(path: string, text: string): Promise<void> {
-  // Only our own: a lock file that is not (removed by hand, then taken) stays its owner's.
-  if ((await readText(path)) === text) await unlink(path).catch(() => undefined);
-}
-
 /** What identifies a running process: its pid, with its start time and boot where /proc tells them. */
 export async function describeProcess(pid: number): Promise<DataDirOwner> {
   const started = await startTime(pid);
@@ -374,15 +357,6 @@ function parseOwner(text: string): DataDirOwner | undefined {
     return Number.isInteger(value.pid) && value.pid! > 0 ? (value as DataDirOwner) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (err) {
-    if (isCode(err, "ENOENT") || isCode(err, "ESRCH")) return undefined;
-    throw err;
   }
 }
 

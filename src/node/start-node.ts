@@ -135,6 +135,10 @@ export async function startNode(
   const lost = new Promise<string>((resolve) => (onLost = resolve));
   // Logged as fatal where it gives up; the caller stops the node and exits 1.
   void sink.embedded?.gaveUp.then((reason) => onLost(reason));
+  void dataDirLock.lost.then((reason) => {
+    log.error({ data_dir: config.node.dataDir }, reason);
+    onLost(reason);
+  });
   const loseRole = (systemId: string, role: Role, holder: RoleClaim | undefined) => {
     const reason =
       `this node no longer holds the ${role} role of system ${systemId}: ` +

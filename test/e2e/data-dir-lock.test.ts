@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, readlink, writeFile } from "node:fs/promises";
+import { readFile, readlink, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -204,6 +204,31 @@ describe("a node in another container (another pid namespace) on the data dir", 
       }
     } finally {
       if (!crashed) await other.kill("SIGTERM");
+    }
+  });
+});
+
+describe("a node whose data dir lock another node took over", () => {
+  test("stops with exit 1 and says why, and leaves the other node's lock in place", async () => {
+    await using dir = await tempDir();
+    const node = spawnNatsmon(["run", "--data-dir", dir.path], ENV);
+    try {
+      await node.waitForUrl();
+      // As a node in another container does when this one went unrefreshed past the lock's
+      // staleness (frozen): its own lock, linked in place of this one's.
+      const lock = join(dir.path, "natsmon.lock");
+      const theirs =
+        JSON.stringify({ pid: 4242, started: "1", boot: "another-hosts-boot", ns: "pid:[1]" }) + "\n";
+      await writeFile(`${lock}.theirs`, theirs);
+      await rename(`${lock}.theirs`, lock);
+      assert.equal(await node.exited, 1, node.stderr().slice(-3000));
+      assert.match(
+        node.stderr(),
+        /"level":50.*the data dir lock .*natsmon\.lock is another node's now \(.*4242,.*this node stops, so that one node uses the data dir/,
+      );
+      assert.equal(await readFile(lock, "utf8"), theirs);
+    } finally {
+      await node.kill("SIGKILL").catch(() => undefined);
     }
   });
 });

@@ -223,7 +223,11 @@ const HOLDER = `
   const { lockDataDir } = await import(process.argv[1]);
   const lock = await lockDataDir(process.argv[2], undefined, JSON.parse(process.argv[3]));
   process.stdout.write(JSON.stringify(lock.owner) + "\\n");
-  setInterval(() => {}, 60_000);
+  const keep = setInterval(() => {}, 60_000);
+  const reason = await lock.lost;
+  await lock[Symbol.asyncDispose]();
+  process.stdout.write("lost: " + reason + "\\n");
+  clearInterval(keep);
 `;
 
 /**
@@ -255,7 +259,12 @@ async function holderInNewPidNamespace(dir: string) {
     const owner = await waitFor(() => (out.endsWith("\n") ? (JSON.parse(out) as DataDirOwner) : undefined), {
       message: "the holder in a new pid namespace to lock the data dir",
     });
-    return { owner, kill, [Symbol.asyncDispose]: kill };
+    /** Sends the node in the namespace a signal (SIGSTOP, SIGCONT), by its pid here. */
+    const signal = async (sig: NodeJS.Signals) => {
+      const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8");
+      for (const pid of children.trim().split(" ").filter(Boolean).map(Number)) process.kill(pid, sig);
+    };
+    return { owner, kill, signal, output: () => out, [Symbol.asyncDispose]: kill };
   } catch (e) {
     await kill();
     throw new Error(`${(e as Error).message}; its stderr: ${err}`, { cause: e });
@@ -303,6 +312,29 @@ describe("lockDataDir against a node in another pid namespace (another container
       );
     }
     assert.deepEqual(await readdir(tmp.path), []);
+  });
+
+  test("a node frozen past the lock's staleness loses it to another, and once it goes on says so and leaves the new lock alone", async () => {
+    await using tmp = await tempDir();
+    await using other = await holderInNewPidNamespace(tmp.path);
+    await other.signal("SIGSTOP");
+    await using lock = await lockDataDir(tmp.path, undefined, TIMING);
+    await other.signal("SIGCONT");
+    const said = await waitFor(() => /^lost: (.*)$/m.exec(other.output())?.[1], {
+      message: "the resumed holder noticing that its lock was taken over",
+    });
+    assert.ok(
+      said.startsWith(
+        `the data dir lock ${lockPath(tmp.path)} is another node's now ({"pid":${process.pid},`,
+      ),
+      said,
+    );
+    assert.match(
+      said,
+      /it took the data dir over while this node went unrefreshed for longer than the lock allows/,
+    );
+    // It disposed of its lock, which removed nothing: the file there is the new holder's.
+    assert.deepEqual(await holder(tmp.path), lock.owner);
   });
 
   test("a node refreshes its lock's mtime while it holds it, and removes the lock on dispose", async () => {
