@@ -22,7 +22,7 @@ export const optIdle005: Check = {
   description:
     "A non-system account had no client or leafnode connection and moved no message for at least the threshold (a day by default), or never moved any since its servers started. An account nobody uses still holds its users' credentials, imports and exports, and any JetStream streams and reservations it has; in operator mode its JWT stays on the resolver.",
   remediation:
-    "Find who owns the account and whether it is still needed: `nats server report accounts` (or `nats server request accounts`) shows its connections and traffic, and `nats account info` run with its credentials its JetStream use. If it is no longer needed, back up and remove its streams, then remove the account: delete it from the server configuration's `accounts` block and reload, or in operator mode `nsc delete account <name>` and push the change to the resolver (`nsc push`), and revoke its users.",
+    "Find who owns the account and whether it is still needed: `nats server report accounts` (or `nats server request accounts`) shows its connections and traffic, and `nats account info` run with its credentials its JetStream use. If it is no longer needed, back up and remove its streams, then remove the account: delete it from the server configuration's `accounts` block and reload, or in operator mode `nsc delete account <name>` and remove it from the resolver with `nsc push --prune` (a nats-resolver deletes accounts only with `allow_delete: true`; its JWT stays there otherwise), and revoke its users.",
   scope: "account",
   entityType: "account",
   severity: "info",

@@ -12,7 +12,7 @@ export const user002: Check = {
   description:
     "One user identity of an account holds more client connections than the threshold, over all servers. Usually a client leaks connections (opens one per request or per thread and never closes them) or many instances share one credential. Each connection costs server memory and file descriptors, counts against the account's and the server's connection limits, and a shared credential cannot be revoked for one application without cutting off the others.",
   remediation:
-    "List the connections: `nats server report connections --account <account> --user <user>` (or CONNZ with `auth: true`) and look at their names, client addresses and languages. Fix the client to reuse one connection per process. Give each application its own user (`nsc add user`, or a `users` entry in the account) so they can be told apart and limited, and cap a user with the user JWT's connection limit or the account's `max_connections`.",
+    "List the connections: `nats server report connections --account <account> --user <user>` (or CONNZ with `auth: true`) and look at their names, client addresses and languages. Fix the client to reuse one connection per process. Give each application its own user (`nsc add user`, or a `users` entry in the account) so they can be told apart and limited, and cap the account's connections with its `max_connections` (in operator mode `nsc edit account <account> --conns <n>`, then `nsc push`: a user JWT has no connection limit of its own).",
   scope: "user",
   entityType: "user",
   severity: "warning",
