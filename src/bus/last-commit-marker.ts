@@ -69,7 +69,13 @@ export async function commitProgress(
   nc: NatsConnection,
   systemId: string,
   after = 0,
-): Promise<{ lastCommitSeq: number; deliveredSeq: number; nextCommitSeq: number }> {
+): Promise<{
+  lastCommitSeq: number;
+  deliveredSeq: number;
+  nextCommitSeq: number;
+  ackPending: number;
+  ackWaitMs: number;
+}> {
   const assets = systemAssets(systemId);
   const last = await lastCommitMessage(nc, systemId);
   const consumer = await (
@@ -80,6 +86,8 @@ export async function commitProgress(
     lastCommitSeq: last?.seq ?? 0,
     deliveredSeq: consumer.delivered.stream_seq,
     nextCommitSeq: next?.seq ?? 0,
+    ackPending: consumer.num_ack_pending,
+    ackWaitMs: Math.round((consumer.config.ack_wait ?? 30_000_000_000) / 1_000_000),
   };
 }
 

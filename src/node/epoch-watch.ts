@@ -14,6 +14,10 @@ export interface CommitProgress {
   readonly deliveredSeq: number;
   /** Stream sequence of the first marker written after the one asked from (`progress(after)`); 0: none. */
   readonly nextCommitSeq: number;
+  /** Markers handed out and not yet acknowledged (the consumer hands out one at a time). */
+  readonly ackPending?: number;
+  /** The consumer's ack wait: when a marker handed out and never acknowledged is handed out again. */
+  readonly ackWaitMs?: number;
 }
 
 /**
@@ -22,12 +26,16 @@ export interface CommitProgress {
  * - `taken-elsewhere`: the consumer handed out markers this catalog never got, so another
  *   process pulls from it (a second catalog node for the system); newer markers may wait
  *   behind one that process holds, as the scraper goes on writing.
+ * - `awaiting-redelivery`: markers wait behind one the consumer handed out and nobody
+ *   acknowledged: held by this catalog's earlier run, stopped without acking it (killed, or
+ *   crashed); the consumer hands it out again after its ack wait, and the others after it.
  * - `undelivered`: markers wait in the stream and the consumer handed out none of them.
  * - `sink-restarted`: natsmon restarted its embedded sink since the last new marker came; the
  *   scraper and the consumer come back on it (what the consumer does meanwhile, redelivering
  *   and skipping, says nothing of anyone else).
  */
-export type QuietCause = "no-commits" | "taken-elsewhere" | "undelivered" | "sink-restarted";
+export type QuietCause =
+  "no-commits" | "taken-elsewhere" | "awaiting-redelivery" | "undelivered" | "sink-restarted";
 
 /**
  * Decides the cause from the sequence of the last marker this catalog got (`seenSeq`), what
@@ -49,7 +57,9 @@ export function quietCause(
   if (now.lastCommitSeq <= from) return "no-commits";
   // Markers are handed out in order: whether the first one after `from` was tells.
   const handedOut = now.nextCommitSeq > from && now.nextCommitSeq <= now.deliveredSeq;
-  return handedOut ? "taken-elsewhere" : "undelivered";
+  if (handedOut) return "taken-elsewhere";
+  // None handed out since the watch started, and one of before is still unacknowledged.
+  return (now.ackPending ?? 0) > 0 && seenSeq < deliveredAtStart ? "awaiting-redelivery" : "undelivered";
 }
 
 const SCRAPER_QUIET =
@@ -57,7 +67,7 @@ const SCRAPER_QUIET =
   "running and able to write to the scrape stream? (`natsmon systems` lists the roles each node holds; " +
   "the scrape node's `ops.scraper.status` shows its last error)";
 
-const MESSAGES: Record<Exclude<QuietCause, "sink-restarted">, string> = {
+const MESSAGES: Record<Exclude<QuietCause, "sink-restarted" | "awaiting-redelivery">, string> = {
   "no-commits": SCRAPER_QUIET,
   "taken-elsewhere":
     `no epoch has reached this catalog for ${QUIET_INTERVALS} scrape intervals, yet the scraper writes them: ` +
@@ -69,7 +79,18 @@ const MESSAGES: Record<Exclude<QuietCause, "sink-restarted">, string> = {
     "newer ones: its consumer delivers none (the sink's JetStream; `ops.sink.info` shows the stream's state)",
 };
 
-function message(cause: QuietCause, restart: ServerRestart | undefined): string {
+function message(cause: QuietCause, restart: ServerRestart | undefined, ackWaitMs?: number): string {
+  if (cause === "awaiting-redelivery") {
+    return (
+      `no epoch has reached this catalog for ${QUIET_INTERVALS} scrape intervals: the scrape stream's consumer ` +
+      "handed a commit marker, before this run started, to a catalog that has not acknowledged it (this " +
+      "catalog's earlier run, stopped without acking it: killed, or crashed), and hands out the next ones only " +
+      "after it; it hands that marker out again once its ack wait " +
+      `(${ackWaitMs === undefined ? "the consumer's ack_wait" : `${Math.round(ackWaitMs / 1000)} s`}) has passed, ` +
+      "and the epochs behind it follow. Nothing to do unless this goes on past that (then `natsmon systems`: is " +
+      "another node pulling for this system?)"
+    );
+  }
   if (cause !== "sink-restarted") return MESSAGES[cause];
   return (
     `the embedded bus was restarted at ${restart?.at.toISOString()} (natsmon restarted its nats-server: ` +
@@ -147,7 +168,7 @@ export function startEpochWatch(options: {
     const cause = quietCause(seenSeq, deliveredAtStart, now, restarted);
     log.warn(
       { ...fields, cause, last_commit_seq: now.lastCommitSeq, delivered_seq: now.deliveredSeq },
-      message(cause, restart),
+      message(cause, restart, now.ackWaitMs),
     );
   };
   const timer = setInterval(

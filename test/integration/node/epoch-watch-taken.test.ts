@@ -45,7 +45,13 @@ test("markers waiting behind one another process holds are put down to that proc
       log,
     });
     try {
-      assert.deepEqual(await startRead, { lastCommitSeq: 0, deliveredSeq: 0, nextCommitSeq: 0 });
+      assert.deepEqual(await startRead, {
+        lastCommitSeq: 0,
+        deliveredSeq: 0,
+        nextCommitSeq: 0,
+        ackPending: 0,
+        ackWaitMs: 120_000,
+      });
       const js = jetstream(nc);
       const held = await js.publish(subjects.scrapeCommit, marker());
       for await (const delivery of other.commits) {
@@ -66,6 +72,47 @@ test("markers waiting behind one another process holds are put down to that proc
     } finally {
       await watch.stop();
       await other.stop();
+    }
+  } finally {
+    await nc.close();
+  }
+});
+
+test("markers waiting behind one the catalog's earlier run held unacknowledged are put down to the ack wait", async () => {
+  await using server = await startTestServer("held");
+  const nc = await connect({ servers: server.url });
+  const subjects = systemSubjects("held");
+  const marker = () => JSON.stringify({ epoch: new Date().toISOString(), parts: [] });
+  try {
+    await ensureStream(await jetstreamManager(nc), await scrapeStreamConfig("held", 1));
+    // The earlier run: it got a marker and was killed before acking it (it never acks here).
+    const earlier = await consumeCommits(nc, "held", { ackWaitMs: 120_000 });
+    const js = jetstream(nc);
+    const held = await js.publish(subjects.scrapeCommit, marker());
+    for await (const delivery of earlier.commits) {
+      assert.equal(delivery.seq, held.seq);
+      break;
+    }
+    const waiting = await js.publish(subjects.scrapeCommit, marker());
+    const { log, lines } = captureLog<LogLine>("warn");
+    // This run's watch starts after the earlier run got the marker.
+    const watch = startEpochWatch({
+      intervalMs: () => 100,
+      progress: (after) => commitProgress(nc, "held", after),
+      log,
+    });
+    try {
+      const warning = await waitFor(() => lines[0], {
+        timeoutMs: 30_000,
+        message: "the quiet to be reported",
+      });
+      assert.equal(warning.cause, "awaiting-redelivery", JSON.stringify(warning));
+      assert.equal(warning.last_commit_seq, waiting.seq);
+      assert.match(warning.msg, /this catalog's earlier run, stopped without acking it/);
+      assert.match(warning.msg, /once its ack wait \(120 s\) has passed/);
+    } finally {
+      await watch.stop();
+      await earlier.stop();
     }
   } finally {
     await nc.close();

@@ -37,6 +37,16 @@ describe("quietCause: why no epoch reaches a catalog", () => {
       quietCause(18, 18, { lastCommitSeq: 36, deliveredSeq: 36, nextCommitSeq: 24 }, true),
       "sink-restarted",
     ));
+  test("a marker handed out before this run and never acked holds the others back: awaiting its redelivery", () =>
+    assert.equal(
+      quietCause(0, 40, { lastCommitSeq: 52, deliveredSeq: 40, nextCommitSeq: 46, ackPending: 1 }),
+      "awaiting-redelivery",
+    ));
+  test("a marker this run was handed and has not acked is no earlier run's: undelivered", () =>
+    assert.equal(
+      quietCause(40, 40, { lastCommitSeq: 52, deliveredSeq: 40, nextCommitSeq: 46, ackPending: 1 }),
+      "undelivered",
+    ));
   test("markers wait in the stream and the consumer hands out none: undelivered", () =>
     assert.equal(
       quietCause(40, 40, { lastCommitSeq: 52, deliveredSeq: 40, nextCommitSeq: 46 }),
