@@ -94,7 +94,18 @@ export function watchMarkerChain(options: {
   let after: ChainPoint | undefined;
   return {
     async start(catalog, ackedThrough) {
-      after = await startingPoint(options.sink, systemId, catalog, ackedThrough);
+      const start = await startingPoint(options.sink, systemId, catalog, ackedThrough);
+      after = start.point;
+      const gap = start.elsewhere;
+      if (gap) {
+        log.info(
+          { folded_elsewhere: gap.count ?? null, after_epoch: gap.after, through_epoch: gap.through },
+          `${gap.count === undefined ? "Epochs" : gap.count === 1 ? "1 epoch" : `${gap.count} epochs`} of system ` +
+            `${systemId} after ${gap.after}, up to ${gap.through}, were folded elsewhere: the scrape stream's ` +
+            "consumer had them acknowledged (or set aside) by another process, a node that held this system's " +
+            "catalog role meanwhile; this catalog file lacks them, and that node's has them",
+        );
+      }
     },
     setAside(seq) {
       options.metrics.markerSetAside(systemId, "unreadable");
@@ -139,24 +150,41 @@ async function startingPoint(
   systemId: string,
   catalog: Catalog,
   ackedThrough: number,
-): Promise<ChainPoint | undefined> {
+): Promise<{ point: ChainPoint | undefined; elsewhere?: FoldedElsewhere }> {
   try {
     if (ackedThrough === 0) {
       // A consumer that acked nothing yet: new, or made again (deleted by an operator, a sink
       // whose store was lost). A catalog that folded nothing had nothing to lose: its first
       // marker starts the chain. One that did goes on from the newest epoch it folded.
       const newest = await foldedCommit(catalog);
-      return newest && { seq: newest.seq, no: newest.commitNo, epoch: newest.epoch };
+      return { point: newest && { seq: newest.seq, no: newest.commitNo, epoch: newest.epoch } };
     }
     const folded = await foldedCommit(catalog, ackedThrough);
-    if (folded) return { seq: ackedThrough, no: folded.commitNo, epoch: folded.epoch };
+    if (folded) return { point: { seq: ackedThrough, no: folded.commitNo, epoch: folded.epoch } };
     const marker = await commitMarkerAt(sink, systemId, ackedThrough);
-    if (marker) return { seq: ackedThrough, no: marker.commit_no, epoch: marker.epoch };
     const newest = await foldedCommit(catalog);
+    if (marker) {
+      const point = { seq: ackedThrough, no: marker.commit_no, epoch: marker.epoch };
+      // Acked past the newest epoch this file holds, by a process that was not this catalog.
+      if (!newest || newest.seq >= ackedThrough) return { point };
+      const count =
+        typeof marker.commit_no === "number" && newest.commitNo !== undefined
+          ? marker.commit_no - newest.commitNo
+          : undefined;
+      if (count !== undefined && count < 1) return { point };
+      return { point, elsewhere: { count, after: newest.epoch, through: marker.epoch } };
+    }
     if (newest && newest.seq < ackedThrough)
-      return { seq: newest.seq, no: newest.commitNo, epoch: newest.epoch };
+      return { point: { seq: newest.seq, no: newest.commitNo, epoch: newest.epoch } };
   } catch {
     // The sink or the file did not answer: the ack floor alone, as below.
   }
-  return ackedThrough > 0 ? { seq: ackedThrough } : undefined;
+  return { point: ackedThrough > 0 ? { seq: ackedThrough } : undefined };
+}
+
+/** Epochs acked on the consumer past the newest this catalog file folded: another catalog's. */
+interface FoldedElsewhere {
+  readonly count: number | undefined;
+  readonly after: string;
+  readonly through: string;
 }

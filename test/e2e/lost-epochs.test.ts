@@ -222,3 +222,48 @@ describe("commit markers dropped by the scrape stream before the catalog read th
     }
   });
 });
+
+describe("epochs another catalog node folded while it held the role", () => {
+  test("are named when this catalog starts again, as folded elsewhere, not lost", async () => {
+    await using dir = await tempDir();
+    await using sink = await startTestServer("sink");
+    const config = (id: string, role: "scrape" | "catalog") =>
+      splitNodeConfig({ dir: dir.path, sinkUrl: sink.url, id, role, scraper: "{interval: 1s}" });
+    const scrapeLines: Line[] = [];
+    await using _scrape = await start(await config("scr", "scrape"), scrapeLines);
+    const first: Line[] = [];
+    {
+      await using _catalog = await start(await config("cat", "catalog"), first);
+      await waitFor(() => folded(first).length >= 2, { timeoutMs: 60_000, message: "two epochs folded" });
+    }
+    // Another node, with a catalog file of its own, holds the role for a while.
+    const other: Line[] = [];
+    {
+      await using _other = await start(await config("cat2", "catalog"), other);
+      await waitFor(() => folded(other).length >= 3, {
+        timeoutMs: 60_000,
+        message: "three epochs folded by cat2",
+      });
+    }
+    const again: Line[] = [];
+    await using _catalog = await start(await config("cat", "catalog"), again);
+    const said = await waitFor(() => again.find((l) => /were folded elsewhere/.test(l.msg)), {
+      timeoutMs: 60_000,
+      message: "the catalog to name the epochs another node folded",
+    });
+    const fields = said as Line & { folded_elsewhere?: number; through_epoch?: string };
+    assert.equal(said.level, 30, "info: nothing was lost");
+    assert.equal(Date.parse(said.after_epoch!), Date.parse(folded(first).at(-1)!.epoch!));
+    // What cat2 folded after cat's last epoch, up to where the consumer's acks stood (its last
+    // fold may not have been acked before it stopped: cat folds that one again).
+    const through = Date.parse(fields.through_epoch!);
+    const elsewhere = folded(other).filter(
+      (l) => Date.parse(l.epoch!) > Date.parse(said.after_epoch!) && Date.parse(l.epoch!) <= through,
+    );
+    assert.ok(elsewhere.length >= 2, JSON.stringify(fields));
+    assert.equal(Date.parse(elsewhere.at(-1)!.epoch!), through, "the last named is one cat2 folded");
+    assert.equal(fields.folded_elsewhere, elsewhere.length);
+    assert.match(said.msg, /a node that held this system's catalog role meanwhile/);
+    assert.deepEqual(lostLines(again), []);
+  });
+});
