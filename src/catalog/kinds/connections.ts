@@ -68,9 +68,18 @@ export function foldConnections(
   return { ips, fresh: freshIps, accounts };
 }
 
-/** hx.connection_opts values: what the connection is. Never its JWT (a credential), only whether it is a bearer token. */
+/**
+ * hx.connection_opts values: what the connection is. Never its JWT (a credential), only
+ * what some of its claims say. nats-server 2.9.10 lists a JWT user's closed connection
+ * without `authorized_user` (and one it refused, for too many connections or at
+ * authentication, without `name_tag`), though its user JWT names the user: the JWT's subject
+ * and name fill them in. A client refused
+ * before it was bound to an account (Authentication Failure) has no `account` either; the
+ * account its JWT was issued by is kept apart, as `jwt_account`.
+ */
 export function connectionOpts(c: Json): Record<string, unknown> {
   const { subjects, truncated } = subjectsOf(c);
+  const claims = userClaims(c.jwt);
   return {
     kind: c.kind,
     type: c.type,
@@ -78,10 +87,11 @@ export function connectionOpts(c: Json): Record<string, unknown> {
     lang: c.lang,
     version: c.version,
     account: c.account,
-    authorized_user: c.authorized_user,
-    name_tag: c.name_tag,
+    authorized_user: nonEmpty(c.authorized_user) ?? claims?.subject ?? c.authorized_user,
+    name_tag: nonEmpty(c.name_tag) ?? claims?.name ?? c.name_tag,
     issuer_key: c.issuer_key,
-    bearer_token: bearerToken(c.jwt),
+    jwt_account: claims?.account,
+    bearer_token: claims?.bearer,
     tags: c.tags === undefined ? undefined : strings(c.tags),
     tls_version: c.tls_version,
     tls_cipher_suite: c.tls_cipher_suite,
@@ -93,27 +103,49 @@ export function connectionOpts(c: Json): Record<string, unknown> {
   };
 }
 
-/**
- * The user JWT's `nats.bearer_token` claim (false when absent); undefined without a JWT or
- * when its claims cannot be read. The server has verified the JWT: its claims are only
- * read. By JWT text, as each connection is read again every epoch.
- */
-export function bearerToken(jwt: unknown): boolean | undefined {
-  if (typeof jwt !== "string" || jwt === "") return undefined;
-  if (bearerByJwt.has(jwt)) return bearerByJwt.get(jwt);
-  let bearer: boolean | undefined;
-  try {
-    const claims = obj(JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")));
-    bearer = obj(claims.nats).bearer_token === true;
-  } catch {
-    bearer = undefined;
-  }
-  if (bearerByJwt.size >= 50_000) bearerByJwt.clear();
-  bearerByJwt.set(jwt, bearer);
-  return bearer;
+/** What a user JWT's claims say of its user. */
+export interface UserClaims {
+  /** `nats.bearer_token` (false when absent). */
+  readonly bearer: boolean;
+  /** `sub`: the user's public key. */
+  readonly subject: string | undefined;
+  /** `name`: what nats-server gives as the connection's `name_tag`. */
+  readonly name: string | undefined;
+  /** The account that issued it: `nats.issuer_account` (signed with a signing key), else `iss`. */
+  readonly account: string | undefined;
 }
 
-const bearerByJwt = new Map<string, boolean | undefined>();
+/**
+ * The claims of a connection's user JWT; undefined without a JWT or when its claims cannot
+ * be read. The server has verified the JWT (or refused it): its claims are only read, never
+ * trusted as proof. Cached by JWT text, as each connection is read again every epoch.
+ */
+export function userClaims(jwt: unknown): UserClaims | undefined {
+  if (typeof jwt !== "string" || jwt === "") return undefined;
+  if (claimsByJwt.has(jwt)) return claimsByJwt.get(jwt);
+  let claims: UserClaims | undefined;
+  try {
+    const payload = obj(JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")));
+    const nats = obj(payload.nats);
+    claims = {
+      bearer: nats.bearer_token === true,
+      subject: nonEmpty(payload.sub),
+      name: nonEmpty(payload.name),
+      account: nonEmpty(nats.issuer_account) ?? nonEmpty(payload.iss),
+    };
+  } catch {
+    claims = undefined;
+  }
+  if (claimsByJwt.size >= 50_000) claimsByJwt.clear();
+  claimsByJwt.set(jwt, claims);
+  return claims;
+}
+
+const claimsByJwt = new Map<string, UserClaims | undefined>();
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
 
 /** hx.connection_stats values. */
 export function connectionStats(c: Json): Record<string, unknown> {

@@ -33,6 +33,7 @@ import { migration as m0027 } from "./0027-leaf-remote-urls-each.ts";
 import { migration as m0028 } from "./0028-epochs-asked-again.ts";
 import { migration as m0029 } from "./0029-epochs-commit-no.ts";
 import { migration as m0030 } from "./0030-epochs-own-connections.ts";
+import { migration as m0031 } from "./0031-connection-jwt-account.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -73,6 +74,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0028,
   m0029,
   m0030,
+  m0031,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
