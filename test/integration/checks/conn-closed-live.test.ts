@@ -1,10 +1,11 @@
 /**
  * conn-003 on a real nats-server 2.9.10, from what the fold stores of real scrapes: a client
  * refused for a wrong password and a client that sends a payload over max_payload are closed
- * by the server, and the check reports each once, in the epoch that first sees the close,
- * naming the reason; a client that closes its own connection is not reported, and the next
- * epoch, which lists the same closes again, reports nothing. A refused client followed by
- * 300 normal closes before the next scrape is still found: the scraper pages back through
+ * by the server, and the check reports one finding per account, user and reason, naming the
+ * reason, the clients and the user the payload violator authenticated as; a client that
+ * closes its own connection is not reported, and the next epoch, which lists the same closes
+ * again, gives the same findings without counting a close twice. A refused client followed by
+ * 300 normal closes before the next scrape is still counted: the scraper pages back through
  * the closed list (256 a page) to before the previous scrape.
  */
 import { after, before, describe, test } from "node:test";
@@ -96,29 +97,36 @@ describe("conn-003 on a real 2.9.10 server closing clients", () => {
     await server?.[Symbol.asyncDispose]();
   });
 
-  test("the epoch that first sees the closes reports each server-side close once, with its reason", async () => {
+  test("closes are grouped by account, user and reason, each counted once, and stay within the window", async () => {
     await using fixture = await catalogWith(
       epochs.map((replies) => ({ replies, marker: { servers_expected: ["s1"] } })),
     );
     const rows = await runCheck(fixture.catalog, conn003, fixture.epochs[1]!);
     const byReason = new Map(rows.map((r) => [String(r.reason), r]));
-    assert.equal(rows.length, byReason.size, "one row per close");
+    assert.equal(rows.length, byReason.size, "one row per account, user and reason");
     const auth = byReason.get("Authentication Failure");
     assert.ok(auth, `no authentication failure among ${[...byReason.keys()].join(", ")}`);
-    assert.equal(auth.server, "s1");
-    const payload = rows.find((r) => r.client_name === "oversized");
+    assert.deepEqual(auth.servers, ["s1"]);
+    assert.deepEqual(auth.clients, ["bad-password@127.0.0.1"]);
+    assert.equal(Number(auth.closes), 1);
+    const payload = rows.find((r) => /Payload/.test(String(r.reason)));
     assert.ok(payload, `no close of the oversized publisher among ${[...byReason.keys()].join(", ")}`);
-    assert.match(String(payload.reason), /Payload/);
     assert.equal(payload.account, "APP");
     assert.equal(payload.user, "app");
-    assert.equal(payload.entity_name, `s1 cid ${String(payload.entity_name).split(" ")[2]} (oversized)`);
-    assert.ok(!rows.some((r) => r.client_name === "polite"), "a client that closed itself is not reported");
+    assert.equal(payload.entity_name, `app (APP): ${String(payload.reason)}`);
+    assert.deepEqual(payload.clients, ["oversized@127.0.0.1"]);
+    assert.ok(
+      !rows.some((r) => (r.clients as string[]).some((c) => c.startsWith("polite@"))),
+      "a client that closed itself is not reported",
+    );
     for (const r of rows) assert.equal(r.severity, "info");
 
+    const identity = (list: Record<string, unknown>[]) =>
+      list.map((r) => [r.entity_pk, r.entity_key, Number(r.closes)]).sort();
     assert.deepEqual(
-      await runCheck(fixture.catalog, conn003, fixture.epochs[2]!),
-      [],
-      "the next epoch lists the same closes again: nothing new",
+      identity(await runCheck(fixture.catalog, conn003, fixture.epochs[2]!)),
+      identity(rows),
+      "the next epoch lists the same closes again: the same findings, each close counted once",
     );
     const recorded = await fixture.catalog.withReader(async (con) =>
       (
@@ -130,17 +138,17 @@ describe("conn-003 on a real 2.9.10 server closing clients", () => {
     assert.equal(recorded[0]!.closes, recorded[0]!.connections, "each close recorded once");
   });
 
-  test("a close buried under 300 later ones is read from a further page and reported", async () => {
+  test("a close buried under 300 later ones is read from a further page and counted", async () => {
     const pages = epochs[3]!.filter((r) => r.source === "connz_closed").length;
     assert.ok(pages >= 2, `the closed list came in ${pages} page(s)`);
     await using fixture = await catalogWith(
       epochs.map((replies) => ({ replies, marker: { servers_expected: ["s1"] } })),
     );
     const rows = await runCheck(fixture.catalog, conn003, fixture.epochs[3]!);
-    assert.deepEqual(
-      rows.map((r) => r.reason),
-      ["Authentication Failure"],
-      "the refused client, and none of the 300 that closed themselves",
-    );
+    const auth = rows.find((r) => r.reason === "Authentication Failure");
+    assert.ok(auth, "the refused clients are reported");
+    assert.equal(Number(auth.closes), 2, "the first refused client and the buried one");
+    assert.deepEqual(auth.clients, ["bad-password@127.0.0.1", "buried@127.0.0.1"]);
+    assert.ok(!rows.some((r) => r.reason === "Client Closed"), "none of the 300 that closed themselves");
   });
 });
