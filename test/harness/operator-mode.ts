@@ -1,7 +1,7 @@
 /**
  * A real nats-server in operator (JWT) mode: an operator, a system account SYS, an
  * application account APP and any further accounts a test names (with their limits,
- * exports, imports and signing keys), preloaded in a memory resolver, and user JWTs issued
+ * exports, imports and signing keys), preloaded in a memory (or full) resolver, and user JWTs issued
  * by their account. The JWTs are signed here with nkeys (operator-jwt.ts), as nsc would.
  * The server logs to a file in its work dir, read with `log()`.
  */
@@ -23,6 +23,11 @@ export interface OperatorAccountSpec extends Omit<AccountClaims, "signing_keys">
   key?: KeyPair;
   /** Its signing keys (listed in `signing_keys`): they may sign activation tokens. */
   signingKeys?: readonly KeyPair[];
+  /**
+   * The name in its JWT, when not the account's name in the test: two accounts' JWTs may
+   * carry the same one.
+   */
+  jwtName?: string;
 }
 
 export interface OperatorServerOptions {
@@ -33,6 +38,13 @@ export interface OperatorServerOptions {
   accounts?: Readonly<Record<string, OperatorAccountSpec>>;
   /** Further lines of server configuration (`debug: true`, …). */
   config?: readonly string[];
+  /**
+   * `memory` (the default) preloads the JWTs in a MEMORY resolver; `full` in a full (directory)
+   * resolver, which takes new JWTs on `$SYS.REQ.CLAIMS.UPDATE`, as an nsc push sends them.
+   */
+  resolver?: "memory" | "full";
+  /** JetStream on, stored in the server's work dir (accounts need JetStream limits to use it). */
+  jetstream?: boolean;
 }
 
 export interface OperatorUser {
@@ -55,6 +67,8 @@ export interface OperatorServer extends AsyncDisposable {
   readonly accountJwts: Readonly<Record<string, string>>;
   /** The public key of the account named `account`; throws for an unknown name. */
   accountKey(account: string): string;
+  /** A new JWT of the account named `account`, signed by the operator (for a push), with `spec`'s claims. */
+  accountJwt(account: string, spec?: Omit<OperatorAccountSpec, "key">): string;
   /** A new user of the account named `account` (SYS, APP or a named one), named `name`. */
   user(account: string, name: string, options?: { bearer?: boolean }): OperatorUser;
   /** The server's log so far. */
@@ -70,14 +84,18 @@ export async function startOperatorServer(
   const keys: Record<string, KeyPair> = {};
   const publicKeys: Record<string, string> = {};
   const jwts: Record<string, string> = {};
-  for (const [n, spec] of Object.entries(specs)) {
-    const { key = createAccount(), signingKeys = [], ...claims } = spec;
-    keys[n] = key;
-    publicKeys[n] = key.getPublicKey();
-    jwts[n] = accountJwt(operator, publicKeys[n], n, {
+  const sign = (n: string, spec: Omit<OperatorAccountSpec, "key">) => {
+    const { signingKeys = [], jwtName = n, ...claims } = spec;
+    return accountJwt(operator, publicKeys[n]!, jwtName, {
       ...claims,
       signing_keys: signingKeys.map((k) => k.getPublicKey()),
     });
+  };
+  for (const [n, spec] of Object.entries(specs)) {
+    const { key = createAccount(), ...rest } = spec;
+    keys[n] = key;
+    publicKeys[n] = key.getPublicKey();
+    jwts[n] = sign(n, rest);
   }
   const sysPub = publicKeys.SYS!;
   const operatorJwt = signJwt(operator, operator.getPublicKey(), "OP", {
@@ -98,7 +116,8 @@ export async function startOperatorServer(
     `log_file: "${logFile}"`,
     `operator: "${operatorJwt}"`,
     `system_account: "${sysPub}"`,
-    "resolver: MEMORY",
+    options.resolver === "full" ? `resolver: { type: full, dir: "${dir}/jwt" }` : "resolver: MEMORY",
+    ...(options.jetstream ? [`jetstream: { store_dir: "${dir}/js" }`] : []),
     "resolver_preload: {",
     preload,
     "}",
@@ -127,6 +146,10 @@ export async function startOperatorServer(
     accounts: publicKeys,
     accountJwts: jwts,
     accountKey,
+    accountJwt: (account, spec = {}) => {
+      accountKey(account);
+      return sign(account, spec);
+    },
     user(account, userName, userOptions = {}) {
       accountKey(account);
       const user = createUser();
