@@ -15,8 +15,11 @@ import { macroName, type Check } from "./check.ts";
  *   stream or consumer metadata as a DOUBLE; NULL when absent or not a number.
  * - `checks.monitor_text(metadata, 'pinned')`: the same threshold as text.
  * - `checks.go_duration_ns('1h30m')`: a Go duration in nanoseconds; NULL when it is not one.
+ * - `checks.account_label(account)`: an account as findings name it, by its JWT name
+ *   (hx.account_opts name_tag, the latest seen) in operator mode, else by its name.
  * - `checks.stream_label(domain, account, stream)`: a stream's name in findings,
- *   `[domain/]account/stream` as the fold's messages name it (a NULL or empty domain left out).
+ *   `[domain/]account/stream` as the fold's messages name it (a NULL or empty domain left out),
+ *   the account (its id: the public key in operator mode) named by checks.account_label.
  * - `checks.consumer_label(domain, account, stream, consumer)`: `[domain/]account/stream/consumer`.
  */
 export const HELPER_MACROS: readonly string[] = [
@@ -62,11 +65,21 @@ CASE WHEN regexp_full_match(text, '[+-]?(([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|µs|
 WHEN regexp_full_match(text, '[+-]?0') THEN 0
 END;
 COMMENT ON MACRO checks.go_duration_ns IS 'A Go duration such as 1h30m in nanoseconds; NULL when it is not one';`,
+  // Streams and consumers are keyed by the account's id, its public key in operator mode:
+  // people know the account by its JWT's name, as the account checks name it. The latest
+  // name seen, as a finding's entity name is resolved once, when it fires.
+  `CREATE OR REPLACE MACRO checks.account_label(account) AS
+coalesce((
+  SELECT arg_max(o.name_tag, o.epoch)
+  FROM hx.account_ident i JOIN hx.account_opts o ON o.account_pk = i.account_pk
+  WHERE i.name = account AND nullif(o.name_tag, '') IS NOT NULL
+), account);
+COMMENT ON MACRO checks.account_label IS 'An account as findings name it: the latest name from its JWT (hx.account_opts name_tag) in operator mode, else the account''s name (hx.account_ident)';`,
   // Streams of one account and name in two JetStream domains (a hub and its leafnodes' own)
   // are two streams: their findings must not read the same.
   `CREATE OR REPLACE MACRO checks.stream_label(domain, account, stream) AS
-coalesce(nullif(domain, '') || '/', '') || account || '/' || stream;
-COMMENT ON MACRO checks.stream_label IS 'A stream named as findings name it: [domain/]account/stream, the domain left out when NULL or empty';`,
+coalesce(nullif(domain, '') || '/', '') || checks.account_label(account) || '/' || stream;
+COMMENT ON MACRO checks.stream_label IS 'A stream named as findings name it: [domain/]account/stream, the domain left out when NULL or empty, the account named by checks.account_label';`,
   `CREATE OR REPLACE MACRO checks.consumer_label(domain, account, stream, consumer) AS
 checks.stream_label(domain, account, stream) || '/' || consumer;
 COMMENT ON MACRO checks.consumer_label IS 'A consumer named as findings name it: [domain/]account/stream/consumer, the domain left out when NULL or empty';`,

@@ -26,7 +26,10 @@ interface Asset {
 
 export interface StreamAsset extends Asset {
   readonly domain: string;
+  /** The account's id: its public key in operator mode, its configured name otherwise. */
   readonly account: string;
+  /** The account's name for people: its JWT name in operator mode (not unique, may change). */
+  readonly accountName: string;
   readonly name: string;
   /** By name while gathering; read them through `consumers`, in name order. */
   readonly byName: Map<string, ConsumerAsset>;
@@ -54,9 +57,17 @@ export interface JszAssets {
   readonly byAccount: ReadonlyMap<string, AccountAssets>;
 }
 
-/** A stream as messages name it: `<domain>/<account>/<name>`, the domain left out when empty. */
-export function streamPath(stream: Pick<StreamAsset, "domain" | "account" | "name">): string {
-  return `${stream.domain ? `${stream.domain}/` : ""}${stream.account}/${stream.name}`;
+/**
+ * A stream as messages name it: `<domain>/<account>/<name>`, the domain left out when empty.
+ * The account is named as findings name it, by its JWT name in operator mode; a message has
+ * no pk to tell apart two accounts whose JWTs carry the same name, so the key follows.
+ */
+export function streamPath(
+  stream: Pick<StreamAsset, "domain" | "account" | "name"> & { readonly accountName?: string },
+): string {
+  const { domain, account, accountName = account, name } = stream;
+  const path = `${domain ? `${domain}/` : ""}${accountName}/${name}`;
+  return accountName === account ? path : `${path} (account ${account})`;
 }
 
 export function accountKey(domain: string, account: string): string {
@@ -73,9 +84,12 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
     const domain = str(obj(reply.data.config).domain) ?? str(reply.info.domain) ?? "";
     for (const accountDetail of arr(reply.data.account_details)) {
       const account = obj(accountDetail);
-      const accountName = str(account.name) ?? str(account.id) ?? "";
-      // The account fold names accounts by id (their public key in operator mode) first.
-      const accountId = str(account.id) ?? str(account.name);
+      // `id` is the account's public key in operator mode, where `name` is its JWT's name: a
+      // free label that two accounts may share and a new JWT may change. Streams live in the
+      // account, so they are keyed by id, as the account fold keys accounts (configuration
+      // mode gives the account's name in both).
+      const accountId = str(account.id) ?? str(account.name) ?? "";
+      const accountName = str(account.name) ?? accountId;
       let counted: AccountAssets | undefined;
       if (accountId) {
         const key = accountKey(domain, accountId);
@@ -86,15 +100,17 @@ export function gatherJszAssets(ctx: FoldContext, replies: EpochReplies): JszAss
         const detail = obj(entry);
         const name = str(detail.name);
         if (!name) {
-          ctx.problem(`jsz from ${server}: a stream of account ${accountName} has no name; skipped`);
+          const who = accountName === accountId ? accountId : `${accountName} (${accountId})`;
+          ctx.problem(`jsz from ${server}: a stream of account ${who} has no name; skipped`);
           continue;
         }
-        const key = `${domain}\u0000${accountName}\u0000${name}`;
+        const key = `${domain}\u0000${accountId}\u0000${name}`;
         let stream = streams.get(key);
         if (!stream) {
           stream = {
             domain,
-            account: accountName,
+            account: accountId,
+            accountName,
             name,
             byName: new Map(),
             consumers: [],

@@ -34,6 +34,7 @@ import { migration as m0028 } from "./0028-epochs-asked-again.ts";
 import { migration as m0029 } from "./0029-epochs-commit-no.ts";
 import { migration as m0030 } from "./0030-epochs-own-connections.ts";
 import { migration as m0031 } from "./0031-connection-jwt-account.ts";
+import { migration as m0032 } from "./0032-stream-account-id.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -75,6 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0029,
   m0030,
   m0031,
+  m0032,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

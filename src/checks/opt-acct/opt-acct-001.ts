@@ -5,7 +5,8 @@ import type { Check } from "../check.ts";
  * `reserved_storage`, the limit without a tier; 0 or unlimited: nothing to approach) of its
  * limits domain, in force at the latest epoch of the window holding one of the account's
  * streams. A file stream with max_bytes set reserves max_bytes times its replicas, as the
- * server counts it when a stream is created without tiered limits.
+ * server counts it when a stream is created without tiered limits. Streams are matched to
+ * the account by its id (the public key in operator mode, where the JWT's name is only a label).
  */
 export const optAcct001: Check = {
   code: "opt-acct-001",
@@ -65,7 +66,7 @@ WITH latest AS (
     AND s.storage = 'file' AND s.max_bytes > 0
   GROUP BY ALL
 )
-SELECT epoch, account_pk AS entity_pk, account AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,
+SELECT epoch, account_pk AS entity_pk, checks.account_label(account) AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,
        'warning' AS severity, domain, CAST(least(reserved, 9223372036854775807) AS BIGINT) AS reserved_bytes,
        quota AS quota_bytes, CAST(100.0 * reserved / quota AS DOUBLE) AS reserved_pct,
        CAST(streams AS INTEGER) AS reserving_streams

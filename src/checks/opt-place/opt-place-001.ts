@@ -92,7 +92,7 @@ WITH gw AS (
   WHERE st.epoch BETWEEN ep_from AND ep_to AND st.epoch IN (SELECT epoch FROM latest)
   GROUP BY ALL
 )
-SELECT sh.epoch, sh.account_pk AS entity_pk, ai.name AS entity_name, sh.cluster AS entity_key, NULL::VARCHAR AS server,
+SELECT sh.epoch, sh.account_pk AS entity_pk, checks.account_label(ai.name) AS entity_name, sh.cluster AS entity_key, NULL::VARCHAR AS server,
        'info' AS severity, sh.cluster, CAST(sh.conns AS BIGINT) AS connections, CAST(sh.total AS BIGINT) AS account_connections,
        CAST(100.0 * sh.conns / sh.total AS DOUBLE) AS connection_pct, CAST(ld.clusters AS VARCHAR[]) AS stream_clusters
 FROM shares sh
