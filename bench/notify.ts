@@ -122,6 +122,7 @@ async function main() {
         // A node of its own per type: a new endpoint first learns what is firing in its outbox.
         nodeId: `bench_${type}`,
         replicas: 1,
+        catalogSystems: ["bench"],
         endpoints: [endpoint],
         disabledChecks: new Map(),
         body: { describe: checkDescription, externalUrl: "https://natsmon.example.com", systemCount: 1 },

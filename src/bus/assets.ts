@@ -74,6 +74,25 @@ export async function findingsBucketConfig(systemId: string, replicas: number): 
 }
 
 /**
+ * The delivered-state KV bucket of one system (what each endpoint's receiver was told of its
+ * alerts), as the stream behind it, checked against the bucket name protocol/ builds. Every
+ * node holding the system's catalog role with an endpoint configured creates it if missing.
+ */
+export async function deliveredBucketConfig(systemId: string, replicas: number): Promise<StreamConfig> {
+  const config = await loadStreamDefinition("notified-state.json", { system_id: systemId });
+  const bucket = systemAssets(systemId).deliveredBucket;
+  if (
+    config.name !== `KV_${bucket}` ||
+    config.subjects.length !== 1 ||
+    config.subjects[0] !== `$KV.${bucket}.>` ||
+    config.max_msgs_per_subject !== 1
+  ) {
+    throw new Error(`streams/notified-state.json does not match protocol/subjects.ts (bucket ${bucket})`);
+  }
+  return { ...config, num_replicas: replicas };
+}
+
+/**
  * The role-claims KV bucket of the sink (one for every system and node on it), checked
  * against the bucket name protocol/ builds. Its max_age is how long the claim of a holder
  * that stopped refreshing it survives.
@@ -94,14 +113,14 @@ export async function claimsBucketConfig(replicas: number): Promise<StreamConfig
 }
 
 /**
- * The notification assets of one node (architecture §2): the outbox stream, the
- * delivered-state KV bucket and the delivery log, each checked against the names protocol/
- * builds. The node creates them when at least one endpoint is configured.
+ * The notification assets of one node (architecture §2): the outbox stream and the delivery
+ * log, each checked against the names protocol/ builds. The node creates them when at least one
+ * endpoint is configured. What receivers know is kept per system (deliveredBucketConfig).
  */
 export async function notifyAssetConfigs(
   nodeId: string,
   replicas: number,
-): Promise<{ outbox: StreamConfig; delivered: StreamConfig; deliveryLog: StreamConfig }> {
+): Promise<{ outbox: StreamConfig; deliveryLog: StreamConfig }> {
   const assets = nodeAssets(nodeId);
   const subjects = nodeSubjects(nodeId);
   const load = async (file: string, name: string, subject: string) => {
@@ -113,11 +132,6 @@ export async function notifyAssetConfigs(
   };
   return {
     outbox: await load("outbox.json", assets.outboxStream, subjects.outboxAll),
-    delivered: await load(
-      "delivered-state.json",
-      `KV_${assets.deliveredBucket}`,
-      `$KV.${assets.deliveredBucket}.>`,
-    ),
     deliveryLog: await load("webhook-deliveries.json", assets.deliveryLogStream, subjects.webhookDeliveryAll),
   };
 }

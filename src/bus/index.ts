@@ -19,6 +19,7 @@ export {
   loadStreamDefinition,
   scrapeStreamConfig,
   findingsBucketConfig,
+  deliveredBucketConfig,
   claimsBucketConfig,
   notifyAssetConfigs,
 } from "./assets.ts";

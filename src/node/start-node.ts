@@ -177,6 +177,7 @@ export async function startNode(
       nodeId,
       replicas: config.sink.replicas,
       endpoints: config.notifications.endpoints,
+      catalogSystems: config.systems.filter((s) => s.roles.includes(Role.Catalog)).map((s) => s.id),
       disabledChecks: new Map(config.systems.map((s) => [s.id, s.disabledChecks])),
       body: {
         describe: checkDescription,

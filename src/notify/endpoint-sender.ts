@@ -4,7 +4,7 @@ import type { EndpointConfig } from "../config/index.ts";
 import type { DeliveredAlertEntry } from "../protocol/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { deliveryRequests, type BodyContext, type DeliveryRequest } from "./bodies.ts";
-import { openDeliveredStore } from "./delivered-store.ts";
+import { forgetOtherReceivers, openDeliveredStore } from "./delivered-store.ts";
 import { endpointId } from "./delivery-log.ts";
 import { latestOutboxEntries, readOutbox, OUTBOX_ACK_WAIT_MS, type HeldEntry } from "./outbox.ts";
 import { endpointFilterDigest, endpointSends, receiverDigest, type DisabledChecks } from "./patterns.ts";
@@ -61,31 +61,19 @@ export async function startEndpointSender(options: {
   timing?: SenderTiming;
   /** Systems with an epoch diffed since start; without it no first delivery is held back. */
   fresh?: FreshEpochs;
+  /** The systems whose catalog role this node holds that the endpoint sends for (their delivered-state buckets exist). */
+  systems: readonly string[];
 }): Promise<AsyncDisposable> {
   const { endpoint, body } = options;
   const timing = options.timing ?? DEFAULT_SENDER_TIMING;
   const id = endpointId(endpoint.name);
   const log = options.log.child({ endpoint: endpoint.name, endpoint_type: endpoint.type });
+  // Only systems whose delivered state this sender keeps: the node's catalog sides write no other.
   const sends = (system: string, code: string) =>
-    endpointSends(endpoint, options.disabledChecks, system, code);
-  const store = await openDeliveredStore(options.nc, options.nodeId, id);
+    options.systems.includes(system) && endpointSends(endpoint, options.disabledChecks, system, code);
+  const store = await openDeliveredStore(options.nc, options.nodeId, id, options.systems, log);
   const known = await store.load();
-  // Pointed at another receiver (url or type changed): it was told nothing. Forgetting what
-  // the old one knows makes the sender tell it every firing alert (the changed filter digest
-  // has the outbox read again); the old receiver gets no resolves.
-  const receiver = receiverDigest(endpoint);
-  const before = await store.receiver();
-  if (before !== receiver) {
-    if (before !== undefined && known.size > 0) {
-      await store.apply(new Map(), new Set(known.keys()));
-      log.info(
-        { forgotten: known.size },
-        "the endpoint's url or type changed: its new receiver is told every alert firing now",
-      );
-      known.clear();
-    }
-    await store.setReceiver(receiver);
-  }
+  await forgetOtherReceivers(store, known, options.systems, receiverDigest(endpoint), log);
   // A receiver told nothing yet gets its first delivery from a firing set of now (see gate below).
   const knowsNothing = known.size === 0;
   // Alerts the endpoint no longer wants (its patterns or systems changed, or the check was

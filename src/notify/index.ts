@@ -2,7 +2,8 @@
  * ⑥ Notifications: in, each epoch's finding transitions (into the node's outbox stream); out,
  * Alertmanager webhook bodies and v2 alert lists POSTed to the configured endpoints, each by
  * its own sender from its own durable consumer, with every attempt on the delivery log. State:
- * what each endpoint's receiver already knows (a KV bucket), so only differences are sent.
+ * what each endpoint's receiver already knows (a KV bucket per system, shared by every node
+ * that holds the system's catalog role), so only differences are sent.
  */
 export { startNotifier } from "./notifier.ts";
 export { DEFAULT_OUTBOX_PRUNING } from "./notifier.ts";
@@ -10,7 +11,13 @@ export type { Notifier, OutboxPruning } from "./notifier.ts";
 export { pruneOutbox } from "./outbox-prune.ts";
 export { DEFAULT_SENDER_TIMING } from "./endpoint-sender.ts";
 export type { SenderTiming } from "./endpoint-sender.ts";
-export { matchesPattern, endpointWants, endpointSends, endpointFilterDigest } from "./patterns.ts";
+export {
+  matchesPattern,
+  endpointWants,
+  endpointSends,
+  endpointFilterDigest,
+  receiverDigest,
+} from "./patterns.ts";
 export type { DisabledChecks } from "./patterns.ts";
 export { planDelivery, resendAlerts } from "./plan-delivery.ts";
 export { outboxRepairs } from "./outbox-sync.ts";

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { ensureStream, notifyAssetConfigs } from "../bus/index.ts";
+import { deliveredBucketConfig, ensureStream, notifyAssetConfigs } from "../bus/index.ts";
 import type { EndpointConfig } from "../config/index.ts";
 import type { FiringFinding, Transition } from "../domain/index.ts";
 import { noMetrics, type Logger, type NodeMetrics } from "../lib/index.ts";
@@ -12,6 +12,7 @@ import { deliveryLogWriter } from "./delivery-log.ts";
 import { startEndpointSender, type SenderTiming } from "./endpoint-sender.ts";
 import { writeOutbox } from "./outbox.ts";
 import { syncOutbox } from "./outbox-sync.ts";
+import { readDelivered } from "./delivered-store.ts";
 import { pruneOutbox, removeStaleConsumers } from "./outbox-prune.ts";
 import { freshEpochs } from "./first-delivery.ts";
 import type { DisabledChecks } from "./patterns.ts";
@@ -54,7 +55,8 @@ export interface Notifier extends AsyncDisposable {
 
 /**
  * ⑥ Starts the node's notification pipeline (architecture §2, §6): with at least one endpoint
- * configured, the outbox stream, the delivered-state bucket and the delivery log exist, and
+ * configured, the outbox stream, the delivered-state bucket of each system it holds the
+ * catalog role of and the delivery log exist, and
  * every enabled endpoint has its own sender. Without endpoints nothing is created and
  * enqueueing does nothing. A delivery log that cannot be created (a sink user without rights
  * to it) leaves alerts flowing with no log kept.
@@ -64,6 +66,8 @@ export async function startNotifier(options: {
   nodeId: string;
   replicas: number;
   endpoints: readonly EndpointConfig[];
+  /** The systems this node holds the catalog role of: only their catalog sides enqueue. */
+  catalogSystems: readonly string[];
   /** Codes turned off with `disabled-checks`, by system (baseline rule 3). */
   disabledChecks: DisabledChecks;
   body: BodyContext;
@@ -87,7 +91,8 @@ export async function startNotifier(options: {
   const jsm = await jetstreamManager(nc);
   const assets = await notifyAssetConfigs(nodeId, options.replicas);
   await ensureStream(jsm, assets.outbox);
-  await ensureStream(jsm, assets.delivered);
+  for (const system of options.catalogSystems)
+    await ensureStream(jsm, await deliveredBucketConfig(system, options.replicas));
   let logAttempt: RecordAttempt = () => {};
   try {
     await ensureStream(jsm, assets.deliveryLog);
@@ -146,6 +151,9 @@ export async function startNotifier(options: {
           userAgent: options.userAgent,
           log,
           fresh,
+          systems: options.catalogSystems.filter(
+            (s) => endpoint.systems.length === 0 || endpoint.systems.includes(s),
+          ),
           ...(options.timing ? { timing: options.timing } : {}),
         }),
       );
@@ -158,7 +166,13 @@ export async function startNotifier(options: {
     { endpoints: enabled.map((e) => e.name), disabled: options.endpoints.length - enabled.length },
     "notification endpoints started",
   );
-  const pruning = startPruning(nc, nodeId, options.pruning ?? DEFAULT_OUTBOX_PRUNING, log);
+  const pruning = startPruning(
+    nc,
+    nodeId,
+    options.catalogSystems,
+    options.pruning ?? DEFAULT_OUTBOX_PRUNING,
+    log,
+  );
   return {
     enqueue: async (systemId, epoch, transitions) => {
       if (enabled.length === 0 || transitions.length === 0) return;
@@ -167,7 +181,15 @@ export async function startNotifier(options: {
     syncFiring: async (systemId, epoch, firing) => {
       if (enabled.length === 0) return;
       const disabled = options.disabledChecks.get(systemId) ?? [];
-      const written = await syncOutbox(nc, nodeId, systemId, epoch, firing, disabled);
+      // What any endpoint's receiver was told of the system, by this node or one that held its
+      // catalog role before: a known alert no longer firing gets a resolve in the outbox.
+      const ids = new Set(enabled.map((e) => endpointId(e.name)));
+      const known = new Map(
+        (await readDelivered(nc, systemId))
+          .filter(({ endpoint }) => ids.has(endpoint))
+          .map(({ key, entry }) => [key, entry]),
+      );
+      const written = await syncOutbox(nc, nodeId, systemId, epoch, firing, disabled, known);
       if (written > 0)
         log.info(
           { system: systemId, written },
@@ -189,6 +211,7 @@ export async function startNotifier(options: {
 function startPruning(
   nc: NatsConnection,
   nodeId: string,
+  systems: readonly string[],
   timing: OutboxPruning,
   log: Logger,
 ): AsyncDisposable {
@@ -196,7 +219,7 @@ function startPruning(
   let timer: NodeJS.Timeout | undefined;
   const schedule = (ms: number) => {
     timer = setTimeout(() => {
-      round = pruneOutbox(nc, nodeId, { keepResolvedMs: timing.keepResolvedMs })
+      round = pruneOutbox(nc, nodeId, { keepResolvedMs: timing.keepResolvedMs, systems })
         .then(({ deleted, held }) => {
           if (deleted > 0)
             log.info({ deleted, held }, "resolved outbox entries every endpoint has read pruned");

@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from "@nats-io/jetstream";
-import { latestPerKey } from "../bus/index.ts";
 import { nodeAssets } from "../protocol/index.ts";
 import { latestOutboxEntries } from "./outbox.ts";
+import { readDelivered } from "./delivered-store.ts";
 
 /** Deletes in flight at once (each is one JetStream API request). */
 const IN_FLIGHT = 64;
@@ -32,7 +32,12 @@ export interface PruneResult {
 export async function pruneOutbox(
   nc: NatsConnection,
   nodeId: string,
-  options: { keepResolvedMs: number; now?: Date },
+  options: {
+    keepResolvedMs: number;
+    /** The systems of the outbox: their delivered state says what receivers still know. */
+    systems: readonly string[];
+    now?: Date;
+  },
 ): Promise<PruneResult> {
   const assets = nodeAssets(nodeId);
   const jsm = await jetstreamManager(nc);
@@ -44,9 +49,8 @@ export async function pruneOutbox(
   // No endpoint reads the outbox: none has read anything, so nothing is known everywhere.
   if (floor === undefined) return { deleted: 0, held: 0 };
   const known = new Set<string>();
-  for await (const { key, operation } of latestPerKey(nc, assets.deliveredBucket)) {
-    // `<endpoint id>.<system>.<finding key>`: the finding's outbox key follows the endpoint.
-    if (operation === "PUT") known.add(key.slice(key.indexOf(".") + 1));
+  for (const system of options.systems) {
+    for (const { key } of await readDelivered(nc, system)) known.add(key);
   }
   const before = (options.now ?? new Date()).getTime() - options.keepResolvedMs;
   const prunable: number[] = [];

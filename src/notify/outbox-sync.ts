@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { FiringFinding } from "../domain/index.ts";
-import { transitionPayload, type OutboxEntry } from "../protocol/index.ts";
+import { transitionPayload, type DeliveredAlertEntry, type OutboxEntry } from "../protocol/index.ts";
 import { latestOutboxEntries, outboxKey, publishOutbox } from "./outbox.ts";
 import type { KeyedEntry } from "./plan-delivery.ts";
 
@@ -12,6 +12,13 @@ import type { KeyedEntry } from "./plan-delivery.ts";
  * no resolve). An entry newer than the firing set's epoch is left alone: it was written
  * for an epoch whose baseline was not saved (a crash between the two), and that epoch's
  * marker comes back to write it again.
+ *
+ * `delivered` is what the system's receivers are recorded as knowing firing (any endpoint,
+ * told by this node or by one that held the catalog role before): such an alert that is not
+ * in the firing set and whose latest entry here is not firing also gets a resolve (the node
+ * that told the receiver stopped before its resolve went out, or the finding is named under
+ * another pk here). One that started after the firing set's epoch is left alone, as newer
+ * entries are.
  */
 export function outboxRepairs(
   systemId: string,
@@ -19,6 +26,7 @@ export function outboxRepairs(
   firing: ReadonlyMap<string, FiringFinding>,
   outbox: ReadonlyMap<string, OutboxEntry>,
   disabled: readonly string[],
+  delivered: ReadonlyMap<string, DeliveredAlertEntry> = new Map(),
 ): KeyedEntry[] {
   const epochText = epoch.toISOString();
   const newer = (e: OutboxEntry) => Date.parse(e.epoch) > epoch.getTime();
@@ -53,6 +61,32 @@ export function outboxRepairs(
       },
     });
   }
+  for (const [key, known] of delivered) {
+    // A firing entry was dealt with above; a resolve the sender may long have acked is
+    // written again, as the receiver is still recorded knowing the alert.
+    const latest = outbox.get(key);
+    if (latest && (latest.transition.status !== "resolved" || newer(latest))) continue;
+    if (firingKeys.has(key) || disabled.includes(known.code)) continue;
+    if (known.system !== systemId || Date.parse(known.starts_at) > epoch.getTime()) continue;
+    repairs.push({
+      key,
+      entry: {
+        system: systemId,
+        epoch: epochText,
+        transition: {
+          code: known.code,
+          entity_type: known.entity_type,
+          entity_pk: known.entity_pk,
+          entity_name: known.entity_name,
+          ...(known.entity_key === undefined ? {} : { entity_key: known.entity_key }),
+          status: "resolved",
+          severity: known.severity,
+          starts_at: known.starts_at,
+          ends_at: epochText,
+        },
+      },
+    });
+  }
   return repairs;
 }
 
@@ -71,10 +105,11 @@ export async function syncOutbox(
   epoch: Date,
   firing: ReadonlyMap<string, FiringFinding>,
   disabled: readonly string[],
+  delivered?: ReadonlyMap<string, DeliveredAlertEntry>,
 ): Promise<number> {
   const outbox = new Map<string, OutboxEntry>();
   for await (const { key, entry } of latestOutboxEntries(nc, nodeId, systemId)) outbox.set(key, entry);
-  const repairs = outboxRepairs(systemId, epoch, firing, outbox, disabled);
+  const repairs = outboxRepairs(systemId, epoch, firing, outbox, disabled, delivered);
   await publishOutbox(nc, nodeId, repairs, "sync");
   return repairs.length;
 }

@@ -124,6 +124,12 @@ export function systemAssets(systemId: string) {
     catalogConsumer: `catalog_${id}`,
     /** The KV bucket of the system's firing findings (its stream is `KV_<bucket>`). */
     findingsBucket: `MON_FINDINGS_${id}`,
+    /**
+     * What each endpoint's receiver was told of the system's alerts (its stream is
+     * `KV_<bucket>`): kept per system, not per node, so whichever node holds the system's
+     * catalog role sends the resolves of what an earlier holder told.
+     */
+    deliveredBucket: `MON_NOTIFIED_${id}`,
   } as const;
 }
 
@@ -180,8 +186,11 @@ export function nodeAssets(nodeId: string) {
   return {
     /** Latest state of each finding for the node's endpoints. */
     outboxStream: `MON_OUTBOX_${id}`,
-    /** What each endpoint's receiver already knows (its stream is `KV_<bucket>`). */
-    deliveredBucket: `MON_DELIVERED_${id}`,
+    /**
+     * Where releases before the per-system bucket (systemAssets deliveredBucket) kept what each
+     * endpoint's receiver knows; read once at start to carry it over, never created.
+     */
+    legacyDeliveredBucket: `MON_DELIVERED_${id}`,
     /** Spec: Delivery log. */
     deliveryLogStream: `webhook-deliveries_${id}`,
     /** The durable outbox consumer of one endpoint. */

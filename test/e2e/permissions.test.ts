@@ -34,7 +34,7 @@ const NATSMON_GRANTS = {
     "$JS.ACK.>",
     "$JS.FC.>",
     "$KV.MON_FINDINGS_prod.>",
-    "$KV.MON_DELIVERED_guarded.>",
+    "$KV.MON_NOTIFIED_prod.>",
     "$KV.MON_CLAIMS.>",
     "_INBOX.>",
     "$SRV.>",
@@ -145,7 +145,7 @@ describe("subject permissions on the sink", () => {
         "MON_SCRAPE_prod",
         "KV_MON_FINDINGS_prod",
         "MON_OUTBOX_guarded",
-        "KV_MON_DELIVERED_guarded",
+        "KV_MON_NOTIFIED_prod",
         "webhook-deliveries_guarded",
         "KV_MON_CLAIMS",
       ]) {

@@ -239,7 +239,7 @@ describe("a scrape node and a catalog node on a 3-node JetStream cluster", () =>
       systemAssets(SYSTEM).scrapeStream,
       `KV_${systemAssets(SYSTEM).findingsBucket}`,
       cat.outboxStream,
-      `KV_${cat.deliveredBucket}`,
+      `KV_${systemAssets(SYSTEM).deliveredBucket}`,
       cat.deliveryLogStream,
       `KV_${ROLE_CLAIMS_BUCKET}`,
     ]) {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Kvm } from "@nats-io/kv";
 import type { DeliveredAlertEntry, PostableAlert } from "../../../src/protocol/index.ts";
-import { nodeAssets } from "../../../src/protocol/index.ts";
+import { systemAssets } from "../../../src/protocol/index.ts";
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from "../../harness/http-receiver.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { endpoint, finding, fire, startNotifyLab, FAST, type NotifyLab } from "./notify-lab.ts";
@@ -23,7 +23,7 @@ describe("a check disabled while its alert is firing on an alertmanager endpoint
   const timing = { ...FAST, resendEveryMs: 300 };
   const am = () => endpoint({ name: "am", type: "alertmanager", url: receiver.url });
   const deliveredCodes = async () => {
-    const kv = await new Kvm(lab.nc).open(nodeAssets(lab.nodeId).deliveredBucket);
+    const kv = await new Kvm(lab.nc).open(systemAssets("east").deliveredBucket);
     const codes: string[] = [];
     for await (const key of await kv.keys()) {
       // The endpoint's record of which receiver its state is of, beside the alerts.

@@ -140,6 +140,7 @@ export async function startNotifyLab(nodeId = "lab"): Promise<NotifyLab> {
         nc,
         nodeId,
         replicas: 1,
+        catalogSystems: ["east", "west"],
         endpoints,
         disabledChecks,
         body: { describe: checkDescription, externalUrl: "https://natsmon.example.com", systemCount: 1 },

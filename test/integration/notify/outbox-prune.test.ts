@@ -60,7 +60,7 @@ describe("pruning the outbox", () => {
     await until("/a", "resolved server-011 1");
     // Old enough: entries older than an hour, an hour after the resolve.
     const now = new Date(resolvedAt.getTime() + 3_600_000);
-    const result = await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 60_000, now });
+    const result = await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 60_000, systems: ["east"], now });
     assert.deepEqual(result, { deleted: 0, held: 1 });
     assert.deepEqual(await outbox(), ["resolved 1", "firing 2"]);
   });
@@ -81,7 +81,11 @@ describe("pruning the outbox", () => {
     assert.deepEqual(await consumers(), ["notify_a"]);
     // Too recent to go: kept for the day.
     assert.deepEqual(
-      await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 86_400_000, now: new Date(0) }),
+      await pruneOutbox(lab.nc, lab.nodeId, {
+        keepResolvedMs: 86_400_000,
+        systems: ["east"],
+        now: new Date(0),
+      }),
       {
         deleted: 0,
         held: 0,
@@ -97,12 +101,15 @@ describe("pruning the outbox", () => {
     );
     // Two rounds at once: both find the resolve, one deletes it, the other finds it gone.
     const rounds = await Promise.all([
-      pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0 }),
-      pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0 }),
+      pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0, systems: ["east"] }),
+      pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0, systems: ["east"] }),
     ]);
     assert.equal(rounds[0].deleted + rounds[1].deleted, 1);
     assert.deepEqual(await outbox(), ["firing 2"]);
-    assert.deepEqual(await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0 }), { deleted: 0, held: 0 });
+    assert.deepEqual(await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0, systems: ["east"] }), {
+      deleted: 0,
+      held: 0,
+    });
   });
 
   test("after pruning, a finding that fires again reaches the endpoint, and a new endpoint gets what is firing", async () => {
@@ -137,12 +144,19 @@ describe("pruning the outbox", () => {
       { message: "a to have acked everything" },
     );
     // Every consumer has read it; it is held for b's receiver alone.
-    assert.deepEqual(await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0 }), { deleted: 0, held: 1 });
+    assert.deepEqual(await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0, systems: ["east"] }), {
+      deleted: 0,
+      held: 1,
+    });
     await lab.start([a(), b]);
     await until("/b", "resolved server-011 3", from);
-    await waitFor(async () => (await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0 })).deleted === 1, {
-      message: "the resolve to be pruned once b's receiver has it",
-    });
+    await waitFor(
+      async () =>
+        (await pruneOutbox(lab.nc, lab.nodeId, { keepResolvedMs: 0, systems: ["east"] })).deleted === 1,
+      {
+        message: "the resolve to be pruned once b's receiver has it",
+      },
+    );
     assert.deepEqual(await outbox(), ["firing 1", "firing 2"]);
   });
 });

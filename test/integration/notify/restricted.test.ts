@@ -70,6 +70,7 @@ test("a sink user who may not create the delivery log still gets alerts out, wit
         nc,
         nodeId: node,
         replicas: 1,
+        catalogSystems: ["east"],
         endpoints: [endpoint({ name: "hook", url: receiver.url })],
         disabledChecks: new Map(),
         body: { describe: checkDescription, externalUrl: undefined, systemCount: 1 },

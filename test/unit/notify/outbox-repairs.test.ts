@@ -96,6 +96,62 @@ describe("outboxRepairs", () => {
   });
 });
 
+describe("outboxRepairs: what receivers are recorded knowing (the catalog role moved)", () => {
+  const told = (pk: number, options: { starts?: string; code?: string } = {}): DeliveredAlertEntry => ({
+    system: "east",
+    code: options.code ?? "jetstream-003",
+    entity_type: "stream",
+    entity_pk: pk,
+    entity_name: `s${pk}`,
+    severity: "critical",
+    starts_at: options.starts ?? STARTS.toISOString(),
+  });
+  const withKnown = (
+    set: FiringFinding[],
+    outbox: [number, OutboxEntry][],
+    known: DeliveredAlertEntry[],
+    disabled: string[] = [],
+  ) =>
+    outboxRepairs(
+      "east",
+      BASELINE,
+      new Map(set.map((f) => [String(f.entityPk), f])),
+      new Map(outbox.map(([pk, e]) => [key(pk, e.transition.code), e])),
+      disabled,
+      new Map(known.map((a) => [key(a.entity_pk, a.code), a])),
+    ).map((r) => `${r.key} ${r.entry.transition.status} ${r.entry.transition.severity} ${r.entry.epoch}`);
+
+  test("a known alert no longer firing, with no entry in this node's outbox, gets a resolve at the severity the receiver knows", () => {
+    assert.deepEqual(withKnown([], [], [told(4)]), [`${key(4)} resolved critical ${BASELINE.toISOString()}`]);
+  });
+
+  test("a known alert still firing needs nothing more than the firing set says", () => {
+    assert.deepEqual(withKnown([firing(4, "critical")], [], [told(4)]), [
+      `${key(4)} firing critical ${BASELINE.toISOString()}`,
+    ]);
+    assert.deepEqual(
+      withKnown(
+        [firing(4, "critical")],
+        [[4, outboxEntry(4, "firing", { severity: "critical" })]],
+        [told(4)],
+      ),
+      [],
+    );
+  });
+
+  test("a resolve already in the outbox is written again, since the receiver is still recorded knowing it", () => {
+    assert.deepEqual(withKnown([], [[4, outboxEntry(4, "resolved")]], [told(4)]), [
+      `${key(4)} resolved critical ${BASELINE.toISOString()}`,
+    ]);
+  });
+
+  test("a known alert of a disabled check, or one that started after the baseline, gets no resolve", () => {
+    assert.deepEqual(withKnown([], [], [told(4)], ["jetstream-003"]), []);
+    assert.deepEqual(withKnown([], [], [told(4, { starts: LATER })]), []);
+    assert.deepEqual(withKnown([], [[4, outboxEntry(4, "resolved", { epoch: LATER })]], [told(4)]), []);
+  });
+});
+
 describe("resendAlerts", () => {
   const knownAlert = (
     pk: number,
