@@ -1,15 +1,32 @@
 import type { Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { discoverNodes } from "../bus/index.ts";
+import { checkDescription } from "../checks/index.ts";
+import type { Config, EndpointConfig } from "../config/index.ts";
 import {
   deliver,
   deliveryLogWriter,
+  deliveryRequests,
+  endpointId,
   loggedEndpoints,
   planReplay,
+  readDeliveredIfKept,
   readDeliveryLog,
+  replayClosing,
   replayedBody,
+  currentAlerts,
+  latestOutboxEntries,
+  type KeyedEntry,
+  type BodyContext,
+  type PlannedAlert,
+  type RecordAttempt,
 } from "../notify/index.ts";
-import { DELIVERY_KINDS, type DeliveryKind, type DeliveryLogEntry } from "../protocol/index.ts";
+import {
+  DELIVERY_KINDS,
+  type DeliveredAlertEntry,
+  type DeliveryKind,
+  type DeliveryLogEntry,
+} from "../protocol/index.ts";
 import { createLogger, VERSION } from "../lib/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { connectNodeSink } from "./node-sink.ts";
@@ -101,6 +118,7 @@ export function deliveriesCommand(program: Command): void {
         let failed = 0;
         let skipped = 0;
         let repeats = 0;
+        const replayed: string[] = [];
         for (const step of plan.steps) {
           const e = step.entry;
           if (step.action === "repeat") {
@@ -114,15 +132,13 @@ export function deliveriesCommand(program: Command): void {
             );
             continue;
           }
+          const body = replayedBody(endpoint.type, e, step.body, new Date());
           const result = await deliver(
             endpoint,
-            {
-              body: replayedBody(endpoint.type, e, step.body, new Date()),
-              alertCount: e.alert_count,
-              systems: e.systems,
-            },
+            { body, alertCount: e.alert_count, systems: e.systems },
             { kind: "replay", record, userAgent: `natsmon/${VERSION}` },
           );
+          if (result.ok) replayed.push(body);
           const status = answerOf(result.last);
           // A failed answer's error already starts with its "HTTP <status>".
           const error = "error" in result.last ? result.last.error : "failed";
@@ -133,11 +149,15 @@ export function deliveriesCommand(program: Command): void {
           if (result.ok) sent += 1;
           else failed += 1;
         }
+        const closing =
+          replayed.length > 0 ? await closeReplay(nc, config, endpoint, replayed, record) : undefined;
+        if (closing?.ok === false) failed += 1;
         await nc.flush();
         const summary =
           `replayed ${sent} of ${plan.steps.length} logged deliveries to ${endpoint.name}` +
           `${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}` +
           `${repeats > 0 ? `, ${repeats} repeating a body already sent` : ""}` +
+          (closing?.summary ?? "") +
           (plan.leftOut.size > 0
             ? `; not replayed: ${[...plan.leftOut].map(([kind, n]) => `${n} ${kind}`).join(", ")} (--kind to include them)`
             : "");
@@ -148,6 +168,74 @@ export function deliveriesCommand(program: Command): void {
       }
     },
   );
+}
+
+/**
+ * Ends a replay by telling the receiver the current state of the findings it named
+ * (replayClosing): the resolves of alerts it left firing that are not firing now, and the
+ * alerts firing now it left resolved. What is firing now is what the node's outbox says last
+ * of each finding, and for the rest the endpoint's delivered state (currentAlerts). Prints a
+ * line for what it sent and returns the summary's part about it.
+ */
+async function closeReplay(
+  nc: NatsConnection,
+  config: Config,
+  endpoint: EndpointConfig,
+  replayed: readonly string[],
+  record: RecordAttempt,
+): Promise<{ ok: boolean; summary: string } | undefined> {
+  const now = new Date();
+  const systems = config.systems.map((s) => s.id);
+  const known = new Map<string, DeliveredAlertEntry>();
+  const unread: string[] = [];
+  for (const system of systems) {
+    const found = await readDeliveredIfKept(nc, system, endpointId(endpoint.name));
+    if (found === undefined) unread.push(system);
+    for (const { key, entry } of found ?? []) known.set(key, entry);
+  }
+  const unknown = (a: PlannedAlert) => !systems.includes(a.alert.system) || unread.includes(a.alert.system);
+  const outbox: KeyedEntry[] = [];
+  try {
+    for await (const e of latestOutboxEntries(nc, config.node.id)) outbox.push(e);
+  } catch {
+    // No outbox (the node never had an endpoint): the delivered state says it alone.
+  }
+  const all = replayClosing(endpoint.type, replayed, currentAlerts(outbox, known), now);
+  const alerts = all.filter((a) => !unknown(a));
+  if (all.length > alerts.length) {
+    process.stdout.write(
+      `${all.length - alerts.length} alert(s) of systems with no delivered state on this bus (MON_NOTIFIED_<system>) left as replayed\n`,
+    );
+  }
+  const requests = deliveryRequests(endpoint.type, endpoint.name, alerts, bodyContext(config), now);
+  if (requests.length === 0) return undefined;
+  const resolved = alerts.filter((a) => a.status === "resolved").length;
+  const what = `${resolved} alert(s) resolved (not firing now), ${alerts.length - resolved} firing now`;
+  for (const request of requests) {
+    const result = await deliver(endpoint, request, {
+      kind: "replay",
+      record,
+      userAgent: `natsmon/${VERSION}`,
+    });
+    const status = answerOf(result.last);
+    if (!result.ok) {
+      const error = "error" in result.last ? result.last.error : "failed";
+      const outcome = error.startsWith(status) ? error : `${status} (${error})`;
+      process.stdout.write(`${now.toISOString()} current state: ${what}: ${outcome}\n`);
+      return { ok: false, summary: `; the current state (${what}) failed to go` };
+    }
+    process.stdout.write(`${now.toISOString()} current state: ${request.alertCount} alert(s): ${status}\n`);
+  }
+  return { ok: true, summary: `; then the current state: ${what}` };
+}
+
+/** What a live send builds its bodies with, from the node's configuration. */
+function bodyContext(config: Config): BodyContext {
+  return {
+    describe: checkDescription,
+    externalUrl: config.web.externalUrl,
+    systemCount: config.systems.length,
+  };
 }
 
 /**

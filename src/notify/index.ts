@@ -47,4 +47,7 @@ export {
   writeDeliveryLogEntry,
 } from "./delivery-log.ts";
 export { planReplay, replayedBody } from "./replay-plan.ts";
+export { currentAlerts, replayClosing } from "./replay-closing.ts";
+export { latestOutboxEntries } from "./outbox.ts";
+export { readDelivered, readDeliveredIfKept } from "./delivered-store.ts";
 export type { ReplayPlan, ReplayStep } from "./replay-plan.ts";

@@ -16,10 +16,12 @@ import {
   deliver,
   deliveryLogWriter,
   deliveryRequests,
+  endpointId,
   writeDeliveryLogEntry,
   type PlannedAlert,
 } from "../../../src/notify/index.ts";
-import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
+import { systemAssets, type DeliveryLogEntry } from "../../../src/protocol/index.ts";
+import { Kvm } from "@nats-io/kv";
 import { startAlertmanager, type AlertmanagerProcess } from "../../harness/start-alertmanager.ts";
 import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
 import { runNatsmon } from "../../harness/natsmon-process.ts";
@@ -118,6 +120,21 @@ describe("deliveries replay and log against a real Alertmanager", () => {
     const changedAt = Date.now() - 11 * MINUTE;
     const rounds = [10, 9].map((ago) => loggedDelivery("am-old", changedAt, Date.now() - ago * MINUTE));
     for (const e of rounds) await writeDeliveryLogEntry(lab.nc, lab.nodeId, e);
+    // It is firing still: the receiver is recorded knowing it (a replay ends at the current state).
+    const f = finding(2, "critical");
+    const known = await new Kvm(lab.nc).open(systemAssets("east").deliveredBucket);
+    await known.put(
+      `${endpointId("am-old")}.east.${f.code}.${f.entityType}.${f.entityPk}`,
+      JSON.stringify({
+        system: "east",
+        code: f.code,
+        entity_type: f.entityType,
+        entity_pk: f.entityPk,
+        entity_name: f.entityName,
+        severity: f.severity,
+        starts_at: f.startsAt.toISOString(),
+      }),
+    );
     assert.equal(await activeOf(2).then((s) => s.length), 0, "nothing of entity 2 before the replay");
 
     const result = await replay("am-old");
