@@ -6,6 +6,7 @@
  * its schema migrations and the entity key cache.
  */
 export { openCatalog } from "./open-catalog.ts";
+export { catalogIdentity } from "./catalog-identity.ts";
 export type { Catalog } from "./open-catalog.ts";
 export { foldEpoch, foldedCommit } from "./fold-epoch.ts";
 export { FoldDataError } from "./fold-errors.ts";

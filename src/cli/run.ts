@@ -9,8 +9,10 @@ import type { ScrapeFaults } from "../scrape/index.ts";
 import { fail } from "./client.ts";
 
 /**
- * Crash points for the crash-safety tests: `NATSMON_FAULT=before-commit|after-commit|after-fold`
- * kills the process with SIGKILL the first time it gets there. Never set it in production.
+ * Crash points for the crash-safety tests: `NATSMON_FAULT=before-commit|after-commit|after-fold|
+ * after-baseline-save` kills the process with SIGKILL the first time it gets there (the last:
+ * once an epoch's findings baseline is saved with transitions, before they are published).
+ * Never set it in production.
  */
 function faultsFromEnv(): ScrapeFaults | undefined {
   const point = process.env.NATSMON_FAULT;
@@ -23,8 +25,12 @@ function faultsFromEnv(): ScrapeFaults | undefined {
       return { afterCommit: crash };
     case "after-fold":
       return { afterFold: crash };
+    case "after-baseline-save":
+      return { afterBaselineSave: crash };
     default:
-      throw new Error(`NATSMON_FAULT=${point} is not one of before-commit, after-commit, after-fold`);
+      throw new Error(
+        `NATSMON_FAULT=${point} is not one of before-commit, after-commit, after-fold, after-baseline-save`,
+      );
   }
 }
 

@@ -98,7 +98,7 @@ function firingSince(f: Finding, startsAt: Date): FiringFinding {
 }
 
 /** True when this epoch could not have seen the finding, so its absence is no resolve. */
-function unobserved(held: FiringFinding, ctx: DiffContext): boolean {
+export function unobserved(held: FiringFinding, ctx: DiffContext): boolean {
   if (ctx.failed.has(held.code)) return true;
   // A stream or consumer between leaders: a finding on it would resolve, then fire again
   // with a new start once a leader is elected.

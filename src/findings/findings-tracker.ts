@@ -1,13 +1,16 @@
 import {
   EPOCH_CLOCK_TOLERANCE_MS,
+  findingId,
   type Finding,
   type FiringFinding,
   type Transition,
 } from "../domain/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { baselineChanges } from "./baseline-changes.ts";
-import type { FindingsBaselineStore } from "./baseline-store.ts";
-import { diffFindings } from "./diff-findings.ts";
+import { baselineChanges, type BaselineEntry } from "./baseline-changes.ts";
+import { baselineKey } from "./baseline-key.ts";
+import { keyOf, type FindingsBaselineStore } from "./baseline-store.ts";
+import { compareFindings, diffFindings } from "./diff-findings.ts";
+import { adoptForeign } from "./foreign-baseline.ts";
 
 /** A finding as the catalog stores it: those of disabled checks are kept, flagged. */
 export type EpochFinding = Finding & { readonly disabled?: boolean };
@@ -41,6 +44,14 @@ export const BaselineStart = {
    * finding that is still up under the same name.
    */
   Replaced: "replaced",
+  /**
+   * The bucket holds a baseline another catalog wrote (its id is not this catalog's: the
+   * catalog role moved to a node with a catalog file of its own), and this catalog has check
+   * runs. The entries name the other file's entity pks, so they are matched to this catalog's
+   * findings by name (foreign-baseline.ts): what stays up keeps its start and publishes
+   * nothing, what is gone resolves, what is new fires.
+   */
+  Adopted: "adopted",
 } as const;
 export type BaselineStart = (typeof BaselineStart)[keyof typeof BaselineStart];
 
@@ -57,8 +68,18 @@ export interface FindingsTracker extends AsyncDisposable {
     result: EpochFindings,
     beforeSave?: (transitions: readonly Transition[]) => Promise<void>,
   ): Promise<Transition[]>;
-  /** The findings firing now, keyed by findingId. */
+  /**
+   * The findings firing now: keyed by findingId, and by KV key those still held under another
+   * catalog's pks (the pks endpoints were told).
+   */
   firing(): ReadonlyMap<string, FiringFinding>;
+  /** The findings firing now in this catalog's pks (hx.findings_firing), keyed by findingId. */
+  catalogFiring(): ReadonlyMap<string, FiringFinding>;
+  /**
+   * True when the last epoch moved findings from another catalog's pks to this one's: the
+   * outbox still names them by the old pks, and is to be brought in line (syncFiring).
+   */
+  moved(): boolean;
   /** The epoch the firing set reflects; undefined until a baseline exists. */
   baselineEpoch(): Date | undefined;
   /** True until the first epoch has established the baseline (starts empty or replaced). */
@@ -67,6 +88,11 @@ export interface FindingsTracker extends AsyncDisposable {
 
 export interface FindingsTrackerOptions {
   readonly store: FindingsBaselineStore;
+  /**
+   * This catalog file's id (catalogIdentity), saved with the baseline so a catalog with other
+   * pks knows the baseline is not in its pks. Undefined: baselines are taken as this catalog's.
+   */
+  readonly catalogId?: string;
   /** Codes turned off with `disabled-checks` (rule 3). */
   readonly disabledChecks: readonly string[];
   /** The catalog's latest check run, undefined when the checks never ran (catalog: latestEpochFindings). */
@@ -90,12 +116,36 @@ export interface FindingsTrackerOptions {
 export async function startFindingsTracker(options: FindingsTrackerOptions): Promise<FindingsTracker> {
   const { store, log } = options;
   const configured = new Set(options.disabledChecks);
+  const { catalogId } = options;
   const stored = await store.load();
   let baseline = stored.findings;
+  /** Entries held under other catalogs' pks, keyed by KV key (each names its catalog). */
+  let foreign = new Map<string, BaselineEntry>();
+  /** The entries as the bucket holds them, by KV key: what the next save writes changes against. */
+  let inBucket = new Map<string, BaselineEntry>();
+  for (const f of stored.findings.values()) inBucket.set(baselineKey(f), f);
+  for (const [key, e] of stored.held) inBucket.set(key, e);
   let baselineEpoch = stored.epoch;
   let start: BaselineStart = BaselineStart.Stored;
   if (stored.saved) {
     if ((await options.latestFindings()) === undefined) start = BaselineStart.Replaced;
+    else if (catalogId !== undefined && stored.catalogId !== undefined && stored.catalogId !== catalogId) {
+      start = BaselineStart.Adopted;
+      const writer = stored.catalogId;
+      foreign = new Map(
+        [...stored.findings.values()].map((f) => [
+          keyOf({ ...f, catalogId: writer }),
+          { ...f, catalogId: writer },
+        ]),
+      );
+      baseline = new Map();
+    }
+    // Entries held under another catalog's pks come home to the catalog they name.
+    for (const [key, e] of stored.held) {
+      const { catalogId: of, ...finding } = e;
+      if (of !== catalogId) foreign.set(key, e);
+      else if (!baseline.has(findingId(finding))) baseline.set(findingId(finding), finding);
+    }
   } else {
     const latest = await options.latestFindings();
     if (latest === undefined) {
@@ -104,17 +154,23 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
       start = BaselineStart.Seeded;
       baseline = await seedFrom(latest, disabledCodes(configured, latest.findings), options.firingSince);
       baselineEpoch = latest.epoch;
-      await store.save(latest.epoch, baselineChanges(new Map(), baseline));
+      inBucket = kvState(baseline, foreign);
+      await store.save(latest.epoch, baselineChanges(new Map(), inBucket), { catalogId });
     }
   }
+  /** Transitions saved with the baseline of an epoch, published again if its marker comes back. */
+  let saved = stored.transitions;
   log.info(
-    { bucket: store.bucket, start, firing: baseline.size, epoch: baselineEpoch },
+    { bucket: store.bucket, start, firing: baseline.size + foreign.size, epoch: baselineEpoch },
     start === BaselineStart.Replaced
       ? "findings baseline ready, from a catalog this one replaced: the first epoch establishes it anew and publishes nothing; endpoints are told the findings under their new entity pks"
-      : "findings baseline ready",
+      : start === BaselineStart.Adopted
+        ? "findings baseline ready, written by another catalog (the catalog role moved here): its findings are matched to this catalog's by entity name, keeping their starts; endpoints are told them under this catalog's entity pks"
+        : "findings baseline ready",
   );
 
   let establishing = start === BaselineStart.Empty || start === BaselineStart.Replaced;
+  let movedPks = false;
   const now = options.now ?? Date.now;
   /** Epochs not diffed for being older than the baseline, since the last one diffed. */
   const skipped = { count: 0 };
@@ -169,20 +225,49 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
     }
     // A replaced catalog's pks mean other entities: its first epoch is diffed against nothing.
     const replacing = establishing && start === BaselineStart.Replaced;
-    const diffed = diffFindings(replacing ? new Map() : baseline, result.findings, {
+    const ctx = {
       epoch: result.epoch,
       answered: new Set(result.answered),
       ...(result.expected ? { expected: new Set(result.expected) } : {}),
       ...(result.leaderless ? { leaderless: new Set(result.leaderless) } : {}),
       disabled: disabledCodes(configured, result.findings),
       failed: new Set(result.failed.map((f) => f.code)),
-    });
-    const transitions = diffed.transitions;
+    };
+    // Entries of another catalog go by name into this one's pks first (none once all are matched).
+    const adopted =
+      replacing || foreign.size === 0 ? undefined : adoptForeign(foreign, baseline, result.findings, ctx);
+    const diffed = diffFindings(replacing ? new Map() : (adopted?.own ?? baseline), result.findings, ctx);
+    const transitions = [...(adopted?.resolved ?? []), ...diffed.transitions].sort((a, b) =>
+      compareFindings(a.finding, b.finding),
+    );
     const next = replacing ? keepStarts(diffed.baseline, baseline) : diffed.baseline;
-    const published = establishing ? [] : transitions;
+    const nextForeign = replacing ? new Map<string, BaselineEntry>() : (adopted?.foreign ?? foreign);
+    // The marker of an epoch whose baseline was saved comes back when the node stopped before
+    // it had published all: the transitions saved with it are published again (a repeat of
+    // those it had published carries the same message id on the feed and in the outbox).
+    const again = saved?.epoch.getTime() === result.epoch.getTime() ? saved : undefined;
+    const published = again ? again.transitions : establishing ? [] : transitions;
+    if (again)
+      log.info(
+        { epoch: result.epoch, transitions: published.length },
+        "the epoch's transitions were saved with the findings baseline before this marker came back: they are published again",
+      );
     if (beforeSave && published.length > 0) await beforeSave(published);
-    await store.save(result.epoch, baselineChanges(baseline, next));
+    const nextInBucket = kvState(next, nextForeign);
+    await store.save(result.epoch, baselineChanges(inBucket, nextInBucket), {
+      catalogId,
+      ...(again ? {} : { transitions: published }),
+    });
+    if (!again && published.length > 0) saved = { epoch: result.epoch, transitions: published };
+    movedPks = (adopted?.moved ?? 0) > 0;
+    if (adopted && adopted.foreign.size === 0)
+      log.info(
+        { epoch: result.epoch, moved: adopted.moved },
+        "the findings of the other catalog's baseline are all matched or resolved",
+      );
     baseline = next;
+    foreign = nextForeign;
+    inBucket = nextInBucket;
     baselineEpoch = result.epoch;
     if (establishing) {
       establishing = false;
@@ -202,10 +287,13 @@ export async function startFindingsTracker(options: FindingsTrackerOptions): Pro
     },
     // A check disabled since the baseline was saved fires nothing (rule 3), though the stored
     // baseline holds its findings until the next diff drops them.
-    firing: () =>
-      [...baseline.values()].some((f) => configured.has(f.code))
-        ? new Map([...baseline].filter(([, f]) => !configured.has(f.code)))
-        : baseline,
+    firing: () => {
+      const here = enabled(baseline, configured);
+      if (foreign.size === 0) return here;
+      return new Map([...here, ...enabled(foreign, configured)]);
+    },
+    catalogFiring: () => enabled(baseline, configured),
+    moved: () => movedPks,
     baselineEpoch: () => baselineEpoch,
     establishing: () => establishing,
     async [Symbol.asyncDispose]() {
@@ -240,6 +328,27 @@ function keepStarts(
     kept.set(id, before && nextByName.get(nameOf(f)) === f ? { ...f, startsAt: before.startsAt } : f);
   }
   return kept;
+}
+
+/** The entries of checks not disabled. */
+function enabled<T extends FiringFinding>(
+  entries: ReadonlyMap<string, T>,
+  configured: ReadonlySet<string>,
+): ReadonlyMap<string, T> {
+  return [...entries.values()].some((f) => configured.has(f.code))
+    ? new Map([...entries].filter(([, f]) => !configured.has(f.code)))
+    : entries;
+}
+
+/** The entries as the bucket is to hold them, by KV key. */
+function kvState(
+  own: ReadonlyMap<string, FiringFinding>,
+  foreign: ReadonlyMap<string, BaselineEntry>,
+): Map<string, BaselineEntry> {
+  const state = new Map<string, BaselineEntry>();
+  for (const f of own.values()) state.set(baselineKey(f), f);
+  for (const [key, e] of foreign) state.set(key, e);
+  return state;
 }
 
 /** Configured codes plus any the catalog flagged disabled on a row. */

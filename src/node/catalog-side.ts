@@ -8,6 +8,7 @@ import {
   installCheckMacros,
   queryFindingsPage,
   latestEpochFindings,
+  catalogIdentity,
   firingSince,
   listColumns,
   listMacros,
@@ -35,6 +36,7 @@ import type { Logger, NodeMetrics } from "../lib/index.ts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
+import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
 import {
   ACK_WAIT_MS,
@@ -97,7 +99,7 @@ export function createCatalogSide(options: {
   notifier: Notifier;
   metrics: NodeMetrics;
   log: Logger;
-  faults?: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void };
+  faults?: ScrapeFaults;
   /** True while this node still holds the catalog role (RoleClaims.confirm). */
   confirmRole?: () => Promise<boolean>;
   /** Why the sink does not answer, when its storage is known to be the reason. */
@@ -253,17 +255,17 @@ export function createCatalogSide(options: {
     // Queries answer from here on: seeding the finding feed and starting the consumer do not hold them up.
     catalog = first;
     const open = first;
-    // ⑤ The finding feed runs only where the catalog opened at start (spec: a catalog that
-    // opens later resumes indexing, and its feed after a restart).
+    // ⑤ The finding feed runs only where the catalog opened at start (spec: one opening later resumes indexing; its feed after a restart).
     const tracker = await startFindingsTracker({
       store: await openFindingsBaseline(sink, system.id, log),
+      catalogId: await catalogIdentity(open),
       disabledChecks: system.disabledChecks,
       latestFindings: () => latestEpochFindings(open),
       firingSince: (epoch) => firingSince(open, epoch.toISOString()),
       log,
     });
-    // The catalog's copy of the firing set (grades) starts from the baseline as loaded, unless
-    // that baseline names another catalog file's pks (it is established anew at the first epoch).
+    // The catalog's copy of the firing set (grades) starts from the baseline as loaded (but for
+    // entries in another catalog file's pks: those are established or matched at the first epoch).
     if (!tracker.establishing()) await recordFiring(open, tracker);
     await syncNotifications(options.notifier, system.id, tracker, log);
     await startIndexing(open, tracker);

@@ -20,6 +20,7 @@ import { publishEpoch, publishTransitions } from "../feed/index.ts";
 import { diffFindings, type FindingsTracker } from "../findings/index.ts";
 import { parseJsonExact, type Logger, type NodeMetrics } from "../lib/index.ts";
 import type { Notifier } from "../notify/index.ts";
+import type { ScrapeFaults } from "../scrape/index.ts";
 import { DROPPED_HINT, droppedPartsMessage } from "./dropped-parts.ts";
 import { setAsideFutureEpoch } from "./future-epoch.ts";
 
@@ -50,7 +51,8 @@ export async function handleCommit(
     systemId: string;
     nodeId: string;
     log: Logger;
-    faults: { beforeReadParts?: () => Promise<void> | void; afterFold?: () => void } | undefined;
+    /** Crash points of the crash-safety tests (catalog side: before the parts, after the fold, after the baseline). */
+    faults: ScrapeFaults | undefined;
     /** When this catalog side started: epochs scraped since then tell what is firing now. */
     startedAt: Date;
     /** True while this node still holds the catalog role; undefined: no claims on this node. */
@@ -108,8 +110,10 @@ export async function handleCommit(
     // ④ Checks over the epoch; a redelivered epoch whose checks ran reads them back. While
     // newer epochs wait (a backlog after downtime, or epochs arriving faster than checks run),
     // only folding keeps up: the checks run on the newest epoch, so findings stay current and
-    // the catalog does not fall further behind. Every epoch is still folded.
-    if (delivery.behind > 0) {
+    // the catalog does not fall further behind. Every epoch is still folded. A marker handed out
+    // again that the baseline has not passed is no backlog but the epoch a crash or stop cut off:
+    // its transitions are owed, with its own starts (a later epoch fires them late, or never).
+    if (delivery.behind > 0 && !owed(delivery, ctx.tracker)) {
       log.debug({ behind: delivery.behind }, "newer epochs are waiting; checks run on the newest");
       if (await lostRole(ctx, delivery, log)) return;
       await delivery.ack();
@@ -131,9 +135,12 @@ export async function handleCommit(
       const transitions = await ctx.tracker.onEpoch({ epoch, ...checked }, (found) =>
         ctx.notifier.enqueue(ctx.systemId, epoch, found),
       );
+      if (transitions.length > 0) ctx.faults?.afterBaselineSave?.();
       // The first baseline publishes nothing (baseline rule 2), yet endpoints are to know
-      // what is firing: its findings go to the outbox as the start-up sync would put them.
-      if (establishing) await syncNotifications(ctx.notifier, ctx.systemId, ctx.tracker, log);
+      // what is firing: its findings go to the outbox as the start-up sync would put them. So
+      // too when findings of another catalog's baseline now go by this catalog's pks.
+      if (establishing || ctx.tracker.moved())
+        await syncNotifications(ctx.notifier, ctx.systemId, ctx.tracker, log);
       // The outbox now says what is firing as of this epoch (an epoch older than the baseline
       // is not diffed): endpoints new to it may have their first delivery, once the epoch was
       // scraped since this catalog started (not one left from before, folded as a backlog) and
@@ -149,7 +156,7 @@ export async function handleCommit(
           .catch((err: unknown) =>
             log.warn({ err }, "endpoints waiting for a fresh epoch were not told of it"),
           );
-      publishTransitions(ctx.sink, ctx.systemId, transitions);
+      publishTransitions(ctx.sink, ctx.systemId, epoch, transitions);
       for (const status of ["firing", "resolved", "changed"] as const)
         ctx.metrics.transitions(ctx.systemId, status, transitions.filter((t) => t.status === status).length);
       if (transitions.length > 0)
@@ -272,6 +279,16 @@ export async function handBackLeft(delivery: CommitDelivery | undefined, log: Lo
   }
 }
 
+/**
+ * True for a marker handed out again (a crash, a stop or a lost role cut its epoch off) whose
+ * epoch the findings baseline has not passed: its checks and transitions are still owed.
+ */
+function owed(delivery: CommitDelivery, tracker: FindingsTracker | undefined): boolean {
+  if (delivery.deliveries < 2 || tracker === undefined) return false;
+  const at = tracker.baselineEpoch();
+  return at === undefined || parseEpoch(delivery.marker.epoch).getTime() >= at.getTime();
+}
+
 /** Every expected server answered in full, every check ran and every asset had a leader. */
 function observedAll(checked: EpochCheckResult): boolean {
   const answered = new Set(checked.answered);
@@ -310,7 +327,7 @@ async function lostRole(
  */
 export async function recordFiring(catalog: Catalog, tracker: FindingsTracker): Promise<void> {
   const at = tracker.baselineEpoch();
-  if (at) await writeFiringFindings(catalog, at, tracker.firing().values());
+  if (at) await writeFiringFindings(catalog, at, tracker.catalogFiring().values());
 }
 
 /**

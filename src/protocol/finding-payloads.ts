@@ -37,11 +37,36 @@ export interface FindingBaselineEntry {
   server?: string;
   severity: Severity;
   starts_at: string;
+  /**
+   * Only on an entry kept under `x.<catalog id>.…`: the catalog whose entity pks it names, not
+   * the one that wrote the baseline (a finding it could not match by name yet, its server silent).
+   */
+  catalog_id?: string;
 }
 
 /** The value of the bucket's `epoch` key: the epoch the stored baseline reflects. */
 export interface FindingBaselineEpoch {
   epoch: string;
+  /**
+   * The catalog file that wrote the baseline (main.catalog_identity): its entries name that
+   * file's entity pks. Absent in a baseline written before catalogs had ids.
+   */
+  catalog_id?: string;
+}
+
+/**
+ * The value of the bucket's `transitions` key: the transitions of the last epoch that had any,
+ * written with its baseline, so they are published again when that epoch's marker comes back
+ * (the node stopped after saving the baseline, before or while publishing them).
+ */
+export interface FindingBaselineTransitions {
+  epoch: string;
+  transitions: {
+    status: FindingStatus;
+    finding: FindingBaselineEntry;
+    ends_at?: string;
+    prev_severity?: Severity;
+  }[];
 }
 
 /** The spec's Finding transition: optional fields appear only where the spec says they do. */

@@ -46,7 +46,12 @@ export type {
   SinkInfoReply,
 } from "./payloads.ts";
 export { MAX_DISCONNECT_GROUPS } from "./payloads.ts";
-export type { FindingTransition, FindingBaselineEntry, FindingBaselineEpoch } from "./finding-payloads.ts";
+export type {
+  FindingTransition,
+  FindingBaselineEntry,
+  FindingBaselineEpoch,
+  FindingBaselineTransitions,
+} from "./finding-payloads.ts";
 export { transitionPayload } from "./finding-payloads.ts";
 export type {
   ExplainRequest,

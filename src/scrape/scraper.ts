@@ -33,6 +33,8 @@ export interface ScrapeFaults {
   beforeReadParts?: () => Promise<void> | void;
   /** After an epoch is folded and before its marker is acked (catalog side). */
   afterFold?: () => void;
+  /** After the findings baseline of an epoch with transitions is saved, before they are published (catalog side). */
+  afterBaselineSave?: () => void;
 }
 
 /** How one source went in the last epoch (reported as is by ops.scraper.status). */

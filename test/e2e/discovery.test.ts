@@ -192,7 +192,8 @@ describe("catalog discovery on a node on the embedded default", () => {
     assert.equal(tables.code, 0, tables.stderr);
     assert.match(tables.stdout, /\nmain\.ips\s+table\s+7\s/);
     assert.match(tables.stdout, /\nmain\.page_views\s+table\s+6\s/);
-    assert.match(tables.stdout, /\(2 rows\)\n$/);
+    assert.match(tables.stdout, /\nmain\.catalog_identity\s+table\s+2\s/);
+    assert.match(tables.stdout, /\(3 rows\)\n$/);
 
     const columns = await dbCli("columns", "hx.epochs");
     assert.equal(columns.code, 0, columns.stderr);

@@ -112,7 +112,7 @@ describe("the HTTP gateway in front of a real node", () => {
     const mainOnly = await post("/sys/local/db/tables", JSON.stringify({ schema: "main" }));
     assert.deepEqual(
       mainOnly.json<TablesReply>().tables.map((t) => `${t.schema}.${t.name}`),
-      ["main.ips", "main.page_views"],
+      ["main.catalog_identity", "main.ips", "main.page_views"],
     );
 
     const columns = await post("/sys/local/db/columns", JSON.stringify({ schema: "hx", table: "epochs" }));

@@ -96,7 +96,7 @@ describe("the discovery handlers against a real catalog file", () => {
       {
         name: "main",
         description: "",
-        tables: 2,
+        tables: 3,
         views: 0,
         macros: 0,
       },
@@ -123,7 +123,7 @@ describe("the discovery handlers against a real catalog file", () => {
     const main = await call<TablesReply>(dbTablesHandler(port), { schema: "main" });
     assert.deepEqual(
       main.tables.map((x) => `${x.schema}.${x.name}`),
-      ["main.ips", "main.page_views"],
+      ["main.catalog_identity", "main.ips", "main.page_views"],
     );
   });
 

@@ -64,7 +64,8 @@ describe("the finding feed on a real nats-server", () => {
       await lab.epoch(1, [{ ...X, severity: "critical" }, Y, R]),
       await lab.epoch(2, [{ ...X, severity: "critical" }]),
     ];
-    for (const epoch of epochs) publishTransitions(publisher, "feed", await tracker.onEpoch(epoch));
+    for (const epoch of epochs)
+      publishTransitions(publisher, "feed", epoch.epoch, await tracker.onEpoch(epoch));
     await publisher.flush();
 
     const t0 = "2026-11-22T10:00:00.000Z";
@@ -149,7 +150,7 @@ describe("the finding feed on a real nats-server", () => {
     const firing = await listen(subscriber, systemSubject("filters", "feed.finding.firing.>"));
     const byCode = await listen(subscriber, systemSubject("filters", "feed.finding.*.*.server-007"));
     const other = await listen(subscriber, systemSubjects("other").feedFindingAll);
-    publishTransitions(publisher, "filters", [
+    publishTransitions(publisher, "filters", base, [
       { status: "firing", finding },
       { status: "changed", finding: { ...finding, severity: "critical" }, prevSeverity: "warning" },
       {

@@ -78,7 +78,14 @@ describe("the findings baseline in a KV bucket on a real nats-server", () => {
   test("an empty bucket loads as never saved", async () => {
     await ensureBucket(nc, "empty");
     const store = await openFindingsBaseline(nc, "empty", log);
-    assert.deepEqual(await store.load(), { saved: false, epoch: undefined, findings: new Map() });
+    assert.deepEqual(await store.load(), {
+      saved: false,
+      epoch: undefined,
+      catalogId: undefined,
+      findings: new Map(),
+      held: new Map(),
+      transitions: undefined,
+    });
   });
 
   test("a saved baseline loads back the same on a new connection, with readable keys", async () => {
@@ -101,7 +108,14 @@ describe("the findings baseline in a KV bucket on a real nats-server", () => {
     const other = await connect({ servers: server.url });
     try {
       const loaded = await (await openFindingsBaseline(other, "trip", log)).load();
-      assert.deepEqual(loaded, { saved: true, epoch: T1, findings: mapOf(entries) });
+      assert.deepEqual(loaded, {
+        saved: true,
+        epoch: T1,
+        catalogId: undefined,
+        findings: mapOf(entries),
+        held: new Map(),
+        transitions: undefined,
+      });
       const keys: string[] = [];
       for await (const key of await (await new Kvm(other).open("MON_FINDINGS_trip")).keys()) keys.push(key);
       assert.deepEqual(keys.sort(), [
@@ -135,7 +149,14 @@ describe("the findings baseline in a KV bucket on a real nats-server", () => {
     assert.equal((await streamMessages(nc, "delta")).lastSeq, 8);
 
     const loaded = await store.load();
-    assert.deepEqual(loaded, { saved: true, epoch: T1, findings: second });
+    assert.deepEqual(loaded, {
+      saved: true,
+      epoch: T1,
+      catalogId: undefined,
+      findings: second,
+      held: new Map(),
+      transitions: undefined,
+    });
     // The load purged the delete marker of pk 3: three findings and the epoch remain.
     assert.equal((await streamMessages(nc, "delta")).messages, 4);
     assert.deepEqual((await store.load()).findings, second);
@@ -147,7 +168,14 @@ describe("the findings baseline in a KV bucket on a real nats-server", () => {
     await kv.put("f.server-007.server.1", "{}");
     await kv.delete("f.server-007.server.1");
     const loaded = await (await openFindingsBaseline(nc, "markers", log)).load();
-    assert.deepEqual(loaded, { saved: false, epoch: undefined, findings: new Map() });
+    assert.deepEqual(loaded, {
+      saved: false,
+      epoch: undefined,
+      catalogId: undefined,
+      findings: new Map(),
+      held: new Map(),
+      transitions: undefined,
+    });
     assert.equal((await streamMessages(nc, "markers")).messages, 0);
   });
 
@@ -171,7 +199,14 @@ describe("the findings baseline in a KV bucket on a real nats-server", () => {
     await server.restart();
     nc = await connect({ servers: server.url });
     const loaded = await (await openFindingsBaseline(nc, "restart", log)).load();
-    assert.deepEqual(loaded, { saved: true, epoch: T1, findings: mapOf(entries) });
+    assert.deepEqual(loaded, {
+      saved: true,
+      epoch: T1,
+      catalogId: undefined,
+      findings: mapOf(entries),
+      held: new Map(),
+      transitions: undefined,
+    });
   });
 
   test("thousands of keys save and load whole", async () => {

@@ -92,7 +92,14 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     assert.deepEqual(tracker.firing(), seeded);
     // The seed is saved, so a restart before the next epoch loads it rather than seeding again.
     const stored = await (await openFindingsBaseline(nc, "seeded", silentLogger())).load();
-    assert.deepEqual(stored, { saved: true, epoch: epochTime(2), findings: seeded });
+    assert.deepEqual(stored, {
+      saved: true,
+      epoch: epochTime(2),
+      catalogId: undefined,
+      findings: seeded,
+      held: new Map(),
+      transitions: undefined,
+    });
 
     // The first epoch indexed publishes only what changed since the seeded run.
     const t3 = await tracker.onEpoch(await lab.epoch(3, [X, Z], { disabled: [Z.code] }));
@@ -269,5 +276,61 @@ describe("the findings tracker on a real nats-server and a real catalog", () => 
     assert.deepEqual(await tracker.onEpoch(await lab.epoch(4, [X])), [
       { status: "resolved", finding: firing(Y, epochTime(3)), endsAt: epochTime(4) },
     ]);
+  });
+  test("a baseline another catalog wrote is matched by name: what stays up keeps its start and publishes nothing, what is gone resolves under its old pk", async () => {
+    await using one = await trackerLab(nc, "adopt");
+    await using two = await trackerLab(nc, "adopt");
+    const S1 = (pk: number): Row => ({ code: "jetstream-008", pk, name: "S1", severity: "warning" });
+    const S2: Row = { code: "jetstream-008", pk: 2, name: "S2", severity: "warning" };
+    const held: Row = {
+      code: "server-007",
+      type: "server",
+      pk: 3,
+      name: "n2",
+      server: "n2",
+      severity: "critical",
+    };
+    // Catalog two has check runs of its own, in which pk 2 is S9 and S1 is pk 5.
+    await two.epoch(0, []);
+    await one.epoch(1, []);
+    {
+      await using first = await one.tracker(nc, [], undefined, "catalog-one");
+      await first.onEpoch(await one.epoch(2, [S1(1), S2, held]));
+    }
+    await using tracker = await two.tracker(nc, [], undefined, "catalog-two");
+    assert.equal(tracker.start, "adopted");
+    const S9: Row = { code: "jetstream-008", pk: 2, name: "S9", severity: "warning" };
+    // n2 does not answer: its finding is held under catalog one's pk until it does.
+    const t3 = await tracker.onEpoch(await two.epoch(3, [S1(5), S9], { answered: ["n1"] }));
+    assert.deepEqual(t3, [
+      { status: "resolved", finding: firing(S2, epochTime(2)), endsAt: epochTime(3) },
+      { status: "firing", finding: firing(S9, epochTime(3)) },
+    ]);
+    assert.deepEqual(tracker.catalogFiring(), mapOf(firing(S1(5), epochTime(2)), firing(S9, epochTime(3))));
+    assert.equal(tracker.moved(), true);
+    assert.equal(tracker.firing().size, 3, "the held finding is still firing, under catalog one's pk");
+    // A restart of catalog two loads it as its own now, the held entry still under catalog one's pk.
+    await tracker[Symbol.asyncDispose]();
+    await using again = await two.tracker(nc, [], undefined, "catalog-two");
+    assert.equal(again.start, "stored");
+    const t4 = await again.onEpoch(await two.epoch(4, [S1(5), S9]));
+    assert.deepEqual(t4, [{ status: "resolved", finding: firing(held, epochTime(2)), endsAt: epochTime(4) }]);
+    assert.equal(again.firing().size, 2);
+  });
+
+  test("an epoch whose baseline was saved before its transitions were published publishes them again when it comes back", async () => {
+    await using lab = await trackerLab(nc, "again");
+    await lab.epoch(0, []);
+    {
+      await using tracker = await lab.tracker(nc, [], undefined, "catalog");
+      const t1 = await tracker.onEpoch(await lab.epoch(1, [X]));
+      assert.deepEqual(t1, [{ status: "firing", finding: firing(X, epochTime(1)) }]);
+      // The node stops here: the baseline is saved, nothing was published.
+    }
+    await using tracker = await lab.tracker(nc, [], undefined, "catalog");
+    // Its marker comes back: the epoch is folded already and its checks read back.
+    const t1 = await tracker.onEpoch(await lab.epoch(1, [X]));
+    assert.deepEqual(t1, [{ status: "firing", finding: firing(X, epochTime(1)) }]);
+    assert.deepEqual(await tracker.onEpoch(await lab.epoch(2, [X])), []);
   });
 });

@@ -62,11 +62,15 @@ export function epochTime(i: number): Date {
 export interface TrackerLab extends AsyncDisposable {
   /** Folds epoch `i`, runs the checks returning `rows`, and gives what the tracker is fed. */
   epoch(i: number, rows: readonly Row[], options?: EpochOptions): Promise<EpochFindings>;
-  /** A tracker on `nc` for this system, seeded from this catalog; `now` is the node's clock. */
+  /**
+   * A tracker on `nc` for this system, seeded from this catalog; `now` is the node's clock,
+   * `catalogId` the id it saves the baseline with (none: baselines are taken as its own).
+   */
   tracker(
     nc: NatsConnection,
     disabledChecks?: readonly string[],
     now?: () => number,
+    catalogId?: string,
   ): Promise<FindingsTracker>;
   /** Rows of a query on the catalog, as JSON objects. */
   query(sql: string): Promise<Record<string, unknown>[]>;
@@ -92,9 +96,10 @@ export async function trackerLab(nc: NatsConnection, systemId: string): Promise<
       if (!result) throw new Error(`epoch ${epoch} is not in the catalog`);
       return { epoch: new Date(epoch), ...result };
     },
-    async tracker(conn, disabledChecks = [], now) {
+    async tracker(conn, disabledChecks = [], now, catalogId) {
       return startFindingsTracker({
         ...(now ? { now } : {}),
+        ...(catalogId ? { catalogId } : {}),
         store: await openFindingsBaseline(conn, systemId, log),
         disabledChecks,
         latestFindings: () => latestEpochFindings(t.catalog),
