@@ -21,6 +21,8 @@ import { macroName, type Check } from "./check.ts";
  *   `[domain/]account/stream` as the fold's messages name it (a NULL or empty domain left out),
  *   the account (its id: the public key in operator mode) named by checks.account_label.
  * - `checks.consumer_label(domain, account, stream, consumer)`: `[domain/]account/stream/consumer`.
+ * - `checks.accounts_gone(ep_from, ep_to)`: per epoch, the accounts whose JWT expired or was
+ *   deleted from the resolver (`state`), which the account checks leave out.
  */
 export const HELPER_MACROS: readonly string[] = [
   // prev_epoch is the epoch the checks last ran over before this one (ASOF), so a delta
@@ -83,6 +85,13 @@ COMMENT ON MACRO checks.stream_label IS 'A stream named as findings name it: [do
   `CREATE OR REPLACE MACRO checks.consumer_label(domain, account, stream, consumer) AS
 checks.stream_label(domain, account, stream) || '/' || consumer;
 COMMENT ON MACRO checks.consumer_label IS 'A consumer named as findings name it: [domain/]account/stream/consumer, the domain left out when NULL or empty';`,
+  // An account deleted from the resolver stays loaded (2.9.10), and one whose JWT expired
+  // stays too: both keep their last imports, exports and limits, which the account checks
+  // would go on reporting. accounts-008 reports the expired one; a deletion is on purpose.
+  `CREATE OR REPLACE MACRO checks.accounts_gone(ep_from, ep_to) AS TABLE
+SELECT epoch, account_pk, state FROM hx.account_states
+WHERE epoch >= ep_from AND epoch <= ep_to AND state IN ('expired', 'deleted');
+COMMENT ON MACRO TABLE checks.accounts_gone IS 'Accounts the servers hold as expired or deleted from the resolver, per epoch (hx.account_states): the account checks leave them out';`,
 ];
 
 /** `CREATE OR REPLACE MACRO checks.<code>(ep_from, ep_to, p_… := default, …) AS TABLE <sql>`. */

@@ -63,8 +63,9 @@ export function signJwt(
   subject: string,
   name: string,
   nats: Record<string, unknown>,
+  top: Record<string, unknown> = {},
 ): string {
-  return signClaims(signer, { name, sub: subject, nats });
+  return signClaims(signer, { name, sub: subject, ...top, nats });
 }
 
 /** The decoded claims of a JWT (no signature check). */
@@ -78,6 +79,8 @@ export interface AccountClaims {
   imports?: readonly JwtImport[];
   /** Public keys of the account's signing keys. */
   signing_keys?: readonly string[];
+  /** When the JWT expires (its `exp` claim, whole seconds); none unless given. */
+  expires?: Date;
 }
 
 /** An account JWT issued by the operator: unlimited unless `claims.limits` says otherwise. */
@@ -87,24 +90,41 @@ export function accountJwt(
   name: string,
   claims: AccountClaims = {},
 ): string {
-  return signJwt(operator, account, name, {
-    limits: {
-      subs: UNLIMITED,
-      data: UNLIMITED,
-      payload: UNLIMITED,
-      imports: UNLIMITED,
-      exports: UNLIMITED,
-      wildcards: true,
-      conn: UNLIMITED,
-      leaf: UNLIMITED,
-      ...claims.limits,
+  return signJwt(
+    operator,
+    account,
+    name,
+    {
+      limits: {
+        subs: UNLIMITED,
+        data: UNLIMITED,
+        payload: UNLIMITED,
+        imports: UNLIMITED,
+        exports: UNLIMITED,
+        wildcards: true,
+        conn: UNLIMITED,
+        leaf: UNLIMITED,
+        ...claims.limits,
+      },
+      ...(claims.exports?.length ? { exports: claims.exports } : {}),
+      ...(claims.imports?.length ? { imports: claims.imports } : {}),
+      ...(claims.signing_keys?.length ? { signing_keys: claims.signing_keys } : {}),
+      default_permissions: { pub: {}, sub: {} },
+      type: "account",
+      version: 2,
     },
-    ...(claims.exports?.length ? { exports: claims.exports } : {}),
-    ...(claims.imports?.length ? { imports: claims.imports } : {}),
-    ...(claims.signing_keys?.length ? { signing_keys: claims.signing_keys } : {}),
-    default_permissions: { pub: {}, sub: {} },
-    type: "account",
-    version: 2,
+    claims.expires ? { exp: Math.floor(claims.expires.getTime() / 1000) } : {},
+  );
+}
+
+/**
+ * The operator's request to delete accounts from a full resolver that allows it
+ * ($SYS.REQ.CLAIMS.DELETE): a generic claim naming them, signed by the operator.
+ */
+export function deleteAccountsClaim(operator: KeyPair, accounts: readonly string[]): string {
+  return signClaims(operator, {
+    sub: operator.getPublicKey(),
+    nats: { accounts: [...accounts], type: "generic", version: 2 },
   });
 }
 

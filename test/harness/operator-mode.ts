@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createAccount, createOperator, createUser, type KeyPair } from "@nats-io/nkeys";
 import { jwtAuthenticator, type Authenticator } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
-import { accountJwt, signJwt, userJwt, type AccountClaims } from "./operator-jwt.ts";
+import { accountJwt, deleteAccountsClaim, signJwt, userJwt, type AccountClaims } from "./operator-jwt.ts";
 import { credsText } from "./creds-file.ts";
 
 export { activationToken, decodeJwt, signJwt } from "./operator-jwt.ts";
@@ -39,8 +39,9 @@ export interface OperatorServerOptions {
   /** Further lines of server configuration (`debug: true`, …). */
   config?: readonly string[];
   /**
-   * `memory` (the default) preloads the JWTs in a MEMORY resolver; `full` in a full (directory)
-   * resolver, which takes new JWTs on `$SYS.REQ.CLAIMS.UPDATE`, as an nsc push sends them.
+   * `memory` (the default) preloads the JWTs in a MEMORY resolver; `full` keeps them in a full
+   * (directory) resolver in the work dir, preloaded too, which takes new JWTs on
+   * `$SYS.REQ.CLAIMS.UPDATE`, as an nsc push sends them, and allows deletes ($SYS.REQ.CLAIMS.DELETE).
    */
   resolver?: "memory" | "full";
   /** JetStream on, stored in the server's work dir (accounts need JetStream limits to use it). */
@@ -73,6 +74,8 @@ export interface OperatorServer extends AsyncDisposable {
   user(account: string, name: string, options?: { bearer?: boolean }): OperatorUser;
   /** The server's log so far. */
   log(): Promise<string>;
+  /** The operator's $SYS.REQ.CLAIMS.DELETE request for the accounts named (full resolver). */
+  deleteClaim(...accounts: string[]): string;
 }
 
 export async function startOperatorServer(
@@ -116,7 +119,9 @@ export async function startOperatorServer(
     `log_file: "${logFile}"`,
     `operator: "${operatorJwt}"`,
     `system_account: "${sysPub}"`,
-    options.resolver === "full" ? `resolver: { type: full, dir: "${dir}/jwt" }` : "resolver: MEMORY",
+    options.resolver === "full"
+      ? `resolver: { type: full, dir: "${dir}/jwt", allow_delete: true }`
+      : "resolver: MEMORY",
     ...(options.jetstream ? [`jetstream: { store_dir: "${dir}/js" }`] : []),
     "resolver_preload: {",
     preload,
@@ -161,6 +166,7 @@ export async function startOperatorServer(
       };
     },
     log,
+    deleteClaim: (...accounts) => deleteAccountsClaim(operator, accounts.map(accountKey)),
     async [Symbol.asyncDispose]() {
       await proc.stop();
       await rm(dir, { recursive: true, force: true });

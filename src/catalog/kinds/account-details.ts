@@ -29,13 +29,27 @@ export function gatherAccountDetails(replies: EpochReplies): AccountDetails {
 }
 
 /**
- * The account_stats columns one server's detail of an account fills. A server before 2.14.0
+ * The account_stats columns one server's detail of an account fills. The JWT's expiry is
+ * its `exp` claim; `expired` is the server's own flag, which nats-server sets when that time
+ * passes and also (2.9.10) when the JWT is deleted from a full resolver
+ * ($SYS.REQ.CLAIMS.DELETE), keeping the account loaded. Expired while its `exp` has not
+ * passed on the server's clock (`now`, the reply's time) can only be the deletion, so that
+ * is `deleted`. A server before 2.14.0
  * keeps the JWT's limits as 32-bit integers (accounts.go updateAccountClaimsWithRefresh:
  * int32(ac.Limits.Conn)), so a limit past 2^31−1 wraps there, and the wrapped value is the one
  * it enforces; 2.14.0 clamps it instead.
  */
-export function detailStats(detail: Json, version: string | undefined): Record<string, unknown> {
+export function detailStats(
+  detail: Json,
+  version: string | undefined,
+  now: string | undefined,
+): Record<string, unknown> {
   const jwt = str(detail.jwt);
+  const exp = obj(detail.decoded_jwt).exp;
+  const expiresMs = jwt && typeof exp === "number" && exp > 0 ? exp * 1000 : undefined;
+  const expired = typeof detail.expired === "boolean" ? detail.expired : undefined;
+  const clockMs = now === undefined ? NaN : Date.parse(now);
+  const expiryPassed = expiresMs !== undefined && Number.isFinite(clockMs) && expiresMs <= clockMs;
   const limits = obj(obj(obj(detail.decoded_jwt).nats).limits);
   const wraps = version === undefined || !versionAtLeast(version, "2.14.0");
   // A JWT limit of -1 is "unlimited"; a configured account has no JWT and no such limits.
@@ -50,6 +64,9 @@ export function detailStats(detail: Json, version: string | undefined): Record<s
     max_leafnodes: limit(limits.leaf),
     max_subscriptions: limit(limits.subs),
     jwt_bytes: jwt ? Buffer.byteLength(jwt) : undefined,
+    jwt_expires: expiresMs === undefined ? undefined : new Date(expiresMs).toISOString(),
+    expired,
+    deleted: expired === undefined ? undefined : expired && !expiryPassed,
   };
 }
 

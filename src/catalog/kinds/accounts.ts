@@ -85,8 +85,9 @@ export function foldAccounts(
     const byServer = new Map<string, Record<string, unknown>>();
     for (const [server, entry] of statz.get(name) ?? []) byServer.set(server, statzStats(entry));
     for (const [server, detail] of details.get(name) ?? []) {
-      const version = str(repliesOf(replies, "accountz").get(server)?.info.ver);
-      byServer.set(server, { ...byServer.get(server), ...detailStats(detail, version) });
+      const reply = repliesOf(replies, "accountz").get(server);
+      const now = str(reply?.data.now) ?? str(reply?.info.time);
+      byServer.set(server, { ...byServer.get(server), ...detailStats(detail, str(reply?.info.ver), now) });
     }
     for (const report of reports) {
       byServer.set(report.server, { ...byServer.get(report.server), ...jetStreamStats(report) });

@@ -36,6 +36,7 @@ import { migration as m0030 } from "./0030-epochs-own-connections.ts";
 import { migration as m0031 } from "./0031-connection-jwt-account.ts";
 import { migration as m0032 } from "./0032-stream-account-id.ts";
 import { migration as m0033 } from "./0033-catalog-identity.ts";
+import { migration as m0034 } from "./0034-account-jwt-expiry.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -79,6 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0031,
   m0032,
   m0033,
+  m0034,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

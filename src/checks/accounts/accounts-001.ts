@@ -53,6 +53,7 @@ WITH per_account AS (
          max(coalesce(a.total_conns, a.conns)) AS worst_server_connections
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN hx.account_stats a ON a.epoch = e.epoch
+  ANTI JOIN checks.accounts_gone(ep_from, ep_to) g ON g.epoch = a.epoch AND g.account_pk = a.account_pk
   JOIN hx.server_ident sv ON sv.server_pk = a.server_pk
   GROUP BY a.epoch, a.account_pk
   HAVING max(a.max_connections) > 0

@@ -37,6 +37,7 @@ SELECT x.epoch, x.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), x.ac
        x.subject, x.type, x.token_req, x.servers
 FROM checks.epochs_in(ep_from, ep_to) e
 JOIN hx.account_exports x ON x.epoch = e.epoch
+ANTI JOIN checks.accounts_gone(ep_from, ep_to) g ON g.epoch = x.epoch AND g.account_pk = x.account_pk
 ASOF LEFT JOIN hx.account_opts o ON o.account_pk = x.account_pk AND x.epoch >= o.epoch
 WHERE x.importers = 0 AND NOT coalesce(o.is_system, false) AND x.subject NOT LIKE '$SYS.%'`,
 };

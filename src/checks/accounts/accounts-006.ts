@@ -48,6 +48,7 @@ WITH limits AS (
   SELECT a.epoch, a.account_pk, max(a.max_subscriptions) AS max_subscriptions
   FROM checks.epochs_in(ep_from, ep_to) e
   JOIN hx.account_stats a ON a.epoch = e.epoch
+  ANTI JOIN checks.accounts_gone(ep_from, ep_to) g ON g.epoch = a.epoch AND g.account_pk = a.account_pk
   GROUP BY a.epoch, a.account_pk
   HAVING max(a.max_subscriptions) > 0
 ), worst AS (

@@ -1,7 +1,9 @@
 import type { Check } from "../check.ts";
 
 /**
- * An account is present in an epoch when a server's account STATZ lists it. Only servers
+ * An account is present in an epoch when a server's account STATZ lists it, unless its JWT
+ * was deleted from the resolver: nats-server 2.9.10 keeps such an account loaded (flagged
+ * expired; hx.account_states), so its deletion is its removal. Only servers
  * that listed accounts in both epochs are compared, so a server that did not answer, or
  * one that joined, makes no account come or go.
  */
@@ -9,7 +11,7 @@ export const change003: Check = {
   code: "change-003",
   name: "Account Added or Removed",
   description:
-    "An account appeared or vanished since the previous epoch, as the servers' account statistics list them. In operator mode an account appears when its JWT is pushed and first used, and vanishes when it is deleted or revoked; with a configuration file it changes on a reload. A vanished account's users can no longer connect and its exports disappear for the accounts importing them.",
+    "An account appeared or vanished since the previous epoch, as the servers' account statistics list them. In operator mode an account appears when its JWT is pushed and first used, and vanishes when it is deleted from the resolver (nats-server keeps a deleted account loaded, marked expired; it counts as removed then) or revoked; with a configuration file it changes on a reload. A vanished account's users can no longer connect and its exports disappear for the accounts importing them.",
   remediation:
     "Nothing to do when the change was planned. Otherwise check the account resolver (`nats account info`, `nats server request accounts`, the resolver's JWT store or `nsc describe account`) or the `accounts` block of the configuration, and who changed it. For a removed account, check its importers: `nats server report accounts`.",
   scope: "account",
@@ -29,8 +31,10 @@ export const change003: Check = {
   ],
   sql: `
 WITH recent AS (
-  SELECT epoch, server_pk, account_pk FROM hx.account_stats
-  WHERE epoch >= ep_from - INTERVAL 1 HOUR AND epoch <= ep_to
+  SELECT s.epoch, s.server_pk, s.account_pk FROM hx.account_stats s
+  ANTI JOIN (SELECT * FROM checks.accounts_gone(ep_from - INTERVAL 1 HOUR, ep_to) WHERE state = 'deleted') g
+    ON g.epoch = s.epoch AND g.account_pk = s.account_pk
+  WHERE s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch <= ep_to
 ),
 listed AS (SELECT DISTINCT epoch, server_pk FROM recent),
 common AS (
