@@ -65,7 +65,9 @@ interface PagedList {
   readonly key?: string;
   /**
    * Pages 2..n are not more of the list but one item each, in detail, under this field of
-   * their data (ACCOUNTZ's account_detail): they are gathered, in page order, into `details`.
+   * their data (ACCOUNTZ's account_detail): they are gathered, in page order, into `details`,
+   * each with its own page's `now` (when the detail lacks one), since page 1's is older:
+   * whether an account's JWT had expired is judged by the time of its detail.
    */
   readonly detail?: { readonly field: string; readonly details: string };
 }
@@ -138,8 +140,14 @@ function mergePages(got: Page[], paged: PagedList | undefined): ServerReply {
   const first = sorted[0]!.reply;
   if (paged.detail !== undefined) {
     const { field, details } = paged.detail;
-    const items = sorted.slice(1).map((p) => p.reply.data[field]);
-    return { info: first.info, data: { ...first.data, [details]: items.filter((d) => !isEmpty(d)) } };
+    const items = sorted
+      .slice(1)
+      .filter((p) => !isEmpty(p.reply.data[field]))
+      .map((p) => {
+        const now = p.reply.data.now;
+        return now === undefined ? p.reply.data[field] : { now, ...obj(p.reply.data[field]) };
+      });
+    return { info: first.info, data: { ...first.data, [details]: items } };
   }
   let items = sorted.flatMap((p) => arr(p.reply.data[paged.list]));
   if (paged.key !== undefined) {

@@ -86,7 +86,8 @@ export function foldAccounts(
     for (const [server, entry] of statz.get(name) ?? []) byServer.set(server, statzStats(entry));
     for (const [server, detail] of details.get(name) ?? []) {
       const reply = repliesOf(replies, "accountz").get(server);
-      const now = str(reply?.data.now) ?? str(reply?.info.time);
+      // The detail's own time (its page's); page 1's is older.
+      const now = str(detail.now) ?? str(reply?.data.now) ?? str(reply?.info.time);
       byServer.set(server, { ...byServer.get(server), ...detailStats(detail, str(reply?.info.ver), now) });
     }
     for (const report of reports) {

@@ -135,3 +135,23 @@ test("exports read alike from the server and the JWT; a JWT limit past 2^31−1 
   );
   assert.deepEqual(limits, [{ max_connections: 5n }]);
 });
+
+test("an account flagged expired is judged by its own detail's time, not by the older account list's", async () => {
+  // n1 listed its accounts at 11:02:18.684 and sent APP's detail at 11:02:19, flagged
+  // expired: APP's JWT expired at 11:02:19, in between. Judged by the list's time it would
+  // not have expired yet, and the flag would read as a deletion.
+  await using fixture = await catalogWith([
+    withDetails({ APP: { exp: "2026-11-22T11:02:19Z", expired: true }, OTHER: {} }),
+  ]);
+  const states = await fixture.catalog.withReader(async (con) =>
+    (
+      await con.runAndReadAll(
+        "SELECT account, state FROM hx.account_states WHERE state IS NOT NULL ORDER BY account",
+      )
+    ).getRowObjectsJS(),
+  );
+  assert.deepEqual(states, [
+    { account: "APP", state: "expired" },
+    { account: "OTHER", state: "live" },
+  ]);
+});
