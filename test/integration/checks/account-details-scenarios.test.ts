@@ -154,4 +154,13 @@ test("an account flagged expired is judged by its own detail's time, not by the 
     { account: "APP", state: "expired" },
     { account: "OTHER", state: "live" },
   ]);
+  const rows = await runCheck(
+    fixture.catalog,
+    CHECKS.find((c) => c.code === "accounts-008")!,
+    fixture.epochs[0]!,
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.entity_name, r.jwt_expires]),
+    [["APP", new Date("2026-11-22T11:02:19Z")]],
+  );
 });

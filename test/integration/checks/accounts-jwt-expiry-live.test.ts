@@ -1,9 +1,11 @@
 /**
- * Account deletion on a real nats-server 2.9.10 in operator mode, scraped
+ * Account JWT expiry and deletion on a real nats-server 2.9.10 in operator mode, scraped
  * with natsmon's own requests and folded:
+ * - an account whose JWT expires a few seconds ahead: accounts-007 fires before (short
+ *   p_days), accounts-008 once the server flags it expired, and not the other way round;
  * - an account deleted from a full resolver ($SYS.REQ.CLAIMS.DELETE), which 2.9.10 keeps
  *   loaded and flags expired: its accounts-003 finding on a refused import resolves,
- *   change-003 reports it removed.
+ *   change-003 reports it removed, and accounts-008 does not call it expired.
  * The server loads an account only when one of its users connects, so each has one.
  */
 import assert from "node:assert/strict";
@@ -73,7 +75,42 @@ async function userOf(server: OperatorServer, account: string): Promise<NatsConn
   return nc;
 }
 
-describe("accounts deleted from the resolver on a real 2.9.10 server", () => {
+describe("account JWT expiry on a real 2.9.10 server", () => {
+  test("an account JWT expiring seconds ahead fires accounts-007 before and accounts-008 after", async () => {
+    // Whole seconds, as the claim holds it; far enough ahead for the first scrape.
+    const expiresMs = (Math.floor(Date.now() / 1000) + 15) * 1000;
+    const server = await startOperatorServer("accexp", {
+      accounts: { SOON: { expires: new Date(expiresMs) } },
+    });
+    servers.push(server);
+    const soon = server.accountKey("SOON");
+    const sys = await userOf(server, "SYS");
+    await userOf(server, "SOON");
+
+    const before = await scrape(sys, server);
+    assert.equal(expiredFlag(before, soon), false, "the server flagged SOON expired before the first scrape");
+    const expires = new Date(expiresMs);
+    assert.deepEqual(
+      await rowsOf([before], "accounts-007", ["account", "jwt_expires", "servers"], { p_days: 1 }),
+      [["SOON", soon, expires, [server.name]]],
+    );
+    assert.deepEqual(await rowsOf([before], "accounts-008", ["account"]), []);
+
+    // The server flags the account expired when its JWT's exp passes.
+    const afterExpiry = await waitFor(
+      async () => {
+        const epoch = await scrape(sys, server);
+        return expiredFlag(epoch, soon) === true && epoch;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000, message: "the server to flag SOON expired" },
+    );
+    const epochs = [before, afterExpiry];
+    assert.deepEqual(await rowsOf(epochs, "accounts-008", ["account", "jwt_expires", "servers"]), [
+      ["SOON", soon, expires, [server.name]],
+    ]);
+    assert.deepEqual(await rowsOf(epochs, "accounts-007", ["account"], { p_days: 1 }), []);
+  });
+
   test("an account deleted from the resolver resolves its accounts-003 finding and is reported removed", async () => {
     const exporter = createAccount();
     const server = await startOperatorServer("accdel", {
@@ -108,6 +145,7 @@ describe("accounts deleted from the resolver on a real 2.9.10 server", () => {
     assert.deepEqual(await rowsOf(epochs, "accounts-003", ["subject"]), []);
     // change-003 names an account by its key.
     assert.deepEqual(await rowsOf(epochs, "change-003", ["change"]), [[gone, "removed"]]);
+    assert.deepEqual(await rowsOf(epochs, "accounts-008", ["account"]), []);
     await using fixture = await catalogWith(epochs);
     const state = await fixture.catalog.withReader(async (con) =>
       (
