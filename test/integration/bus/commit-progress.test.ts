@@ -37,6 +37,8 @@ test("none written, then one written and handed out to another process pulling f
       lastCommitSeq: 0,
       deliveredSeq: 0,
       nextCommitSeq: 0,
+      ackPending: 0,
+      ackWaitMs: 30_000,
     });
     const js = jetstream(nc);
     await js.publish(S.scrapePart("varz"), "{}");
@@ -52,12 +54,16 @@ test("none written, then one written and handed out to another process pulling f
       lastCommitSeq: commit.seq,
       deliveredSeq: commit.seq,
       nextCommitSeq: commit.seq,
+      ackPending: 1,
+      ackWaitMs: 30_000,
     });
     // Asked from the marker itself: none written after it.
     assert.deepEqual(await commitProgress(nc, "prog", commit.seq), {
       lastCommitSeq: commit.seq,
       deliveredSeq: commit.seq,
       nextCommitSeq: 0,
+      ackPending: 1,
+      ackWaitMs: 30_000,
     });
   } finally {
     await other.stop();
@@ -86,7 +92,13 @@ test("parts written while a marker is being folded move the delivered sequence p
         },
         { message: "the delivered sequence at the last part" },
       );
-      assert.deepEqual(progress, { lastCommitSeq: commit.seq, deliveredSeq: part.seq, nextCommitSeq: 0 });
+      assert.deepEqual(progress, {
+        lastCommitSeq: commit.seq,
+        deliveredSeq: part.seq,
+        nextCommitSeq: 0,
+        ackPending: 0,
+        ackWaitMs: 30_000,
+      });
       break;
     }
   } finally {
@@ -115,6 +127,8 @@ test("the first marker after a given one, past the parts between them, while the
       lastCommitSeq: third.seq,
       deliveredSeq: first.seq,
       nextCommitSeq: second.seq,
+      ackPending: 1,
+      ackWaitMs: 30_000,
     });
     assert.equal((await commitProgress(nc, "next", 0)).nextCommitSeq, first.seq);
   } finally {

@@ -110,11 +110,15 @@ test("no marker only when the stream has none; a frozen or refusing sink fails t
     assert.match(frozen.message, /TimeoutError/);
 
     // Back: the marker is there after all.
-    assert.deepEqual(await commitProgress(nc, "marks"), {
-      lastCommitSeq: written.seq,
-      deliveredSeq: written.seq,
-      nextCommitSeq: written.seq,
-    });
+    const { lastCommitSeq, deliveredSeq, nextCommitSeq } = await commitProgress(nc, "marks");
+    assert.deepEqual(
+      { lastCommitSeq, deliveredSeq, nextCommitSeq },
+      {
+        lastCommitSeq: written.seq,
+        deliveredSeq: written.seq,
+        nextCommitSeq: written.seq,
+      },
+    );
   } finally {
     await catalog.stop();
   }
