@@ -53,6 +53,7 @@ describe("subjects", () => {
       scrapeStream: "MON_SCRAPE_prod",
       catalogConsumer: "catalog_prod",
       findingsBucket: "MON_FINDINGS_prod",
+      deliveredBucket: "MON_NOTIFIED_prod",
     });
     assert.match(endpointName("prod", "db.query"), /^[-\w]+$/);
   });
