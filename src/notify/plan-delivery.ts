@@ -47,16 +47,7 @@ export function planDelivery(
       known.set(key, undefined);
       continue;
     }
-    const now: DeliveredAlertEntry = {
-      system: entry.system,
-      code: t.code,
-      entity_type: t.entity_type,
-      entity_pk: t.entity_pk,
-      ...(t.entity_key === undefined ? {} : { entity_key: t.entity_key }),
-      entity_name: t.entity_name,
-      severity: t.severity,
-      starts_at: t.starts_at,
-    };
+    const now = deliveredAlertOf(entry);
     if (before !== undefined && before.severity === now.severity && before.starts_at === now.starts_at)
       continue;
     if (before !== undefined && before.severity !== now.severity && type === "alertmanager") {
@@ -91,4 +82,19 @@ export function resendAlerts(
   return [...known]
     .filter(([key, a]) => sends(a.system, a.code) && !altered(key))
     .map(([, alert]) => ({ status: "firing", alert }));
+}
+
+/** What a receiver knows of a finding once told of the outbox entry's (firing) transition. */
+export function deliveredAlertOf(entry: OutboxEntry): DeliveredAlertEntry {
+  const t = entry.transition;
+  return {
+    system: entry.system,
+    code: t.code,
+    entity_type: t.entity_type,
+    entity_pk: t.entity_pk,
+    ...(t.entity_key === undefined ? {} : { entity_key: t.entity_key }),
+    entity_name: t.entity_name,
+    severity: t.severity,
+    starts_at: t.starts_at,
+  };
 }

@@ -2,7 +2,7 @@ import type { EndpointConfig } from "../config/index.ts";
 import { findingKeyTokens, isSeverity } from "../domain/index.ts";
 import type { DeliveredAlertEntry, LabelSet } from "../protocol/index.ts";
 import type { PlannedAlert } from "./alert-parts.ts";
-import type { KeyedEntry } from "./plan-delivery.ts";
+import { deliveredAlertOf, type KeyedEntry } from "./plan-delivery.ts";
 
 /**
  * The alerts firing now, keyed `<system>.<finding key>`, as the live sender will leave the
@@ -21,16 +21,7 @@ export function currentAlerts(
       current.delete(key);
       continue;
     }
-    current.set(key, {
-      system: entry.system,
-      code: t.code,
-      entity_type: t.entity_type,
-      entity_pk: t.entity_pk,
-      ...(t.entity_key === undefined ? {} : { entity_key: t.entity_key }),
-      entity_name: t.entity_name,
-      severity: t.severity,
-      starts_at: t.starts_at,
-    });
+    current.set(key, deliveredAlertOf(entry));
   }
   return current;
 }
