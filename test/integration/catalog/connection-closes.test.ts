@@ -40,7 +40,7 @@ async function recorded(epochs: readonly (readonly [number, ScrapeReply[]])[]): 
     });
     assert.equal(result.status, "folded");
   }
-  return fixture.catalog.withReader(async (con) =>
+  return await fixture.catalog.withReader(async (con) =>
     (
       await con.runAndReadAll(
         `SELECT strftime(c.epoch, '%H:%M') || ' cid ' || i.cid FROM hx.connection_closes c

@@ -109,7 +109,7 @@ describe("account exports and imports on a real 2.9.10 server in operator mode",
   }
   async function query(epoch: FixtureEpoch, sql: string): Promise<Record<string, unknown>[]> {
     await using fixture = await catalogWith([epoch]);
-    return fixture.catalog.withReader(async (con) => (await con.runAndReadAll(sql)).getRowObjectsJS());
+    return await fixture.catalog.withReader(async (con) => (await con.runAndReadAll(sql)).getRowObjectsJS());
   }
   const name = (key: unknown) => byKey[String(key)] ?? String(key);
 

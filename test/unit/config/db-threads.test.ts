@@ -29,7 +29,7 @@ async function loadYaml(yaml: string[], options: LoadOptions = {}): Promise<Load
   await using dir = await tempDir();
   const file = join(dir.path, "natsmon.yaml");
   await writeFile(file, [...yaml, ""].join("\n"));
-  return load({ file, ...options });
+  return await load({ file, ...options });
 }
 
 describe("db.threads", () => {

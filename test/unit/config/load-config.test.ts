@@ -31,7 +31,7 @@ async function withFile<T>(yaml: string, fn: (file: string) => Promise<T>): Prom
   await using dir = await tempDir();
   const file = join(dir.path, "natsmon.yaml");
   await writeFile(file, yaml);
-  return fn(file);
+  return await fn(file);
 }
 
 async function ok(options: Parameters<typeof loadConfig>[0]): Promise<Config> {
