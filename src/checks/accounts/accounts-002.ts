@@ -75,7 +75,7 @@ WITH cur AS (
   FROM compared c JOIN hx.server_ident i ON i.server_pk = c.server_pk
   GROUP BY c.epoch, c.account_pk
 )
-SELECT s.epoch, s.account_pk AS entity_pk, a.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT s.epoch, s.account_pk AS entity_pk, checks.account_label(a.name) AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'critical' AS severity,
        CAST(s.new_events AS BIGINT) AS new_slow_consumers, CAST(s.slow_consumers AS BIGINT) AS slow_consumers,
        CAST(s.servers AS VARCHAR[]) AS servers,

@@ -61,7 +61,7 @@ changes AS (
   FROM now_acc n FULL JOIN prev_acc p ON p.epoch = n.epoch AND p.account_pk = n.account_pk
   WHERE n.account_pk IS NULL OR p.account_pk IS NULL
 )
-SELECT c.epoch, c.account_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,
+SELECT c.epoch, c.account_pk AS entity_pk, checks.account_label(i.name) AS entity_name, NULL::VARCHAR AS entity_key, NULL::VARCHAR AS server,
        'info' AS severity, c.change, CAST(k.servers AS INTEGER) AS servers_compared
 FROM changes c
 JOIN hx.account_ident i ON i.account_pk = c.account_pk

@@ -70,7 +70,7 @@ WITH answered AS (
   FROM clients a
   JOIN answered s ON s.epoch = a.epoch AND s.server_pk = a.server_pk
 )
-SELECT sh.epoch, sh.account_pk AS entity_pk, ai.name AS entity_name, sh.server AS entity_key, sh.server,
+SELECT sh.epoch, sh.account_pk AS entity_pk, checks.account_label(ai.name) AS entity_name, sh.server AS entity_key, sh.server,
        'info' AS severity, sh.cluster, sh.conns AS connections, CAST(sh.cluster_conns AS BIGINT) AS cluster_connections,
        CAST(100.0 * sh.conns / sh.cluster_conns AS DOUBLE) AS share_pct, CAST(m.servers AS INTEGER) AS cluster_servers
 FROM shares sh

@@ -88,7 +88,7 @@ WITH samples AS (
   LEFT JOIN hx.server_stats st ON st.server_pk = s.server_pk AND st.epoch = q.epoch AND st.epoch BETWEEN ep_from AND ep_to
   GROUP BY q.account_pk, q.epoch
 )
-SELECT j.epoch, j.account_pk AS entity_pk, ai.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT j.epoch, j.account_pk AS entity_pk, checks.account_label(ai.name) AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'info' AS severity,
        CAST(epoch(j.epoch) - epoch(j.idle_since) AS BIGINT) AS idle_secs, j.never_used,
        CAST(j.js_streams AS INTEGER) AS js_streams

@@ -54,7 +54,7 @@ WITH latest AS (
     AND a.js_domain = u.js_limits_domain
   GROUP BY u.account_pk
 )
-SELECT u.epoch, u.account_pk AS entity_pk, i.name AS entity_name, NULL::VARCHAR AS entity_key,
+SELECT u.epoch, u.account_pk AS entity_pk, checks.account_label(i.name) AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'info' AS severity, u.js_limits_domain AS js_domain,
        CAST(s.memory_bytes AS BIGINT) AS memory_bytes, CAST(s.storage_bytes AS BIGINT) AS storage_bytes
 FROM unlimited u
