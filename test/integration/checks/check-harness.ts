@@ -98,6 +98,10 @@ export async function catalogWith(
     catalog,
     epochs: names,
     async [Symbol.asyncDispose]() {
+      // The file is removed next: writing its WAL into it at close (most of a close's time) is for nothing.
+      await catalog
+        .withWriter(({ con }) => con.run("PRAGMA disable_checkpoint_on_shutdown"))
+        .catch(() => undefined);
       await catalog[Symbol.asyncDispose]();
       await dir[Symbol.asyncDispose]();
     },
