@@ -24,21 +24,21 @@ const ACCOUNT_ID =
   "Account the stream lives in: its id, the public key in operator mode (JSZ account_details id, as hx.account_ident names accounts), its configured name otherwise.";
 
 /** The account's JWT name at the row's epoch (`e`), from `ident`'s account. */
-function accountNameJoin(ident: string, epoch: string): string {
+export function accountNameJoin(ident: string, epoch: string): string {
   return `LEFT JOIN hx.account_ident ai ON ai.name = ${ident}.account
 ASOF LEFT JOIN hx.account_opts ao ON ao.account_pk = ai.account_pk AND ${epoch} >= ao.epoch`;
 }
 
-const ACCOUNT_NAME = (ident: string) => `coalesce(nullif(ao.name_tag, ''), ${ident}.account) AS account_name`;
+export const ACCOUNT_NAME = (ident: string) =>
+  `coalesce(nullif(ao.name_tag, ''), ${ident}.account) AS account_name`;
 
-const ACCOUNT_COLUMNS: ColumnDef[] = [
-  ["account", "", ACCOUNT_ID],
-  [
-    "account_name",
-    "",
-    "The account's name for people: in operator mode the name in its JWT at that epoch (hx.account_opts name_tag; two accounts may carry the same one), else the same as account.",
-  ],
+export const ACCOUNT_NAME_COLUMN: ColumnDef = [
+  "account_name",
+  "",
+  "The account's name for people: in operator mode the name in its JWT at that epoch (hx.account_opts name_tag; two accounts may carry the same one), else the same as account.",
 ];
+
+const ACCOUNT_COLUMNS: ColumnDef[] = [["account", "", ACCOUNT_ID], ACCOUNT_NAME_COLUMN];
 
 const STREAMS = view(
   "hx.streams",

@@ -37,6 +37,7 @@ import { migration as m0031 } from "./0031-connection-jwt-account.ts";
 import { migration as m0032 } from "./0032-stream-account-id.ts";
 import { migration as m0033 } from "./0033-catalog-identity.ts";
 import { migration as m0034 } from "./0034-account-jwt-expiry.ts";
+import { migration as m0035 } from "./0035-account-name-everywhere.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -81,6 +82,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0032,
   m0033,
   m0034,
+  m0035,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

@@ -20,12 +20,13 @@ function bucketView(
   what: string,
   extra: string,
   comments: ColumnDef[],
+  accountName: ColumnDef[] = [],
 ): string {
   return view(
     name,
     `Per-epoch ${what} (streams named ${prefix}<bucket>), from hx.streams: the leader's figures and the configuration in force.`,
     `
-SELECT epoch, domain, account, substr(stream, ${prefix.length + 1}) AS bucket, stream, stream_pk, leader, cluster,
+SELECT epoch, domain, account,${accountName.length > 0 ? " account_name," : ""} substr(stream, ${prefix.length + 1}) AS bucket, stream, stream_pk, leader, cluster,
        replicas, storage, max_age_ns AS ttl_ns, ${extra} bytes, max_bytes, sealed, created,
        replicas_offline, replicas_lagging
 FROM hx.streams
@@ -34,6 +35,7 @@ WHERE starts_with(stream, '${prefix}') AND length(stream) > ${prefix.length}`,
       ["epoch", "", "Epoch of these figures (hx.epochs)."],
       ["domain", "", "JetStream domain; empty when none."],
       ["account", "", "Account the bucket lives in."],
+      ...accountName,
       ["bucket", "", `Bucket name: the stream name without ${prefix}.`],
       ["stream", "", "Name of the stream holding the bucket."],
       ["stream_pk", "", "Stream (hx.stream_ident)."],
@@ -50,6 +52,65 @@ WHERE starts_with(stream, '${prefix}') AND length(stream) > ${prefix.length}`,
       ["replicas_offline", "", "Peers the leader reports offline."],
       ["replicas_lagging", "", "Peers the leader reports online but not current or behind."],
     ],
+  );
+}
+
+/**
+ * hx.raft_groups; with `naming` (migration 35), the account's name for people beside its id,
+ * from the join it names.
+ */
+export function raftGroupsView(naming?: { column: string; join: string; comments: ColumnDef[] }): string {
+  return view(
+    "hx.raft_groups",
+    "Per-epoch raft groups with what they replicate, leader name and membership in force.",
+    `
+SELECT s.epoch, i.domain, i.name AS raft_group, i.kind, i.account,${naming ? ` ${naming.column},` : ""} st.name AS stream, c.name AS consumer,
+       l.name AS leader, s.raft_group_pk, o.* EXCLUDE (raft_group_pk, epoch),
+       s.* EXCLUDE (epoch, raft_group_pk, leader_server_pk)
+FROM hx.raft_group_stats s
+JOIN hx.raft_group_ident i ON i.raft_group_pk = s.raft_group_pk
+LEFT JOIN hx.stream_ident st ON st.stream_pk = i.stream_pk
+LEFT JOIN hx.consumer_ident c ON c.consumer_pk = i.consumer_pk
+LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
+ASOF LEFT JOIN hx.raft_group_opts o ON o.raft_group_pk = s.raft_group_pk AND s.epoch >= o.epoch${naming ? `\n${naming.join}` : ""}`,
+    [
+      ...(naming?.comments ?? []),
+      ["raft_group", "", "Raft group name."],
+      ["stream", "", "Stream of the group, or of its consumer."],
+      ["consumer", "", "Consumer of a consumer group."],
+      ["leader", "", "Name of the group leader; NULL when no answering server leads it."],
+    ],
+  );
+}
+
+/** hx.kv_buckets; with `accountName` (migration 35), the account's name beside its id. */
+export function kvBucketsView(accountName: ColumnDef[] = []): string {
+  return bucketView(
+    "hx.kv_buckets",
+    "KV_",
+    "KV buckets",
+    "max_msgs_per_subject AS history, messages AS values_stored,",
+    [
+      ["history", "", "Values kept per key (the stream's max_msgs_per_subject)."],
+      [
+        "values_stored",
+        "",
+        "Values stored, every key's history and delete markers included (the stream's messages).",
+      ],
+    ],
+    accountName,
+  );
+}
+
+/** hx.object_stores; with `accountName` (migration 35), the account's name beside its id. */
+export function objectStoresView(accountName: ColumnDef[] = []): string {
+  return bucketView(
+    "hx.object_stores",
+    "OBJ_",
+    "object stores",
+    "messages,",
+    [["messages", "", "Messages stored: object chunks plus one metadata message per object."]],
+    accountName,
   );
 }
 
@@ -97,26 +158,7 @@ LEFT JOIN hx.consumer_stats lc ON lc.consumer_pk = i.consumer_pk AND lc.epoch = 
       ],
     ],
   ),
-  view(
-    "hx.raft_groups",
-    "Per-epoch raft groups with what they replicate, leader name and membership in force.",
-    `
-SELECT s.epoch, i.domain, i.name AS raft_group, i.kind, i.account, st.name AS stream, c.name AS consumer,
-       l.name AS leader, s.raft_group_pk, o.* EXCLUDE (raft_group_pk, epoch),
-       s.* EXCLUDE (epoch, raft_group_pk, leader_server_pk)
-FROM hx.raft_group_stats s
-JOIN hx.raft_group_ident i ON i.raft_group_pk = s.raft_group_pk
-LEFT JOIN hx.stream_ident st ON st.stream_pk = i.stream_pk
-LEFT JOIN hx.consumer_ident c ON c.consumer_pk = i.consumer_pk
-LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
-ASOF LEFT JOIN hx.raft_group_opts o ON o.raft_group_pk = s.raft_group_pk AND s.epoch >= o.epoch`,
-    [
-      ["raft_group", "", "Raft group name."],
-      ["stream", "", "Stream of the group, or of its consumer."],
-      ["consumer", "", "Consumer of a consumer group."],
-      ["leader", "", "Name of the group leader; NULL when no answering server leads it."],
-    ],
-  ),
+  raftGroupsView(),
   view(
     "hx.meta",
     "Per-epoch JetStream meta group, one row per domain: the leader, whether all servers agree on it, and whether quorum holds.",
@@ -186,21 +228,6 @@ ASOF LEFT JOIN hx.meta_opts o ON o.meta_pk = a.meta_pk AND a.epoch >= o.epoch`,
       ],
     ],
   ),
-  bucketView(
-    "hx.kv_buckets",
-    "KV_",
-    "KV buckets",
-    "max_msgs_per_subject AS history, messages AS values_stored,",
-    [
-      ["history", "", "Values kept per key (the stream's max_msgs_per_subject)."],
-      [
-        "values_stored",
-        "",
-        "Values stored, every key's history and delete markers included (the stream's messages).",
-      ],
-    ],
-  ),
-  bucketView("hx.object_stores", "OBJ_", "object stores", "messages,", [
-    ["messages", "", "Messages stored: object chunks plus one metadata message per object."],
-  ]),
+  kvBucketsView(),
+  objectStoresView(),
 ];

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { editReply, q } from "./lab-epoch.ts";
-import { folded, jszReplies } from "./replication-epoch.ts";
+import { editReply, q, type LabBody } from "./lab-epoch.ts";
+import { folded, jszReplies, raftNamedReplies } from "./replication-epoch.ts";
 
 const REPLICA_COLUMNS = "server, answered, is_leader, leader_seen, current, offline, lag";
 test("every server's replica of a stream gets a row: the R3 stream three, an R1 stream one", async () => {
@@ -235,5 +235,31 @@ test("a stream named OBJ_<bucket> is an object store", async () => {
   await using t = await folded(replies);
   assert.deepEqual(await q(t.catalog, "SELECT bucket, stream, leader, messages FROM hx.object_stores"), [
     { bucket: "files", stream: "OBJ_files", leader: "n1", messages: 4544 },
+  ]);
+});
+
+test("in operator mode, raft groups, KV buckets and object stores name the account by its JWT's name beside its key", async () => {
+  // JSZ in operator mode: `id` the account's public key, `name` the name in its JWT.
+  const replies = raftNamedReplies().map((reply) => {
+    const body = structuredClone(reply.body) as LabBody;
+    for (const account of body.data.account_details as unknown as Record<string, unknown>[]) {
+      Object.assign(account, { id: account.name, name: `jwt-name-of-${String(account.name)}` });
+    }
+    for (const stream of body.data.account_details.flatMap((a) => a.stream_detail)) {
+      if (stream.name === "EVENTS") stream.name = "OBJ_files";
+    }
+    return { ...reply, body };
+  });
+  await using t = await folded(replies);
+  const names = "SELECT DISTINCT account, account_name FROM";
+  assert.deepEqual(await q(t.catalog, `${names} hx.kv_buckets`), [
+    { account: "APP", account_name: "jwt-name-of-APP" },
+  ]);
+  assert.deepEqual(await q(t.catalog, `${names} hx.object_stores`), [
+    { account: "APP", account_name: "jwt-name-of-APP" },
+  ]);
+  assert.deepEqual(await q(t.catalog, `${names} hx.raft_groups ORDER BY ALL`), [
+    { account: "APP", account_name: "jwt-name-of-APP" },
+    { account: null, account_name: null },
   ]);
 });
