@@ -9,6 +9,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { findingId, isSeverity, type Finding } from "../domain/index.ts";
 import { EPOCH_TEXT_FORMAT } from "./epoch-bound.ts";
 import type { Catalog } from "./open-catalog.ts";
+import { forgetPrepared, PreparedChecks } from "./prepared-checks.ts";
 
 /** One check to run: a SELECT over [$1, $2] with the columns of hx.check_findings but `disabled`. */
 export interface CheckStatement {
@@ -48,6 +49,7 @@ const STAGING = "temp.main.pending_findings";
 /** Creates (or replaces) the helper and check macros in the checks schema. */
 export async function installCheckMacros(catalog: Catalog, statements: readonly string[]): Promise<void> {
   await catalog.withWriter(async ({ con }) => {
+    forgetPrepared(con);
     await con.run("BEGIN TRANSACTION");
     try {
       for (const sql of statements) await con.run(sql);
@@ -86,20 +88,27 @@ export async function runEpochChecks(
         ...servers,
       };
     }
+    // Kept for the connection's life (emptied after each run): dropping and making it again
+    // each run would change the catalog and so make DuckDB prepare every check again.
     await con.run(
-      `CREATE OR REPLACE TEMP TABLE pending_findings AS SELECT * EXCLUDE (disabled) FROM hx.check_findings LIMIT 0`,
+      `CREATE TEMP TABLE IF NOT EXISTS pending_findings AS SELECT * EXCLUDE (disabled) FROM hx.check_findings LIMIT 0`,
     );
+    await con.run(`DELETE FROM ${STAGING}`);
+    const prepared = new PreparedChecks(con);
     const timings: { code: string; ms: number; rows: number }[] = [];
     const failed: { code: string; error: string }[] = [];
     for (const statement of statements) {
       const t0 = performance.now();
       try {
-        const result = await con.run(`INSERT INTO ${STAGING} ${statement.sql}`, [epoch, epoch]);
+        const insert = await prepared.get(`INSERT INTO ${STAGING} ${statement.sql}`);
+        insert.bind([epoch, epoch]);
+        const result = await insert.run();
         timings.push({ code: statement.code, ms: performance.now() - t0, rows: Number(result.rowsChanged) });
       } catch (err) {
         failed.push({ code: statement.code, error: err instanceof Error ? err.message : String(err) });
       }
     }
+    prepared.keepOnly();
     const disabled = statements.filter((s) => s.disabled).map((s) => s.code);
     const ms = performance.now() - started;
     await con.run("BEGIN TRANSACTION");
@@ -121,7 +130,7 @@ export async function runEpochChecks(
       await con.run("ROLLBACK");
       throw err;
     } finally {
-      await con.run(`DROP TABLE IF EXISTS ${STAGING}`);
+      await con.run(`DELETE FROM ${STAGING}`);
     }
     return { ran: true, ms, timings, failed, findings: await readFindings(con, epoch), ...servers };
   });
