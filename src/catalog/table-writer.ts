@@ -6,6 +6,7 @@
  */
 import {
   DuckDBDataChunk,
+  DuckDBStructType,
   type DuckDBAppender,
   type DuckDBConnection,
   type DuckDBType,
@@ -43,31 +44,39 @@ export async function loadTableShapes(con: DuckDBConnection): Promise<TableShape
   )
     .getRowsJS()
     .map(([name]) => (typeof name === "string" ? name : ""));
-  const shapes = new Map<string, TableShape>();
+  // From the tables' constraints: duckdb_columns() would bind every view to list its columns too.
   const required = new Set(
     (
       await con.runAndReadAll(
-        "SELECT table_name || '.' || column_name FROM duckdb_columns() WHERE schema_name = 'hx' AND NOT is_nullable",
+        `SELECT table_name || '.' || unnest(constraint_column_names) FROM duckdb_constraints()
+          WHERE schema_name = 'hx' AND constraint_type = 'NOT NULL'`,
       )
     )
       .getRowsJS()
       .map(([column]) => (typeof column === "string" ? column : "")),
   );
-  for (const name of names) {
-    const empty = await con.runAndReadAll(`SELECT * FROM hx."${name}" LIMIT 0`);
-    const columns = empty.columnNames();
-    const types = empty.columnTypes();
-    const converters = types.map((type, i) => {
+  // Every table's row as one STRUCT column, in one statement: a statement per table (about
+  // 50) cost most of a catalog's open.
+  const rows = await con.runAndReadAll(
+    `SELECT ${names.map((name) => `(SELECT t FROM hx."${name}" t LIMIT 0) AS "${name}"`).join(", ")} LIMIT 0`,
+  );
+  const shapes = new Map<string, TableShape>();
+  names.forEach((name, i) => {
+    const row = rows.columnType(i);
+    if (!(row instanceof DuckDBStructType)) throw new Error(`hx.${name} did not read as a row`);
+    const columns = row.entryNames;
+    const types = row.entryTypes;
+    const converters = types.map((type, k) => {
       const converter = converterFor(type);
       if (!converter) {
-        throw new Error(`hx.${name}.${columns[i]} has type ${type.toString()}, which the fold cannot write`);
+        throw new Error(`hx.${name}.${columns[k]} has type ${type.toString()}, which the fold cannot write`);
       }
       return converter;
     });
     const notNull = columns.map((c) => required.has(`${name}.${c}`));
-    const index = new Map(columns.map((c, i) => [c, i]));
+    const index = new Map(columns.map((c, k) => [c, k]));
     shapes.set(name, { name, columns, types, index, converters, notNull });
-  }
+  });
   return shapes;
 }
 
