@@ -5,9 +5,9 @@
  * preparing them once measured 800 ms against 530 ms per epoch for the 95 operational checks
  * of a single server.
  *
- * DuckDB prepares a statement again by itself when a catalog it reads changed; one whose
- * macros read no table keeps them as they were when it was prepared (tested). Installing the
- * macros therefore forgets the connection's statements (forgetPrepared); views change only in
+ * DuckDB does not always prepare a statement again when a macro it calls is created anew: one
+ * whose macro reads no table goes on running the old macro (tested). Installing the macros
+ * therefore forgets the connection's statements (forgetPrepared); views change only in
  * migrations, which run at open, before any statement is prepared.
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from "@duckdb/node-api";
