@@ -70,11 +70,14 @@ COMMENT ON MACRO checks.go_duration_ns IS 'A Go duration such as 1h30m in nanose
   // Streams and consumers are keyed by the account's id, its public key in operator mode:
   // people know the account by its JWT's name, as the account checks name it. The latest
   // name seen, as a finding's entity name is resolved once, when it fires.
+  // The subquery's aliases are names no caller uses: an argument such as `i.name` is put in
+  // the body as it is, and with the alias `i` here it named this account_ident, matching
+  // every account (change-003 then named an account by another's JWT name).
   `CREATE OR REPLACE MACRO checks.account_label(account) AS
 coalesce((
-  SELECT arg_max(o.name_tag, o.epoch)
-  FROM hx.account_ident i JOIN hx.account_opts o ON o.account_pk = i.account_pk
-  WHERE i.name = account AND nullif(o.name_tag, '') IS NOT NULL
+  SELECT arg_max(label_opts.name_tag, label_opts.epoch)
+  FROM hx.account_ident label_ident JOIN hx.account_opts label_opts ON label_opts.account_pk = label_ident.account_pk
+  WHERE label_ident.name = account AND nullif(label_opts.name_tag, '') IS NOT NULL
 ), account);
 COMMENT ON MACRO checks.account_label IS 'An account as findings name it: the latest name from its JWT (hx.account_opts name_tag) in operator mode, else the account''s name (hx.account_ident)';`,
   // Streams of one account and name in two JetStream domains (a hub and its leafnodes' own)
