@@ -54,7 +54,7 @@ describe("account findings name the account by its JWT's name", () => {
           await tagged.catalog.withReader(async (con) =>
             (await con.runAndReadAll("SELECT account_pk, name FROM hx.account_ident")).getRowsJS(),
           )
-        ).map(([pk, name]) => [Number(pk), String(name)]),
+        ).map(([pk, name]) => [Number(pk), name as string]),
       );
       for (const row of fired) {
         // The finding's own account's name: a label taken from another account is as wrong as the key.
