@@ -157,6 +157,101 @@ test("a catalog file cannot be opened twice in one process", async () => {
   await assert.rejects(openCatalog({ path: t.path, db: TEST_DB }), /already open in this process/);
 });
 
+test("a catalog holding rows of every schema version upgrades to the current one keeping each row, and every view reads them", async () => {
+  // An upgrade runs each pending migration over tables that hold data, written by whichever
+  // release made them: rows written at every version stand in for that, each migration then
+  // altering tables that hold rows of all the shapes before it.
+  await using dir = await tempDir("natsmon-catalog-");
+  const path = join(dir.path, "sys.duckdb");
+  /** Rows each table should hold: those written, and any a migration made (the catalog's identity). */
+  const expected = new Map<string, number>();
+  await withInstance(path, async (con) => {
+    for (let version = 1, row = 0; version <= MIGRATIONS.length; version++) {
+      await migrate(con, MIGRATIONS.slice(0, version));
+      const columns = Map.groupBy(
+        await readRows(
+          con,
+          `SELECT schema_name || '.' || table_name AS name, column_name, data_type FROM duckdb_columns()
+           WHERE schema_name IN ('hx', 'main') ORDER BY column_index`,
+        ),
+        (c) => String(c.name),
+      );
+      for (const { name, n } of await tableRows(con)) {
+        assert.ok(n >= (expected.get(name) ?? 0), `migration ${version} kept the rows of ${name}`);
+        const shape = columns.get(name) ?? [];
+        const values = [++row, ++row].map(
+          (i) => `(${shape.map((c) => sampleValue(String(c.data_type), i)).join(", ")})`,
+        );
+        const names = shape.map((c) => `"${String(c.column_name)}"`);
+        await con.run(`INSERT INTO ${name} (${names.join(", ")}) VALUES ${values.join(", ")}`);
+        expected.set(name, n + 2);
+      }
+    }
+  });
+  await using catalog = await openCatalog({ path, db: TEST_DB });
+  const kept = await catalog.withReader(tableRows);
+  assert.deepEqual(new Map(kept.map((t) => [t.name, t.n])), expected);
+  const views = await rows(
+    catalog,
+    `SELECT schema_name || '.' || view_name AS name FROM duckdb_views()
+     WHERE schema_name IN ('hx', 'main', 'checks', 'contexts') AND NOT internal`,
+  );
+  assert.ok(
+    views.some((v) => v.name === "hx.own_connections"),
+    "the views are those of the last migration",
+  );
+  for (const { name } of views) {
+    await assert.doesNotReject(rows(catalog, `SELECT * FROM ${String(name)}`), String(name));
+  }
+});
+
+/**
+ * A value of a column type for the `n`th row written: distinct for each row, so that a key
+ * of any columns stays unique. List elements are JSON objects, as the catalog's lists hold.
+ */
+function sampleValue(type: string, n: number): string {
+  if (type === "VARCHAR[]") return `['{"n": ${n}}']`;
+  if (type.endsWith("[]")) return `[${sampleValue(type.slice(0, -2), n)}]`;
+  if (/^(STRUCT|MAP|UNION)\b/.test(type)) return "NULL";
+  if (type === "BOOLEAN") return n % 2 === 0 ? "true" : "false";
+  if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$/.test(type)) return String(n);
+  if (/^(FLOAT|DOUBLE|DECIMAL)/.test(type)) return `${n}.5`;
+  if (type === "VARCHAR") return `'v${n}'`;
+  if (type === "JSON") return `'{"n": ${n}}'`;
+  if (type === "BLOB") return `encode('v${n}')`;
+  if (type === "TIMESTAMP WITH TIME ZONE")
+    return `TIMESTAMPTZ '2026-11-01 00:00:00+00' + INTERVAL ${n} MINUTE`;
+  if (type === "TIMESTAMP") return `TIMESTAMP '2026-11-01 00:00:00' + INTERVAL ${n} MINUTE`;
+  if (type === "DATE") return `DATE '2026-11-01' + ${n}`;
+  if (type === "INTERVAL") return `INTERVAL ${n} SECOND`;
+  throw new Error(`a catalog column has type ${type}: give it a sample value here`);
+}
+
+/** Every hx and main table (hx.migrations aside), with its row count. */
+async function tableRows(
+  con: Awaited<ReturnType<DuckDBInstance["connect"]>>,
+): Promise<{ name: string; n: number }[]> {
+  const tables = await readRows(
+    con,
+    `SELECT schema_name || '.' || table_name AS name FROM duckdb_tables()
+     WHERE schema_name IN ('hx', 'main') AND NOT (schema_name = 'hx' AND table_name = 'migrations')`,
+  );
+  const counted = await readRows(
+    con,
+    tables
+      .map((t) => `SELECT '${String(t.name)}' AS name, count(*) AS n FROM ${String(t.name)}`)
+      .join(" UNION ALL "),
+  );
+  return counted.map((r) => ({ name: String(r.name), n: Number(r.n) }));
+}
+
+async function readRows(
+  con: Awaited<ReturnType<DuckDBInstance["connect"]>>,
+  sql: string,
+): Promise<Record<string, unknown>[]> {
+  return (await con.runAndReadAll(sql)).getRowObjectsJS();
+}
+
 async function readMigrations(path: string): Promise<unknown[]> {
   return withInstance(path, async (con) =>
     (await con.runAndReadAll("SELECT * FROM hx.migrations ORDER BY version")).getRowsJS(),
