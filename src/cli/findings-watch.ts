@@ -8,6 +8,7 @@ import type { Msg } from "@nats-io/nats-core";
 import { systemSubjects, type FindingTransition } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
+import { listFindingsCommand } from "./findings-list.ts";
 import { openOutput } from "./query-output.ts";
 import { catchInterrupts, untilAborted, Interrupted } from "./stop-signal.ts";
 import { systemOption } from "./system-option.ts";
@@ -19,7 +20,10 @@ interface WatchOptions extends ClientOptions {
 }
 
 export function findingsCommand(program: Command): void {
-  const findings = program.command("findings").description("a system's findings as they change");
+  const findings = program
+    .command("findings")
+    .description("a system's findings: those firing now, and each change as it happens");
+  listFindingsCommand(findings);
   withClientOptions(
     findings
       .command("watch")

@@ -1,5 +1,5 @@
 /**
- * `natsmon checks list|info|findings` and `natsmon findings watch`, spawned as processes
+ * `natsmon checks list|info|findings` and `natsmon findings list|watch`, spawned as processes
  * against a real node whose configuration makes checks fire (checks-fixture.ts); a stream
  * created during the test fires jetstream-002, a transition the watch sees as it happens.
  */
@@ -8,11 +8,12 @@ import { after, before, describe, test } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { CheckListGroup, FindingTransition } from "../../src/protocol/index.ts";
+import type { FiringList } from "../../src/cli/findings-list.ts";
 import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { waitFor } from "../harness/wait-for.ts";
 import { startChecksNode, type ChecksNode } from "./checks-fixture.ts";
 
-describe("natsmon checks and natsmon findings watch against a real node", () => {
+describe("natsmon checks and natsmon findings list and watch against a real node", () => {
   let checksNode: ChecksNode | undefined;
   let nc: NatsConnection;
   let url: string;
@@ -84,6 +85,60 @@ describe("natsmon checks and natsmon findings watch against a real node", () => 
     const badFormat = await cli("checks", "list", "--format", "xml");
     assert.equal(badFormat.code, 2);
     assert.match(badFormat.stderr, /--format must be table or json, not xml/);
+  });
+
+  test("findings list prints what is firing now, worst first, filtered by severity and check, or as JSON", async () => {
+    const firing = async (...args: string[]) => {
+      const run = await cli("findings", "list", "--format", "json", ...args);
+      assert.equal(run.code, 0, run.stderr);
+      return JSON.parse(run.stdout) as FiringList;
+    };
+    let all: FiringList | undefined;
+    await waitFor(
+      async () => {
+        all = await firing();
+        return all.findings.some((f) => f.code === "server-011");
+      },
+      { timeoutMs: 60_000, message: "server-011 firing in the feed's baseline" },
+    );
+    const connections = all!.findings.find((f) => f.code === "server-011")!;
+    assert.equal(connections.name, "Connection Count High");
+    assert.equal(connections.severity, "warning");
+    assert.equal(connections.entity_type, "server");
+    assert.equal(connections.entity_name, "natsmon-embedded");
+    assert.equal(connections.held, false);
+    assert.equal(connections.detail?.max_connections, 65536);
+    assert.equal(all!.total, all!.findings.length);
+    assert.equal(all!.by_severity.warning + all!.by_severity.critical + all!.by_severity.info, all!.total);
+    assert.ok(all!.total >= 2, "the fixture fires jetstream-002 on the node's own streams too");
+
+    const table = await cli("findings", "list");
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split("\n");
+    assert.match(lines[0]!, /^severity +code +check +entity +server +since +notes$/);
+    assert.match(
+      table.stdout,
+      /^warning +server-011 +Connection Count High +server natsmon-embedded +natsmon-embedded +\d{4}-\d\d-\d\dT\S+Z$/m,
+    );
+    assert.match(lines.at(-1)!, /^\d+ findings firing after epoch \d{4}-\d\d-\d\dT\S+Z \(.*\d+ warning\)$/);
+
+    const onlyOne = await firing("--code", "server-011");
+    assert.deepEqual(
+      onlyOne.findings.map((f) => f.code),
+      ["server-011"],
+    );
+    const critical = await cli("findings", "list", "--severity", "critical");
+    assert.equal(critical.code, 0, critical.stderr);
+    assert.match(critical.stdout, /^no findings \(critical or worse\) firing after epoch \S+\n$/);
+
+    const limited = await cli("findings", "list", "--limit", "1");
+    assert.equal(limited.code, 0, limited.stderr);
+    assert.match(limited.stdout, /^\(1 row\)$/m);
+    assert.match(limited.stdout, /; 1 listed, --limit \d+ for all\)\n$/);
+
+    const badSeverity = await cli("findings", "list", "--severity", "urgent");
+    assert.equal(badSeverity.code, 2);
+    assert.match(badSeverity.stderr, /expected info, warning, critical/);
   });
 
   test("findings watch prints a transition as the node publishes it, and stops on Ctrl-C with 0", async () => {
