@@ -14,8 +14,7 @@ import {
   type FindingsReply,
   type FindingsRequest,
 } from "../protocol/index.ts";
-import { connectClient, withClientOptions, type ClientOptions } from "./client.ts";
-import { resolveSystem } from "./discover.ts";
+import { onSystem, withClientOptions, type ClientOptions } from "./client.ts";
 import { printOut, requestEndpoint, type EndpointCall } from "./endpoint-request.ts";
 import { systemOption } from "./system-option.ts";
 import { renderTable } from "./table.ts";
@@ -120,17 +119,13 @@ async function call<R>(
   endpoint: (s: Subjects) => EndpointCall,
   text: (reply: R) => string,
 ): Promise<void> {
-  const nc = await connectClient(options);
-  try {
-    const system = await resolveSystem(nc, options.system);
+  await onSystem(options, async (nc, system) => {
     const reply = await requestEndpoint(nc, system, endpoint(systemSubjects(system)), options.timeout);
     if (reply === undefined) return;
     if (options.format === "csv") await printOut(reply.string());
     else if (options.format === "json") await printOut(JSON.stringify(reply.json<R>(), null, 2) + "\n");
     else await printOut(text(reply.json<R>()));
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /** `name=resolved`, with the default when an override changed it. */

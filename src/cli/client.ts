@@ -3,6 +3,7 @@ import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { connectionOptions, type ConnectTarget } from "../bus/index.ts";
 import { redactUrl } from "../lib/index.ts";
 import type { Command } from "commander";
+import { resolveSystem } from "./discover.ts";
 
 export interface ClientOptions {
   server?: string;
@@ -76,6 +77,22 @@ export async function connectClient(options: ClientOptions): Promise<NatsConnect
         cause,
       },
     );
+  }
+}
+
+/**
+ * Connects, finds the system to ask (`--system`, or the only one on the bus), runs `fn` and
+ * closes the connection, whatever `fn` did.
+ */
+export async function onSystem(
+  options: ClientOptions & { system?: string },
+  fn: (nc: NatsConnection, system: string) => Promise<void>,
+): Promise<void> {
+  const nc = await connectClient(options);
+  try {
+    await fn(nc, await resolveSystem(nc, options.system));
+  } finally {
+    await nc.close();
   }
 }
 

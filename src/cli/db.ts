@@ -7,8 +7,7 @@ import {
   type SchemasReply,
   type TablesReply,
 } from "../protocol/index.ts";
-import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { resolveSystem } from "./discover.ts";
+import { fail, onSystem, withClientOptions, type ClientOptions } from "./client.ts";
 import { printOut, requestEndpoint } from "./endpoint-request.ts";
 import { parseParams, readSql } from "./input.ts";
 import { renderTable } from "./table.ts";
@@ -143,9 +142,7 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
     fail(`--format must be table or json, not ${options.format}`, 2);
     return;
   }
-  const nc = await connectClient(options);
-  try {
-    const system = await resolveSystem(nc, options.system);
+  await onSystem(options, async (nc, system) => {
     const reply = await requestEndpoint(
       nc,
       system,
@@ -161,7 +158,5 @@ async function ask<R>(options: DbOptions, discovery: Discovery<R>): Promise<void
     await printOut(
       options.format === "json" ? JSON.stringify(answer, null, 2) + "\n" : discovery.table(answer),
     );
-  } finally {
-    await nc.close();
-  }
+  });
 }

@@ -8,8 +8,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { SEVERITIES, type Severity } from "../domain/index.ts";
 import { systemSubjects, type CheckListGroup } from "../protocol/index.ts";
-import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
-import { resolveSystem } from "./discover.ts";
+import { fail, onSystem, withClientOptions, type ClientOptions } from "./client.ts";
 import { printOut, requestEndpoint } from "./endpoint-request.ts";
 import { systemOption } from "./system-option.ts";
 import { renderTable } from "./table.ts";
@@ -92,7 +91,7 @@ export function listFindingsCommand(findings: Command): void {
         "info",
       )
       .option("--code <code>", "only this check's findings, e.g. jetstream-003")
-      .option("--limit <n>", "list at most n findings (the total is still counted)", parseLimit, 1000)
+      .option("--limit <n>", "list at most n findings (the total is still counted)", parseCount, 1000)
       .option("-f, --format <format>", "table or json", "table")
       .addOption(timeoutOption("how long to wait for the answer")),
   ).action((options: ListOptions) => list(options));
@@ -104,7 +103,8 @@ function parseSeverity(value: string): Severity {
   return severity;
 }
 
-function parseLimit(value: string): number {
+/** A count flag's value (`--limit`, `findings watch --count`): a whole number from 1. */
+export function parseCount(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number from 1.");
   return n;
@@ -115,16 +115,12 @@ async function list(options: ListOptions): Promise<void> {
     fail(`--format must be table or json, not ${options.format}`, 2);
     return;
   }
-  const nc = await connectClient(options);
-  try {
-    const system = await resolveSystem(nc, options.system);
+  await onSystem(options, async (nc, system) => {
     const firing = await readFiring(nc, system, options);
     if (!firing) return;
     if (options.format === "json") await printOut(JSON.stringify(firing, null, 2) + "\n");
     else await printOut(firingText(firing, options));
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /** The firing set over db.query, named through checks.list; undefined once a failure is printed. */

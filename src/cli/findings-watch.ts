@@ -3,12 +3,12 @@
  * (`feed.finding.<status>.<severity>.<code>`) as the node publishes them, a line each, or
  * one JSON payload per line. Runs until Ctrl-C (exit 0) or `--count` transitions.
  */
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import type { Msg } from "@nats-io/nats-core";
 import { systemSubjects, type FindingTransition } from "../protocol/index.ts";
 import { connectClient, fail, withClientOptions, type ClientOptions } from "./client.ts";
 import { resolveSystem } from "./discover.ts";
-import { listFindingsCommand } from "./findings-list.ts";
+import { listFindingsCommand, parseCount } from "./findings-list.ts";
 import { openOutput } from "./query-output.ts";
 import { catchInterrupts, untilAborted, Interrupted } from "./stop-signal.ts";
 import { systemOption } from "./system-option.ts";
@@ -37,12 +37,6 @@ export function findingsCommand(program: Command): void {
       .option("-f, --format <format>", "text or json (one transition payload per line)", "text")
       .option("--count <n>", "stop after n transitions", parseCount),
   ).action((filter: string, options: WatchOptions) => watch(filter, options));
-}
-
-function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number from 1.");
-  return n;
 }
 
 async function watch(filter: string, options: WatchOptions): Promise<void> {
