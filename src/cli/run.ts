@@ -110,6 +110,7 @@ export function runCommand(program: Command): void {
             system
               ? `Try, in another terminal:  ${cli} query${server} "SELECT server, version, connections, mem FROM hx.servers ORDER BY epoch DESC LIMIT 5"`
               : `It holds no catalog here; see which node does:  ${cli} systems${server}`,
+            node.metricsUrl ? `Its metrics, for Prometheus to scrape: ${node.metricsUrl}` : "",
             "Stop with Ctrl-C.",
             "",
           ]

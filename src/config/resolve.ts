@@ -1,5 +1,6 @@
 import { checkSettingIssues, type CheckCatalogue } from "./check-settings.ts";
 import type { RawConfig, RawSystem } from "./schema.ts";
+import { parseListenAddress } from "../lib/index.ts";
 import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
 import { buildEndpoints, endpointIssues } from "./endpoints.ts";
 import type { Salvaged } from "./salvage.ts";
@@ -252,7 +253,14 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
   const nodeId = raw.node?.id ?? (systems.length === 1 ? systems[0]!.id : hostname);
   const sink = raw.sink ?? {};
   return {
-    node: { id: nodeId, metadata: raw.node?.metadata ?? {}, dataDir: raw.node?.["data-dir"] ?? "./data" },
+    node: {
+      id: nodeId,
+      metadata: raw.node?.metadata ?? {},
+      dataDir: raw.node?.["data-dir"] ?? "./data",
+      ...(raw.node?.["metrics-listen"] !== undefined
+        ? { metricsListen: parseListenAddress(raw.node["metrics-listen"]) }
+        : {}),
+    },
     sink: {
       ...(sink.url ? { url: sink.url } : {}),
       ...(sink.creds ? { creds: sink.creds } : {}),

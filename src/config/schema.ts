@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isToken } from "../domain/index.ts";
+import { parseListenAddress } from "../lib/index.ts";
 import { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 import { memoryLimitProblem } from "./memory-limit.ts";
 import { parseStreamBytes } from "./stream-size.ts";
@@ -35,6 +36,14 @@ const natsUrl = z
     "must be nats://host:port (or tls://, ws://, wss://), comma-separated for several",
   );
 const labels = z.record(z.string(), z.string());
+/** An HTTP listener's host:port ([ipv6]:port, :port for every interface, port 0: any). */
+const listenAddress = z.string().superRefine((v, ctx) => {
+  try {
+    parseListenAddress(v);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+  }
+});
 /** DuckDB's memory_limit, trimmed as DuckDB would read it. */
 const memoryLimit = z
   .string()
@@ -185,6 +194,7 @@ export const fileSchema = z.strictObject({
       id: token.optional(),
       metadata: labels.optional(),
       "data-dir": z.string().min(1).optional(),
+      "metrics-listen": listenAddress.optional(),
     })
     .optional(),
   sink: z

@@ -8,6 +8,7 @@ type Kind = "string" | "number" | "boolean" | "list";
 const LEAVES: Record<string, Kind> = {
   "node.id": "string",
   "node.data-dir": "string",
+  "node.metrics-listen": "string",
   "sink.url": "string",
   "sink.creds": "string",
   "sink.user": "string",

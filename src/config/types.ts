@@ -1,4 +1,5 @@
 import type { Role } from "../domain/index.ts";
+import type { ListenAddress } from "../lib/index.ts";
 
 /**
  * The one validated, fully defaulted, frozen configuration (architecture.md §8).
@@ -21,6 +22,8 @@ export interface NodeConfig {
   readonly id: string;
   readonly metadata: Readonly<Record<string, string>>;
   readonly dataDir: string;
+  /** Where the node serves its metrics over HTTP (GET /metrics); none when unset. */
+  readonly metricsListen?: ListenAddress;
 }
 
 export interface NatsAuth {

@@ -2,7 +2,7 @@ import { maxHeaderSize } from "node:http";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
-import { redactUrl, type Logger } from "../lib/index.ts";
+import { httpBaseUrl, redactUrl, type Logger } from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { AUTH_REALM, bearerCheck } from "./bearer-auth.ts";
@@ -96,7 +96,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`;
+  const url = httpBaseUrl(options.host, port);
   log.info({ url, bus: nc.getServer() }, "gateway listening");
 
   let closing: Promise<void> | undefined;

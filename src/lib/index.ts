@@ -17,3 +17,5 @@ export { settlesWithin } from "./within.ts";
 export { redactUrl, urlCredentials } from "./url-credentials.ts";
 export type { UrlCredentials } from "./url-credentials.ts";
 export { watchPublishRefusals } from "./publish-refusals.ts";
+export { httpBaseUrl, parseListenAddress } from "./listen-address.ts";
+export type { ListenAddress } from "./listen-address.ts";

@@ -26,12 +26,15 @@ import { claimRoles, describeHolder, type RoleGrant } from "./claim-roles.ts";
 import { sinkStorageCause, startDiskWatch, type DiskWatch } from "./data-dir-space.ts";
 import { embeddedSinkRecovery } from "./sink-recovery.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { listenForMetrics, type MetricsListener } from "./metrics-http.ts";
 
 export interface RunningNode extends AsyncDisposable {
   readonly nodeId: string;
   /** Where clients reach the bus this node serves on. */
   readonly url: string;
   readonly embedded: boolean;
+  /** Where the node serves its metrics over HTTP (node.metrics-listen); undefined when it does not. */
+  readonly metricsUrl: string | undefined;
   /** The pipelines of the systems it serves a role of. */
   readonly systems: readonly SystemPipeline[];
   discovery(): DiscoveryReply;
@@ -49,7 +52,7 @@ export interface RunningNode extends AsyncDisposable {
  * bus (embedded when none is configured), the notifier, the micro service, the claims of its
  * roles (a role another live node serves is left unserved), the discovery ping with every
  * claimed side's endpoints, then each system's pipeline.
- * Disposal runs in reverse: systems, API, claims, notifier, bus, the data dir's lock.
+ * Disposal runs in reverse: systems, API and metrics listener, claims, notifier, bus, the data dir's lock.
  */
 export async function startNode(
   config: Config,
@@ -162,6 +165,7 @@ export async function startNode(
     : undefined;
   const sinkFault = () => sinkStorageCause(sink.embedded, config.node.dataDir, sinkRecovery?.diskFullSince());
   let disk: DiskWatch | undefined;
+  let metricsHttp: MetricsListener | undefined;
   try {
     stopIfAborted();
     // The data dir's disk: watched, each reading handed to the sink's recovery.
@@ -195,6 +199,8 @@ export async function startNode(
     });
     stopIfAborted();
     api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
+    if (config.node.metricsListen)
+      metricsHttp = await listenForMetrics(config.node.metricsListen, metrics, log);
     const nodeOps = nodeOpsPort({
       nodeId,
       sink,
@@ -290,6 +296,7 @@ export async function startNode(
     for (const scrape of scrapes.values()) await scrape[Symbol.asyncDispose]();
     for (const catalog of catalogs.values()) await catalog[Symbol.asyncDispose]();
     await api?.[Symbol.asyncDispose]();
+    await metricsHttp?.[Symbol.asyncDispose]();
     await claims?.[Symbol.asyncDispose]();
     await notifier?.[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
@@ -300,6 +307,7 @@ export async function startNode(
   const startedNotifier = notifier;
   const heldClaims = claims;
   const watchedDisk = disk;
+  const servedMetrics = metricsHttp;
   log.info(
     {
       url: sink.url,
@@ -313,6 +321,7 @@ export async function startNode(
     nodeId,
     url: sink.url,
     embedded: sink.embedded !== undefined,
+    metricsUrl: servedMetrics?.url,
     systems,
     discovery,
     lost,
@@ -321,6 +330,7 @@ export async function startNode(
       await watchedDisk?.[Symbol.asyncDispose]();
       for (const s of [...systems].reverse()) await s[Symbol.asyncDispose]();
       await startedApi[Symbol.asyncDispose]();
+      await servedMetrics?.[Symbol.asyncDispose]();
       // Released once nothing here serves the roles, so a node that claims them next is alone.
       await heldClaims?.[Symbol.asyncDispose]();
       await startedNotifier[Symbol.asyncDispose]();

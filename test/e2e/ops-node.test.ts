@@ -49,7 +49,11 @@ describe("node ops endpoints", () => {
       status: 200,
       body: JSON.stringify({ name: "natsmon", version: "99.0.0" }),
     }));
-    ({ node, nc } = await spawnLocalNode(dir.path, [], { NATSMON_UPDATE_REGISTRY: registry.url }));
+    ({ node, nc } = await spawnLocalNode(dir.path, [], {
+      NATSMON_UPDATE_REGISTRY: registry.url,
+      // Any free port: the node says which it took.
+      NATSMON_NODE_METRICS_LISTEN: "127.0.0.1:0",
+    }));
     await waitFor(async () => (await countRows(nc, "local", "hx.check_runs")) >= 1, {
       timeoutMs: 30_000,
       message: "a checked epoch",
@@ -149,6 +153,25 @@ describe("node ops endpoints", () => {
       'endpoint="ops.version",outcome="ok"',
     );
     assert.ok(requests >= 2);
+  });
+
+  test("GET /metrics at node.metrics-listen serves what ops.metrics does, and nothing else is served", async () => {
+    const url = /Its metrics, for Prometheus to scrape: (http:\/\/127\.0\.0\.1:\d+\/metrics)\n/.exec(
+      node.stdout(),
+    )?.[1];
+    assert.ok(url, `the node names its metrics URL:\n${node.stdout()}`);
+    assert.match(node.stdout() + node.stderr(), /"msg":"metrics served over HTTP"/);
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    const check = spawnSync("promtool", ["check", "metrics"], { input: text });
+    assert.equal(check.status, 0, check.stderr.toString());
+    const names = (t: string) => new Set(t.split("\n").filter((l) => l.startsWith("# TYPE")));
+    assert.deepEqual(names(text), names(await metrics(nc)), "the same metrics as ops.metrics");
+    assert.ok(sample(text, "natsmon_epochs_folded_total", 'system="local"') >= 1);
+    assert.equal((await fetch(new URL("/", url))).status, 404);
+    assert.equal((await fetch(url, { method: "POST" })).status, 404);
   });
 
   test("feed.memory stays silent while the memory profiler is disabled (the default)", async () => {

@@ -206,6 +206,32 @@ describe("loadConfig", () => {
     assert.equal(bad.ok, false);
   });
 
+  test("serves metrics over HTTP only where node.metrics-listen says, and refuses an address that is not one", async () => {
+    assert.equal((await ok({})).node.metricsListen, undefined, "off by default");
+    await withFile("node: {metrics-listen: '127.0.0.1:9464'}\n", async (file) => {
+      assert.deepEqual((await ok({ file })).node.metricsListen, { host: "127.0.0.1", port: 9464 });
+    });
+    assert.deepEqual((await ok({ env: { NATSMON_NODE_METRICS_LISTEN: "[::1]:0" } })).node.metricsListen, {
+      host: "::1",
+      port: 0,
+    });
+    assert.deepEqual((await ok({ env: { NATSMON_NODE_METRICS_LISTEN: ":9464" } })).node.metricsListen, {
+      host: "0.0.0.0",
+      port: 9464,
+    });
+    for (const bad of ["9464", "localhost:65536", "http://127.0.0.1:9464"]) {
+      const result = await loadConfig({ hostname: "host", env: { NATSMON_NODE_METRICS_LISTEN: bad } });
+      assert.equal(result.ok, false, bad);
+      if (result.ok) continue;
+      assert.deepEqual(
+        result.errors.map((e) => `${e.path}: ${e.message}`),
+        [
+          `node.metrics-listen: listen address "${bad}" is not host:port, [ipv6]:port or :port (port 0-65535)`,
+        ],
+      );
+    }
+  });
+
   test("accepts a retention of 0 (keep everything) and a disconnect history of 0 (keep none), and the shortest timers", async () => {
     const yaml =
       "db: {retention: 0s, query-timeout: 1ms, memory-profile: {interval: 100ms}}\n" +

@@ -1,3 +1,4 @@
+/** An HTTP listener's address (the gateway's --listen, a node's node.metrics-listen). */
 export interface ListenAddress {
   readonly host: string;
   readonly port: number;
@@ -17,4 +18,9 @@ export function parseListenAddress(text: string): ListenAddress {
   }
   const host = match[1] ?? (match[2] === "" ? "0.0.0.0" : match[2]!);
   return { host, port };
+}
+
+/** The base URL of a listener on `host` (an IPv6 address in brackets) and `port`. */
+export function httpBaseUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

@@ -1,0 +1,69 @@
+/**
+ * The node's metrics over HTTP, where `node.metrics-listen` asks for them: `GET /metrics`
+ * answers what `ops.metrics` answers on the bus, in the Prometheus text format, so a
+ * Prometheus server scrapes natsmon as it scrapes anything else (it cannot ask the bus).
+ * Nothing else is served (404). One route needs no framework: node's own HTTP server, as
+ * prom-client's documentation serves a registry, keeps the node's heap (and so its heap
+ * snapshots over ops.pprof) as it was.
+ */
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { httpBaseUrl, type ListenAddress, type Logger, type NodeMetrics } from "../lib/index.ts";
+
+export interface MetricsListener extends AsyncDisposable {
+  /** Where the metrics are: `http://host:port/metrics`, with the port the OS chose for port 0. */
+  readonly url: string;
+}
+
+export async function listenForMetrics(
+  address: ListenAddress,
+  metrics: NodeMetrics,
+  log: Logger,
+): Promise<MetricsListener> {
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://any").pathname;
+    if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
+      response
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .end("not found: GET /metrics\n");
+      return;
+    }
+    metrics.render().then(
+      ({ text, contentType }) => {
+        response.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
+        response.end(request.method === "HEAD" ? undefined : text);
+      },
+      (err: unknown) => {
+        log.error({ err }, "rendering the metrics failed");
+        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
+      },
+    );
+  });
+  server.listen(address.port, address.host);
+  try {
+    await Promise.race([
+      once(server, "listening"),
+      once(server, "error").then(([err]) => Promise.reject(err as Error)),
+    ]);
+  } catch (err) {
+    server.close();
+    throw new Error(
+      `cannot serve metrics at ${address.host}:${address.port} (node.metrics-listen): ${(err as Error).message}; ` +
+        "give node.metrics-listen (NATSMON_NODE_METRICS_LISTEN) a free port, port 0 for any, or stop what listens there",
+      { cause: err },
+    );
+  }
+  const url = `${httpBaseUrl(address.host, (server.address() as AddressInfo).port)}/metrics`;
+  log.info({ url }, "metrics served over HTTP");
+  return {
+    url,
+    async [Symbol.asyncDispose]() {
+      const closed = once(server, "close");
+      server.close();
+      // Keep-alive connections a Prometheus server holds open would keep the close waiting.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
