@@ -18,6 +18,8 @@ export interface NodeMetrics {
   markersLost(system: string, count: number): void;
   checksRan(system: string, seconds: number, failed: number): void;
   transitions(system: string, status: string, count: number): void;
+  /** The findings firing after a system's latest diffed epoch (its whole firing set). */
+  firing(system: string, findings: Iterable<{ readonly code: string; readonly severity: string }>): void;
   scrapeBytes(system: string, source: string, bytes: number): void;
   request(endpoint: string, outcome: string): void;
   delivery(endpoint: string, kind: string, outcome: string): void;
@@ -114,6 +116,14 @@ export function createMetrics(nodeId: string): NodeMetrics {
     help: "Size in bytes of the disk of the node's data dir.",
     registers: [registry],
   });
+  const firingGauge = new Gauge({
+    name: "natsmon_findings_firing",
+    help: "Findings firing after the system's latest diffed epoch (the finding feed's firing set), by check and severity; 0 once a check that fired has none.",
+    labelNames: ["system", "code", "severity"],
+    registers: [registry],
+  });
+  /** Per system, the code|severity pairs given a value, so that one no longer firing drops to 0. */
+  const firingSeen = new Map<string, Set<string>>();
   const commitLag: LagReader[] = [];
   const outboxLag: LagReader[] = [];
   const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
@@ -160,6 +170,18 @@ export function createMetrics(nodeId: string): NodeMetrics {
     transitions(system, status, count) {
       if (count > 0) transitions.inc({ system, status }, count);
     },
+    firing(system, findings) {
+      const counts = new Map<string, number>();
+      for (const f of findings)
+        counts.set(`${f.code}|${f.severity}`, (counts.get(`${f.code}|${f.severity}`) ?? 0) + 1);
+      const seen = firingSeen.get(system) ?? new Set<string>();
+      firingSeen.set(system, seen);
+      for (const key of counts.keys()) seen.add(key);
+      for (const key of seen) {
+        const [code, severity] = key.split("|") as [string, string];
+        firingGauge.set({ system, code, severity }, counts.get(key) ?? 0);
+      }
+    },
     scrapeBytes(system, source, bytes) {
       scrapeBytes.inc({ system, source }, bytes);
     },
@@ -189,6 +211,7 @@ export function noMetrics(): NodeMetrics {
     markersLost: () => {},
     checksRan: () => {},
     transitions: () => {},
+    firing: () => {},
     scrapeBytes: () => {},
     request: () => {},
     delivery: () => {},

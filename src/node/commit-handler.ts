@@ -162,6 +162,7 @@ export async function handleCommit(
       if (transitions.length > 0)
         log.info({ transitions: transitions.length }, "finding transitions published");
       await recordFiring(catalog, ctx.tracker);
+      ctx.metrics.firing(ctx.systemId, ctx.tracker.firing().values());
     } else if (checked) {
       // No feed here (the catalog opened late): the grades show this epoch's findings.
       const epoch = parseEpoch(marker.epoch);

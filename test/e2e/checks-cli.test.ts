@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import type { CheckListGroup, FindingTransition } from "../../src/protocol/index.ts";
+import { nodeSubjects, type CheckListGroup, type FindingTransition } from "../../src/protocol/index.ts";
 import type { FiringList } from "../../src/cli/findings-list.ts";
 import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -111,6 +111,35 @@ describe("natsmon checks and natsmon findings list and watch against a real node
     assert.equal(all!.total, all!.findings.length);
     assert.equal(all!.by_severity.warning + all!.by_severity.critical + all!.by_severity.info, all!.total);
     assert.ok(all!.total >= 2, "the fixture fires jetstream-002 on the node's own streams too");
+
+    // The node's metrics count the same firing set, by check and severity (read again while
+    // an epoch's diff comes between the two).
+    const firingGauge = async (code: string) =>
+      Number(
+        (await nc.request(nodeSubjects("local").opsMetrics, "", { timeout: 10_000 }))
+          .string()
+          .split("\n")
+          .find(
+            (l) =>
+              l.startsWith("natsmon_findings_firing{") && l.includes(`code="${code}",severity="warning"`),
+          )
+          ?.split(" ")
+          .at(-1),
+      );
+    await waitFor(
+      async () => {
+        const [listed, server, jetstream] = [
+          await firing(),
+          await firingGauge("server-011"),
+          await firingGauge("jetstream-002"),
+        ];
+        return (
+          server === listed.findings.filter((f) => f.code === "server-011").length &&
+          jetstream === listed.findings.filter((f) => f.code === "jetstream-002").length
+        );
+      },
+      { timeoutMs: 30_000, message: "natsmon_findings_firing counting what findings list lists" },
+    );
 
     const table = await cli("findings", "list");
     assert.equal(table.code, 0, table.stderr);
