@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { gunzipSync } from "node:zlib";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import {
@@ -21,7 +23,7 @@ import {
 import { callApi } from "../harness/api-client.ts";
 import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
 import { countRows, spawnLocalNode } from "../harness/local-node.ts";
-import type { NatsmonProcess } from "../harness/natsmon-process.ts";
+import { REPO_ROOT, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -170,6 +172,12 @@ describe("node ops endpoints", () => {
     const names = (t: string) => new Set(t.split("\n").filter((l) => l.startsWith("# TYPE")));
     assert.deepEqual(names(text), names(await metrics(nc)), "the same metrics as ops.metrics");
     assert.ok(sample(text, "natsmon_epochs_folded_total", 'system="local"') >= 1);
+    // deploy/prometheus's alerts on natsmon read metrics this node serves, by those names.
+    const rules = await readFile(join(REPO_ROOT, "deploy/prometheus/natsmon-rules.yml"), "utf8");
+    const served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    const used = new Set([...rules.matchAll(/\bnatsmon_[a-z_]+/g)].map((m) => m[0]));
+    assert.ok(used.size >= 8, [...used].join(" "));
+    for (const name of used) assert.ok(served.has(name), `${name}, which natsmon-rules.yml reads, is served`);
     assert.equal((await fetch(new URL("/", url))).status, 404);
     assert.equal((await fetch(url, { method: "POST" })).status, 404);
   });

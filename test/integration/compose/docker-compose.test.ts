@@ -38,6 +38,7 @@ describe("docker-compose.yml", async () => {
       "n3",
       "natsmon-catalog",
       "natsmon-scrape",
+      "prometheus",
     ]);
     for (const n of ["n1", "n2", "n3"]) assert.match(services[n]!.image ?? "", /^nats:/);
     for (const node of ["natsmon-scrape", "natsmon-catalog"]) {
@@ -99,6 +100,39 @@ describe("docker-compose.yml", async () => {
       assert.ok(service.volumes!.includes("node-modules:/app/node_modules"), `${name} mounts node-modules`);
     }
     assert.ok("node-modules" in compose.volumes, "node-modules is a named volume");
+  });
+
+  test("has a Prometheus that scrapes both natsmon nodes where their configs serve metrics, with rules promtool accepts and whose tests pass", async () => {
+    assert.match(services.prometheus!.image ?? "", /^prom\/prometheus:/);
+    const dir = join(REPO_ROOT, "deploy/prometheus");
+    for (const args of [
+      ["check", "config", join(dir, "prometheus.yml")],
+      ["check", "rules", join(dir, "natsmon-rules.yml")],
+      ["test", "rules", join(dir, "natsmon-rules.test.yml")],
+    ]) {
+      const r = spawnSync("promtool", args, { encoding: "utf8", cwd: dir });
+      assert.equal(r.status, 0, `promtool ${args.join(" ")}: ${r.stderr}${r.stdout}`);
+    }
+    const prometheus = parse(await readFile(join(dir, "prometheus.yml"), "utf8")) as {
+      scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+    };
+    const job = prometheus.scrape_configs.find((c) => c.job_name === "natsmon");
+    const targets = job?.static_configs.flatMap((c) => c.targets).sort();
+    const expected: string[] = [];
+    for (const [service, file] of [
+      ["natsmon-catalog", "catalog.yaml"],
+      ["natsmon-scrape", "scrape.yaml"],
+    ] as const) {
+      const result = await loadConfig({ file: join(REPO_ROOT, "deploy/natsmon", file), hostname: service });
+      assert.ok(result.ok, file);
+      assert.equal(
+        result.config.node.metricsListen?.host,
+        "0.0.0.0",
+        `${file} serves metrics on every interface`,
+      );
+      expected.push(`${service}:${result.config.node.metricsListen.port}`);
+    }
+    assert.deepEqual(targets, expected, "the natsmon job scrapes each node at its node.metrics-listen port");
   });
 
   test("has an Alertmanager config that amtool accepts", () => {
