@@ -131,6 +131,21 @@ async function readFiring(
 ): Promise<FiringList | undefined> {
   const subjects = systemSubjects(system);
   const rank = { critical: 0, warning: 1, info: 2 }[options.severity];
+  const catalogue = await requestEndpoint(
+    nc,
+    system,
+    { endpoint: "checks.list", subject: subjects.checksList, body: {} },
+    options.timeout,
+  );
+  if (!catalogue) return undefined;
+  const names = new Map(
+    catalogue.json<CheckListGroup[]>().flatMap((g) => g.checks.map((c) => [c.code, c.name] as const)),
+  );
+  // A mistyped code would list nothing, as if nothing fired.
+  if (options.code !== undefined && !names.has(options.code)) {
+    fail(`system "${system}" has no check ${options.code}; \`natsmon checks list\` lists them`);
+    return undefined;
+  }
   const reply = await requestEndpoint(
     nc,
     system,
@@ -143,16 +158,6 @@ async function readFiring(
   );
   if (!reply) return undefined;
   const rows = reply.json<(Omit<FiringFinding, "name" | "detail"> & QueryExtras)[]>();
-  const catalogue = await requestEndpoint(
-    nc,
-    system,
-    { endpoint: "checks.list", subject: subjects.checksList, body: {} },
-    options.timeout,
-  );
-  if (!catalogue) return undefined;
-  const names = new Map(
-    catalogue.json<CheckListGroup[]>().flatMap((g) => g.checks.map((c) => [c.code, c.name] as const)),
-  );
   const found = rows.filter((r) => r.code !== null);
   const first = found[0];
   return {

@@ -165,6 +165,14 @@ describe("natsmon checks and natsmon findings list and watch against a real node
     assert.match(limited.stdout, /^\(1 row\)$/m);
     assert.match(limited.stdout, /; 1 listed, --limit \d+ for all\)\n$/);
 
+    const unknown = await cli("findings", "list", "--code", "server-999");
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stdout, "");
+    assert.match(
+      unknown.stderr,
+      /^natsmon: system "local" has no check server-999; `natsmon checks list` lists them\n$/,
+    );
+
     const badSeverity = await cli("findings", "list", "--severity", "urgent");
     assert.equal(badSeverity.code, 2);
     assert.match(badSeverity.stderr, /expected info, warning, critical/);
