@@ -7,6 +7,7 @@ import { MonError, NotFoundError } from "../domain/index.ts";
 import { VERSION, type NodeMetrics } from "../lib/index.ts";
 import type { PprofReply, VersionCheckReply } from "../protocol/index.ts";
 import type { Sink } from "./sink.ts";
+import { PPROF_BUCKET, storeProfile } from "./profile-store.ts";
 
 /** Where `ops.version.check` asks for the newest release (npm's registry). */
 export const DEFAULT_REGISTRY = "https://registry.npmjs.org";
@@ -18,6 +19,8 @@ export function nodeOpsPort(options: {
   nodeId: string;
   sink: Sink;
   metrics: NodeMetrics;
+  /** Replicas of natsmon's assets on the sink (the profile store's). */
+  replicas: number;
   /** Base URL of the npm registry (tests point it at a local server). */
   registry?: string;
 }): NodeOpsPort {
@@ -53,7 +56,12 @@ export function nodeOpsPort(options: {
         info: { ...(options.sink.nc.info ?? {}) },
       };
     },
-    pprof: (request) => profile(request.type, request.duration_ms ?? 1000, options.sink.nc),
+    pprof: (request) =>
+      profile(request.type, request.duration_ms ?? 1000, {
+        nc: options.sink.nc,
+        nodeId: options.nodeId,
+        replicas: options.replicas,
+      }),
     metrics: () => options.metrics.render(),
   };
 }
@@ -104,10 +112,15 @@ class PayloadTooLargeError extends MonError {
 
 /**
  * A CPU profile (Profiler, for `durationMs`) or a heap snapshot (HeapProfiler) of this
- * process through the inspector, gzip-compressed; refused with 413 when even compressed it
- * exceeds the bus's max_payload.
+ * process through the inspector, gzip-compressed: in the reply when it fits the bus's
+ * max_payload, else stored in the object store MON_PPROF and named (profile-store.ts); 413
+ * when it can be stored neither way.
  */
-async function profile(type: "cpu" | "heap", durationMs: number, nc: NatsConnection): Promise<PprofReply> {
+async function profile(
+  type: "cpu" | "heap",
+  durationMs: number,
+  sink: { nc: NatsConnection; nodeId: string; replicas: number },
+): Promise<PprofReply> {
   const session = new Session();
   session.connect();
   let text: string;
@@ -127,22 +140,29 @@ async function profile(type: "cpu" | "heap", durationMs: number, nc: NatsConnect
   } finally {
     session.disconnect();
   }
-  const data = gzipSync(text).toString("base64");
-  const max = nc.info?.max_payload ?? 1024 * 1024;
-  if (data.length + 512 > max) {
-    throw new PayloadTooLargeError(
-      `the ${type} profile is ${data.length} bytes compressed, over the bus's max_payload of ${max}` +
-        (type === "cpu"
-          ? "; ask for a shorter duration_ms"
-          : "; raise max_payload on the sink to take heap snapshots"),
-    );
-  }
-  return {
+  const gz = gzipSync(text);
+  const format = type === "cpu" ? ".cpuprofile" : ".heapsnapshot";
+  const described = {
     type,
-    format: type === "cpu" ? ".cpuprofile" : ".heapsnapshot",
+    format,
     ...(type === "cpu" ? { duration_ms: durationMs } : {}),
     bytes: Buffer.byteLength(text),
-    encoding: "gzip+base64",
-    data,
   };
+  const max = sink.nc.info?.max_payload ?? 1024 * 1024;
+  // base64 takes 4 bytes per 3, and the reply's other fields some hundred more.
+  if (Math.ceil(gz.length / 3) * 4 + 512 <= max) {
+    return { ...described, encoding: "gzip+base64", data: gz.toString("base64") };
+  }
+  const name = `${sink.nodeId}-${type}-${new Date().toISOString().replaceAll(":", "")}${format}.gz`;
+  try {
+    const object = await storeProfile(sink.nc, sink.replicas, name, gz);
+    return { ...described, encoding: "gzip", object };
+  } catch (err) {
+    throw new PayloadTooLargeError(
+      `the ${type} profile is ${gz.length} bytes compressed, over the bus's max_payload of ${max}, ` +
+        `and it could not be put in the object store ${PPROF_BUCKET} on the sink: ${(err as Error).message}; ` +
+        `grant natsmon's user publish on $O.${PPROF_BUCKET}.> (and $JS.API.>)` +
+        (type === "cpu" ? ", or ask for a shorter duration_ms" : ", or raise max_payload on the sink"),
+    );
+  }
 }

@@ -205,6 +205,7 @@ export async function startNode(
       nodeId,
       sink,
       metrics,
+      replicas: config.sink.replicas,
       ...(options.updateRegistry ? { registry: options.updateRegistry } : {}),
     });
     await api.addNodeEndpoints({

@@ -53,6 +53,9 @@ export interface PprofReply {
   duration_ms?: number;
   /** Size of the profile before compression. */
   bytes: number;
-  encoding: "gzip+base64";
-  data: string;
+  /** `gzip+base64`: the profile is `data`; `gzip`: it was too large for a reply, and is `object`. */
+  encoding: "gzip+base64" | "gzip";
+  data?: string;
+  /** Where a profile too large for one reply was stored (`nats object get <bucket> <name>`), kept an hour. */
+  object?: { bucket: string; name: string; size: number };
 }

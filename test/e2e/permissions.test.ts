@@ -14,10 +14,16 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type NatsServerProcess } from "../../src/bus/index.ts";
-import { systemSubjects, type FindingTransition } from "../../src/protocol/index.ts";
+import {
+  nodeSubjects,
+  systemSubjects,
+  type FindingTransition,
+  type PprofReply,
+} from "../../src/protocol/index.ts";
 import { readArrowStream } from "../../src/cli/stream-client.ts";
 import { callApi, sqlQuery } from "../harness/api-client.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { readProfile } from "../harness/profile.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -36,6 +42,7 @@ const NATSMON_GRANTS = {
     "$KV.MON_FINDINGS_prod.>",
     "$KV.MON_NOTIFIED_prod.>",
     "$KV.MON_CLAIMS.>",
+    "$O.MON_PPROF.>",
     "_INBOX.>",
     "$SRV.>",
   ],
@@ -151,6 +158,24 @@ describe("subject permissions on the sink", () => {
       ]) {
         assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
       }
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("with the README's grants, a heap snapshot too large for the sink's max_payload goes to MON_PPROF", async () => {
+    const app = await connect({ servers: server.clientUrl, user: "app", pass: "app" });
+    try {
+      const heap = await callApi<PprofReply>(
+        app,
+        nodeSubjects("guarded").opsPprof,
+        { type: "heap" },
+        120_000,
+      );
+      assert.equal(heap.object?.bucket, "MON_PPROF");
+      assert.ok(
+        (await readProfile<{ snapshot: { node_count: number } }>(app, heap)).snapshot.node_count > 1000,
+      );
     } finally {
       await app.close();
     }
