@@ -1,6 +1,7 @@
 import { arch, platform } from "node:os";
 import { Session } from "node:inspector/promises";
-import { gzipSync } from "node:zlib";
+import { once } from "node:events";
+import { createGzip } from "node:zlib";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { NodeOpsPort } from "../api/index.ts";
 import { MonError, NotFoundError } from "../domain/index.ts";
@@ -121,32 +122,41 @@ async function profile(
   durationMs: number,
   sink: { nc: NatsConnection; nodeId: string; replicas: number },
 ): Promise<PprofReply> {
+  // Compressed as it comes: a large heap's snapshot, joined into one string, would pass V8's
+  // longest string and fail.
+  const gzip = createGzip();
+  const compressed: Buffer[] = [];
+  gzip.on("data", (part: Buffer) => compressed.push(part));
+  let bytes = 0;
+  const write = (text: string) => {
+    bytes += Buffer.byteLength(text);
+    gzip.write(text);
+  };
   const session = new Session();
   session.connect();
-  let text: string;
   try {
     if (type === "cpu") {
       await session.post("Profiler.enable");
       await session.post("Profiler.start");
       await new Promise((resolve) => setTimeout(resolve, durationMs));
       const { profile: cpu } = await session.post("Profiler.stop");
-      text = JSON.stringify(cpu);
+      write(JSON.stringify(cpu));
     } else {
-      const chunks: string[] = [];
-      session.on("HeapProfiler.addHeapSnapshotChunk", (m) => chunks.push(m.params.chunk));
+      session.on("HeapProfiler.addHeapSnapshotChunk", (m) => write(m.params.chunk));
       await session.post("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-      text = chunks.join("");
     }
   } finally {
     session.disconnect();
+    gzip.end();
   }
-  const gz = gzipSync(text);
+  await once(gzip, "end");
+  const gz = Buffer.concat(compressed);
   const format = type === "cpu" ? ".cpuprofile" : ".heapsnapshot";
   const described = {
     type,
     format,
     ...(type === "cpu" ? { duration_ms: durationMs } : {}),
-    bytes: Buffer.byteLength(text),
+    bytes,
   };
   const max = sink.nc.info?.max_payload ?? 1024 * 1024;
   // base64 takes 4 bytes per 3, and the reply's other fields some hundred more.
