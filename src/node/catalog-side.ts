@@ -3,32 +3,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { commitProgress, consumeCommits, type CommitDelivery, type ServerRestart } from "../bus/index.ts";
 import {
   applyRetention,
-  backupStatementFor,
-  explainReadOnly,
   installCheckMacros,
-  queryFindingsPage,
   latestEpochFindings,
   catalogIdentity,
   firingSince,
-  listColumns,
-  listMacros,
-  listSchemas,
-  listTables,
-  openArrowScan,
   openCatalog,
-  runReadOnlyQuery,
   type Catalog,
 } from "../catalog/index.ts";
-import {
-  CHECKS,
-  checkInfo,
-  checkListGroups,
-  checkMacroDefaults,
-  contextMacroDefaults,
-  findCheck,
-  findingsRowsSql,
-  installStatements,
-} from "../checks/index.ts";
+import { installStatements } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 import { CatalogUnavailableError } from "../domain/index.ts";
 import { openFindingsBaseline, startFindingsTracker, type FindingsTracker } from "../findings/index.ts";
@@ -38,6 +20,7 @@ import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
+import { catalogReadPorts } from "./catalog-ports.ts";
 import {
   ACK_WAIT_MS,
   handBackLeft,
@@ -306,60 +289,7 @@ export function createCatalogSide(options: {
         : `catalog of system ${system.id} is not open: ${error}`,
     );
   };
-  const timeoutMs = system.db.queryTimeoutMs;
-  const query: QueryPort = {
-    query: (request, format) => {
-      return runReadOnlyQuery(opened(), request, {
-        maxRows: system.db.queryMaxRows,
-        timeoutMs: system.db.queryTimeoutMs,
-        format,
-      });
-    },
-  };
-  // db.query.stream reads on the query connections, behind the read-only guard; each
-  // DuckDB step (and the wait for a connection) is bounded by db.query-timeout.
-  const queryStream: QueryStreamPort = {
-    limits: system.db.queryStream,
-    open: (request, signal) =>
-      openArrowScan(opened(), request, { pool: "query", signal, stepTimeoutMs: system.db.queryTimeoutMs }),
-  };
-  // db.backup.stream: the catalog builds the statement from the table and window (trusted,
-  // no read-only guard, no row cap) and reads on the backup connection, apart from queries.
-  const backupStream: BackupStreamPort = {
-    limits: system.db.queryStream,
-    open: async (request, signal) => {
-      const open = opened();
-      const statement = await backupStatementFor(open, request, signal);
-      return openArrowScan(
-        open,
-        { sql: statement.sql, params: [...statement.params] },
-        { pool: "backup", trusted: true, signal, stepTimeoutMs: system.db.queryTimeoutMs },
-      );
-    },
-  };
-  const macroDefaults = new Map([...checkMacroDefaults(CHECKS), ...contextMacroDefaults()]);
-  const discovery: DiscoveryPort = {
-    explain: async (request) => explainReadOnly(opened(), request, { timeoutMs }),
-    schemas: async () => listSchemas(opened(), timeoutMs),
-    tables: async (schema) => listTables(opened(), timeoutMs, schema),
-    columns: async (schema, table) => listColumns(opened(), timeoutMs, schema, table),
-    macros: async (schema) => listMacros(opened(), timeoutMs, schema, macroDefaults),
-  };
-
-  const checks: ChecksPort = {
-    list: () => checkListGroups(system),
-    info: (code) => checkInfo(findCheck(code), system),
-    findingsPage: async (request) =>
-      queryFindingsPage(opened(), {
-        rowsSql: findingsRowsSql(findCheck(request.code), system),
-        duration: request.duration,
-        page: request.page,
-        pageSize: request.pageSize,
-        format: request.format,
-        timeoutMs,
-      }),
-  };
-
+  const { query, queryStream, backupStream, discovery, checks } = catalogReadPorts(system, opened);
   const ops = catalogOpsPort(system, nodeId, opened);
   const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
 
