@@ -38,5 +38,7 @@ export type { CheckStatement, StoredFinding, EpochCheckResult } from "./check-ru
 export { ALIGN_FIRING_SQL, writeFiringFindings } from "./findings-firing.ts";
 export { queryFindingsPage } from "./check-findings.ts";
 export type { FindingsPageRequest, FindingsPage } from "./check-findings.ts";
+export { natsFiguresReader } from "./nats-figures.ts";
+export type { NatsFiguresScope } from "./nats-figures.ts";
 export { catalogSizing, catalogMemory, catalogStorage, recordPageView } from "./ops-figures.ts";
 export type { CatalogSizing, MemoryComponent, CatalogStorage, PageView } from "./ops-figures.ts";

@@ -260,6 +260,7 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
       ...(raw.node?.["metrics-listen"] !== undefined
         ? { metricsListen: parseListenAddress(raw.node["metrics-listen"]) }
         : {}),
+      metricsNats: raw.node?.["metrics-nats"] ?? "all",
     },
     sink: {
       ...(sink.url ? { url: sink.url } : {}),

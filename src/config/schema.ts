@@ -195,6 +195,7 @@ export const fileSchema = z.strictObject({
       metadata: labels.optional(),
       "data-dir": z.string().min(1).optional(),
       "metrics-listen": listenAddress.optional(),
+      "metrics-nats": z.enum(["all", "servers", "off"]).optional(),
     })
     .optional(),
   sink: z

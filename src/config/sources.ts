@@ -9,6 +9,7 @@ const LEAVES: Record<string, Kind> = {
   "node.id": "string",
   "node.data-dir": "string",
   "node.metrics-listen": "string",
+  "node.metrics-nats": "string",
   "sink.url": "string",
   "sink.creds": "string",
   "sink.user": "string",

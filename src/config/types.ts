@@ -24,6 +24,11 @@ export interface NodeConfig {
   readonly dataDir: string;
   /** Where the node serves its metrics over HTTP (GET /metrics); none when unset. */
   readonly metricsListen?: ListenAddress;
+  /**
+   * Which figures of the monitored systems GET /metrics serves beside the node's own: all
+   * (servers, accounts, streams, consumers), servers (servers and accounts), off.
+   */
+  readonly metricsNats: "all" | "servers" | "off";
 }
 
 export interface NatsAuth {

@@ -4,10 +4,19 @@
  * handed the recording functions they need; lag gauges are read when the metrics are asked for.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { renderFamilies, type MetricFamily } from "./metric-families.ts";
 
 /** Lag figures read at collection time: consumer pending counts. */
 export type LagReader = () => Promise<
   readonly { readonly labels: Record<string, string>; readonly value: number }[]
+>;
+
+/**
+ * A system's figures (its monitored NATS system's, from the catalog), or undefined while it
+ * has none; `key` changes whenever the families do (the epoch they were read from).
+ */
+export type FiguresReader = () => Promise<
+  { readonly key: string; readonly families: readonly MetricFamily[] } | undefined
 >;
 
 export interface NodeMetrics {
@@ -29,8 +38,12 @@ export interface NodeMetrics {
   addCommitLag(read: LagReader): void;
   /** Outbox consumer pending of each endpoint. */
   addOutboxLag(read: LagReader): void;
+  /** A system's figures, served by renderAll (GET /metrics), not by render (ops.metrics). */
+  addSystemFigures(read: FiguresReader): void;
   /** The text exposition, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
+  /** render's text followed by every system's figures. */
+  renderAll(): Promise<{ text: string; contentType: string }>;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -125,6 +138,9 @@ export function createMetrics(nodeId: string): NodeMetrics {
   /** Per system, the code|severity pairs given a value, so that one no longer firing drops to 0. */
   const firingSeen = new Map<string, Set<string>>();
   const commitLag: LagReader[] = [];
+  const figures: FiguresReader[] = [];
+  /** The systems' figures as last rendered, by their keys: re-rendered only when a key changes. */
+  let figuresText = { keys: "", text: "" };
   const outboxLag: LagReader[] = [];
   const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
     new Gauge({
@@ -197,8 +213,17 @@ export function createMetrics(nodeId: string): NodeMetrics {
     },
     addCommitLag: (read) => commitLag.push(read),
     addOutboxLag: (read) => outboxLag.push(read),
+    addSystemFigures: (read) => figures.push(read),
     async render() {
       return { text: await registry.metrics(), contentType: registry.contentType };
+    },
+    async renderAll() {
+      const read = (await Promise.all(figures.map((f) => f().catch(() => undefined)))).filter((r) => !!r);
+      const keys = read.map((r) => r.key).join("\n");
+      if (keys !== figuresText.keys)
+        figuresText = { keys, text: await renderFamilies(read.flatMap((r) => r.families)) };
+      const own = await registry.metrics();
+      return { text: own + figuresText.text, contentType: registry.contentType };
     },
   };
 }
@@ -218,6 +243,8 @@ export function noMetrics(): NodeMetrics {
     dataDirSpace: () => {},
     addCommitLag: () => {},
     addOutboxLag: () => {},
+    addSystemFigures: () => {},
     render: () => Promise.resolve({ text: "", contentType: "text/plain" }),
+    renderAll: () => Promise.resolve({ text: "", contentType: "text/plain" }),
   };
 }

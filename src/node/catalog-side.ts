@@ -7,8 +7,10 @@ import {
   latestEpochFindings,
   catalogIdentity,
   firingSince,
+  natsFiguresReader,
   openCatalog,
   type Catalog,
+  type NatsFiguresScope,
 } from "../catalog/index.ts";
 import { installStatements } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
@@ -81,6 +83,8 @@ export function createCatalogSide(options: {
   dataDir: string;
   notifier: Notifier;
   metrics: NodeMetrics;
+  /** node.metrics-nats: the system's figures GET /metrics serves from the catalog (default all). */
+  natsFigures?: NatsFiguresScope;
   log: Logger;
   faults?: ScrapeFaults;
   /** True while this node still holds the catalog role (RoleClaims.confirm). */
@@ -292,6 +296,9 @@ export function createCatalogSide(options: {
   const { query, queryStream, backupStream, discovery, checks } = catalogReadPorts(system, opened);
   const ops = catalogOpsPort(system, nodeId, opened);
   const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
+  const figures = options.natsFigures ?? "all";
+  if (figures !== "off")
+    options.metrics.addSystemFigures(natsFiguresReader(system.id, figures, () => catalog));
 
   let starting: Promise<void> | undefined;
   let stopDone: Promise<void> | undefined;

@@ -29,7 +29,7 @@ export async function listenForMetrics(
         .end("not found: GET /metrics\n");
       return;
     }
-    metrics.render().then(
+    metrics.renderAll().then(
       ({ text, contentType }) => {
         response.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
         response.end(request.method === "HEAD" ? undefined : text);

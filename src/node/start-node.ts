@@ -243,6 +243,7 @@ export async function startNode(
           dataDir: config.node.dataDir,
           notifier,
           metrics,
+          natsFigures: config.node.metricsNats,
           log: systemLog,
           ...(options.catalogReopenMs ? { reopenMs: options.catalogReopenMs } : {}),
           ...(options.retentionEveryMs ? { retentionEveryMs: options.retentionEveryMs } : {}),

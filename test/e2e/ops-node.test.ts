@@ -153,7 +153,7 @@ describe("node ops endpoints", () => {
     assert.ok(requests >= 2);
   });
 
-  test("GET /metrics at node.metrics-listen serves what ops.metrics does, and nothing else is served", async () => {
+  test("GET /metrics at node.metrics-listen serves what ops.metrics does and the system's figures, and nothing else is served", async () => {
     const url = /Its metrics, for Prometheus to scrape: (http:\/\/127\.0\.0\.1:\d+\/metrics)\n/.exec(
       node.stdout(),
     )?.[1];
@@ -165,8 +165,14 @@ describe("node ops endpoints", () => {
     const text = await response.text();
     const check = spawnSync("promtool", ["check", "metrics"], { input: text });
     assert.equal(check.status, 0, check.stderr.toString());
+    // ops.metrics's families, then the monitored system's figures (node.metrics-nats, all by default).
     const names = (t: string) => new Set(t.split("\n").filter((l) => l.startsWith("# TYPE")));
-    assert.deepEqual(names(text), names(await metrics(nc)), "the same metrics as ops.metrics");
+    const own = names(await metrics(nc));
+    const figures = [...names(text)].filter((n) => !own.has(n));
+    assert.deepEqual(new Set([...names(text)].filter((n) => own.has(n))), own, "every metric of ops.metrics");
+    assert.ok(figures.length > 0);
+    for (const name of figures) assert.match(name, /^# TYPE (nats_|natsmon_nats_epoch_timestamp_seconds )/);
+    assert.match(text, /^nats_server_up\{system="local",server="natsmon-embedded"\} 1$/m);
     assert.ok(sample(text, "natsmon_epochs_folded_total", 'system="local"') >= 1);
     // deploy/prometheus's alerts on natsmon read metrics this node serves, by those names.
     const rules = await readFile(join(REPO_ROOT, "deploy/prometheus/natsmon-rules.yml"), "utf8");

@@ -232,6 +232,21 @@ describe("loadConfig", () => {
     }
   });
 
+  test("node.metrics-nats: all by default, servers or off by file or env, and nothing else", async () => {
+    assert.equal((await ok({})).node.metricsNats, "all");
+    await withFile("node: {metrics-nats: servers}\n", async (file) => {
+      assert.equal((await ok({ file })).node.metricsNats, "servers");
+    });
+    assert.equal((await ok({ env: { NATSMON_NODE_METRICS_NATS: "off" } })).node.metricsNats, "off");
+    const result = await loadConfig({ hostname: "host", env: { NATSMON_NODE_METRICS_NATS: "streams" } });
+    assert.equal(result.ok, false);
+    if (!result.ok)
+      assert.deepEqual(
+        result.errors.map((e) => e.path),
+        ["node.metrics-nats"],
+      );
+  });
+
   test("accepts a retention of 0 (keep everything) and a disconnect history of 0 (keep none), and the shortest timers", async () => {
     const yaml =
       "db: {retention: 0s, query-timeout: 1ms, memory-profile: {interval: 100ms}}\n" +

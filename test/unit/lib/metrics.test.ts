@@ -43,3 +43,54 @@ test("natsmon_findings_firing counts each system's firing set by check and sever
   assert.match(text, /^# TYPE natsmon_findings_firing gauge$/m);
   assert.match(text, /^natsmon_findings_firing\{[^}]*node_id="n1"[^}]*\} /m);
 });
+
+test("renderAll follows ops.metrics's text with every system's figures, one family per name, and a system's new figures once its key changes", async () => {
+  const metrics = createMetrics("n1");
+  const family = (system: string, value: number) => ({
+    name: "nats_server_connections",
+    help: "Client connections.",
+    type: "gauge" as const,
+    labelNames: ["system", "server"],
+    samples: [{ labels: { system, server: "s1" }, value }],
+  });
+  let epoch = 1;
+  metrics.addSystemFigures(() => Promise.resolve({ key: `a ${epoch}`, families: [family("a", epoch * 10)] }));
+  metrics.addSystemFigures(() =>
+    Promise.resolve({
+      key: "b",
+      families: [
+        family("b", 7),
+        {
+          name: "nats_server_received_messages_total",
+          help: "Messages received.",
+          type: "counter",
+          labelNames: ["system", "server"],
+          // A negative total or a value that is no number is not believed: left out.
+          samples: [
+            { labels: { system: "b", server: "s1" }, value: 42 },
+            { labels: { system: "b", server: "s2" }, value: -1 },
+            { labels: { system: "b", server: "s3" }, value: Number.NaN },
+          ],
+        },
+      ],
+    }),
+  );
+  // A system whose catalog is not open, or failing, adds nothing.
+  metrics.addSystemFigures(() => Promise.resolve(undefined));
+  metrics.addSystemFigures(() => Promise.reject(new Error("closed")));
+
+  const { text: own } = await metrics.render();
+  const first = (await metrics.renderAll()).text;
+  assert.ok(first.startsWith(own));
+  const figures = first.slice(own.length);
+  assert.equal(figures.match(/^# TYPE nats_server_connections gauge$/gm)?.length, 1);
+  assert.match(figures, /^nats_server_connections\{system="a",server="s1"\} 10$/m);
+  assert.match(figures, /^nats_server_connections\{system="b",server="s1"\} 7$/m);
+  assert.match(figures, /^# TYPE nats_server_received_messages_total counter$/m);
+  assert.match(figures, /^nats_server_received_messages_total\{system="b",server="s1"\} 42$/m);
+  assert.doesNotMatch(figures, /server="s[23]"/);
+  assert.doesNotMatch(own, /nats_server/, "ops.metrics has none of them");
+
+  epoch = 2;
+  assert.match((await metrics.renderAll()).text, /^nats_server_connections\{system="a",server="s1"\} 20$/m);
+});
