@@ -20,6 +20,7 @@ import {
   type VersionReply,
 } from "../../src/protocol/index.ts";
 import { callApi } from "../harness/api-client.ts";
+import { dashboardQueries } from "../harness/dashboard.ts";
 import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
 import { readProfile } from "../harness/profile.ts";
 import { countRows, spawnLocalNode } from "../harness/local-node.ts";
@@ -180,6 +181,15 @@ describe("node ops endpoints", () => {
     const used = new Set([...rules.matchAll(/\bnatsmon_[a-z_]+/g)].map((m) => m[0]));
     assert.ok(used.size >= 8, [...used].join(" "));
     for (const name of used) assert.ok(served.has(name), `${name}, which natsmon-rules.yml reads, is served`);
+    // So does deploy/grafana's dashboard (a histogram's series are its _bucket, _sum and _count).
+    const dashboard = dashboardQueries(
+      JSON.parse(await readFile(join(REPO_ROOT, "deploy/grafana/dashboards/nats.json"), "utf8")),
+    ).join("\n");
+    const charted = new Set(
+      [...dashboard.matchAll(/\b(?:nats|natsmon)_[a-z_]+/g)].map((m) => m[0].replace(/_bucket$/, "")),
+    );
+    assert.ok(charted.size >= 30, [...charted].join(" "));
+    for (const name of charted) assert.ok(served.has(name), `${name}, which the dashboard charts, is served`);
     assert.equal((await fetch(new URL("/", url))).status, 404);
     assert.equal((await fetch(url, { method: "POST" })).status, 404);
   });

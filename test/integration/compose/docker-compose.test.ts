@@ -2,12 +2,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { findNatsServer, natsServerConfig, startNatsServer } from "../../../src/bus/index.ts";
 import { loadConfig } from "../../../src/config/index.ts";
 import { httpCall } from "../../harness/http-call.ts";
+import { dashboardQueries } from "../../harness/dashboard.ts";
 import { REPO_ROOT, runNatsmon, spawnNatsmon } from "../../harness/natsmon-process.ts";
 import { tempDir } from "../../harness/temp-dir.ts";
 import { waitFor } from "../../harness/wait-for.ts";
@@ -28,11 +29,12 @@ describe("docker-compose.yml", async () => {
   };
   const services = compose.services;
 
-  test("has a 3-node NATS cluster, a scrape node and a catalog node, the gateway and an Alertmanager", () => {
+  test("has a 3-node NATS cluster, a scrape node and a catalog node, the gateway, an Alertmanager, Prometheus and Grafana", () => {
     assert.deepEqual(Object.keys(services).sort(), [
       "alertmanager",
       "deps",
       "gateway",
+      "grafana",
       "n1",
       "n2",
       "n3",
@@ -133,6 +135,52 @@ describe("docker-compose.yml", async () => {
       expected.push(`${service}:${result.config.node.metricsListen.port}`);
     }
     assert.deepEqual(targets, expected, "the natsmon job scrapes each node at its node.metrics-listen port");
+  });
+
+  test("has a Grafana provisioned with the compose file's Prometheus and a dashboard whose every query promtool accepts", async () => {
+    assert.match(services.grafana!.image ?? "", /^grafana\/grafana-oss:/);
+    const dir = join(REPO_ROOT, "deploy/grafana");
+    const datasources = parse(
+      await readFile(join(dir, "provisioning/datasources/prometheus.yml"), "utf8"),
+    ) as { datasources: { type: string; url: string }[] };
+    assert.deepEqual(
+      datasources.datasources.map((d) => [d.type, d.url]),
+      [["prometheus", "http://prometheus:9090"]],
+    );
+    assert.ok(
+      services.prometheus!.command!.every((c) => !c.includes("web.listen-address")),
+      "on 9090",
+    );
+    const providers = parse(await readFile(join(dir, "provisioning/dashboards/natsmon.yml"), "utf8")) as {
+      providers: { options: { path: string } }[];
+    };
+    assert.ok(
+      services.grafana!.volumes!.includes(
+        `./deploy/grafana/dashboards:${providers.providers[0]!.options.path}:ro`,
+      ),
+      "the provider's path is where the dashboards are mounted",
+    );
+    // Each panel query, with the dashboard's $system variable set, as a recording rule for promtool to parse.
+    const exprs = dashboardQueries(JSON.parse(await readFile(join(dir, "dashboards/nats.json"), "utf8")));
+    assert.ok(exprs.length >= 20, `${exprs.length} queries`);
+    await using scratch = await tempDir();
+    const rules = join(scratch.path, "dashboard-rules.yml");
+    await writeFile(
+      rules,
+      stringify({
+        groups: [
+          {
+            name: "dashboard",
+            rules: exprs.map((expr, i) => ({
+              record: `dashboard:query_${i}`,
+              expr: expr.replaceAll("$system", "x"),
+            })),
+          },
+        ],
+      }),
+    );
+    const r = spawnSync("promtool", ["check", "rules", rules], { encoding: "utf8" });
+    assert.equal(r.status, 0, `promtool check rules: ${r.stderr}${r.stdout}`);
   });
 
   test("has an Alertmanager config that amtool accepts", () => {
