@@ -298,7 +298,7 @@ export function createCatalogSide(options: {
   const memoryFeed = startMemoryFeed(sink, system, () => catalog, log);
   const figures = options.natsFigures ?? "all";
   if (figures !== "off")
-    options.metrics.addSystemFigures(natsFiguresReader(system.id, figures, () => catalog));
+    options.metrics.addSystemFigures(natsFiguresReader(system.id, figures, () => catalog, log));
 
   let starting: Promise<void> | undefined;
   let stopDone: Promise<void> | undefined;

@@ -1,0 +1,96 @@
+/**
+ * The monitored system's figures for GET /metrics (catalog/nats-figures.ts), read from a
+ * catalog holding epochs of the recorded 6-server 2.9.10 lab: each epoch read once, values
+ * a server's version does not report left out, the servers scope, and a catalog whose every
+ * read connection is held.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { foldEpoch, natsFiguresReader } from "../../../src/catalog/index.ts";
+import type { MetricFamily } from "../../../src/lib/index.ts";
+import { captureLog } from "../../harness/capture-log.ts";
+import { editReply, LAB_SERVERS, labEpoch, tempCatalog } from "./lab-epoch.ts";
+
+const E1 = "2026-11-22T11:02:13.000Z";
+const E2 = "2026-11-22T11:02:43.000Z";
+
+const family = (families: readonly MetricFamily[] | undefined, name: string) => {
+  const found = families?.find((f) => f.name === name);
+  assert.ok(found, `${name} in ${families?.map((f) => f.name).join(" ")}`);
+  return found;
+};
+const byServer = (f: MetricFamily): Record<string, number> =>
+  Object.fromEntries(f.samples.map((s) => [s.labels.server ?? "", s.value]));
+/** A reader's key: the system and the epoch, to the microsecond. */
+const keyOf = (epoch: string) => `lab ${epoch.replace(/Z$/, "000Z")}`;
+
+test("the latest epoch's figures, read once an epoch; what a server's version does not report is left out", async () => {
+  await using t = await tempCatalog();
+  const { log } = captureLog();
+  const read = natsFiguresReader("lab", "all", () => t.catalog, log);
+  assert.equal(await read(), undefined, "no epoch yet");
+
+  // n1 as a 2.12 server, which reports stale connections; the others are 2.9.10, which do not.
+  const replies = editReply("varz", "n1", (body) => {
+    Object.assign(body.data, { stale_connections: 4 });
+    return body;
+  });
+  await foldEpoch(t.catalog, labEpoch(E1, 1, replies));
+  const first = await read();
+  assert.equal(first?.key, keyOf(E1));
+  const up = family(first?.families, "nats_server_up");
+  assert.deepEqual(Object.keys(byServer(up)).sort(), LAB_SERVERS);
+  assert.ok(up.samples.every((s) => s.value === 1 && s.labels.system === "lab"));
+  assert.deepEqual(byServer(family(first?.families, "nats_server_stale_connections_total")), { n1: 4 });
+  assert.equal(family(first?.families, "nats_server_stale_connections_total").type, "counter");
+  assert.equal(
+    family(first?.families, "natsmon_nats_epoch_timestamp_seconds").samples[0]?.value,
+    Date.parse(E1) / 1000,
+  );
+  const info = family(first?.families, "nats_server_info");
+  assert.ok(info.samples.every((s) => s.labels.version === "2.9.10" && s.value === 1));
+  assert.ok(family(first?.families, "nats_stream_messages").samples.length > 0, "the lab's streams");
+
+  assert.equal(await read(), first, "the same epoch is not read again");
+  await foldEpoch(t.catalog, labEpoch(E2, 2));
+  const second = await read();
+  assert.equal(second?.key, keyOf(E2));
+  assert.deepEqual(family(second?.families, "nats_server_stale_connections_total").samples, []);
+
+  const servers = await natsFiguresReader("lab", "servers", () => t.catalog, log)();
+  assert.ok(servers?.families.some((f) => f.name === "nats_account_connections"));
+  assert.deepEqual(
+    servers?.families.filter((f) => /^nats_(stream|consumer)_/.test(f.name)),
+    [],
+    "no stream or consumer series",
+  );
+});
+
+test("while every read connection is held, the figures last read stand, and the wait is logged", async () => {
+  await using t = await tempCatalog();
+  const { log, lines } = captureLog();
+  const read = natsFiguresReader("lab", "all", () => t.catalog, log);
+  await foldEpoch(t.catalog, labEpoch(E1, 1));
+  const first = await read();
+  assert.ok(first);
+
+  await foldEpoch(t.catalog, labEpoch(E2, 2));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const holders = Array.from({ length: t.catalog.pools().readers.size }, () =>
+    t.catalog.withReader(() => held),
+  );
+  try {
+    assert.equal(await read(), first, "the last figures, not none");
+    assert.ok(lines.some((l) => l.msg.includes("could not be read; the last ones read are served")));
+  } finally {
+    release();
+    await Promise.all(holders);
+  }
+  assert.equal((await read())?.key, keyOf(E2), "read again once a connection is free");
+  assert.equal(
+    await natsFiguresReader("lab", "all", () => undefined, log)(),
+    undefined,
+    "no catalog, no figures",
+  );
+});
