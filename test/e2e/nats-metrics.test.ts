@@ -2,7 +2,8 @@
  * node.metrics-nats: the monitored system's own figures at the node's GET /metrics, read
  * from the catalog's latest epoch, for a real 3-node JetStream cluster: servers, accounts,
  * a replicated stream and its consumer, figures that follow the system from epoch to epoch,
- * a server that stops answering (nats_server_up 0), and the servers / off settings.
+ * a server that stops answering (nats_server_up 0), and the servers / off settings; and
+ * Debian's real Prometheus scraping them, answering every query of deploy/grafana's dashboard.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -14,7 +15,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startTestCluster, type TestCluster } from "../harness/start-nats-cluster.ts";
 import { APP_USER, SYS_USER, startTestServer, type TestServer } from "../harness/start-nats-server.ts";
-import { spawnNatsmon, writeMonitorConfig, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { dashboardQueries } from "../harness/dashboard.ts";
+import {
+  REPO_ROOT,
+  spawnNatsmon,
+  writeMonitorConfig,
+  type NatsmonProcess,
+} from "../harness/natsmon-process.ts";
+import { startPrometheus } from "../harness/start-prometheus.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
 
@@ -179,6 +187,35 @@ describe("the monitored system's figures at GET /metrics, on a real 3-node JetSt
     assert.equal(one(all, "nats_consumer_delivered_stream_seq", { consumer: "proc" }), 10);
     assert.equal(one(all, "nats_consumer_ack_floor_stream_seq", { consumer: "proc" }), 10);
     assert.ok(received(all) > before, "the servers' received-messages counters went up");
+  });
+
+  test("a real Prometheus scraping the node answers every query of deploy/grafana's dashboard", async () => {
+    await using prometheus = await startPrometheus([new URL(metricsUrl).host]);
+    // rate() needs two scrapes within its range: three are waited for.
+    await waitFor(
+      async () =>
+        (await prometheus.query('count_over_time(nats_server_up{system="east"}[1m])')).length === 3 &&
+        (await prometheus.query('count_over_time(nats_server_up{system="east",server="n1"}[1m]) >= 3'))
+          .length === 1,
+      { timeoutMs: 30_000, message: "Prometheus to have scraped the node three times" },
+    );
+    const dashboard = JSON.parse(
+      await readFile(join(REPO_ROOT, "deploy/grafana/dashboards/nats.json"), "utf8"),
+    ) as unknown;
+    const queries = dashboardQueries(dashboard).map((q) => q.replaceAll("$system", "east"));
+    // Nothing to show on a healthy cluster with no notification endpoint, where no check may fire.
+    const emptyWhenHealthy = [/replicas_offline/, /natsmon_notify_attempts_total/, /natsmon_findings_firing/];
+    for (const query of queries) {
+      const result = await prometheus.query(query);
+      if (emptyWhenHealthy.some((r) => r.test(query))) continue;
+      assert.ok(result.length > 0, `${query} gives series`);
+    }
+    const [up] = await prometheus.query('sum(nats_server_up{system="east"})');
+    assert.equal(up?.value[1], "3");
+    const storage = await prometheus.query(
+      'nats_server_jetstream_storage_bytes{system="east"} / nats_server_jetstream_max_storage_bytes{system="east"}',
+    );
+    assert.equal(storage.length, 3, "usage against limit, matched server by server");
   });
 
   test("a server that stops answering is up 0, and its figures are gone", async () => {
