@@ -139,8 +139,11 @@ export function createMetrics(nodeId: string): NodeMetrics {
   const firingSeen = new Map<string, Set<string>>();
   const commitLag: LagReader[] = [];
   const figures: FiguresReader[] = [];
-  /** The systems' figures as last rendered, by their keys: re-rendered only when a key changes. */
-  let figuresText = { keys: "", text: "" };
+  /**
+   * The systems' figures as last rendered, by their keys: rendered again only when a key
+   * changes, once for scrapes that come together (two Prometheus servers of an HA pair).
+   */
+  let figuresText = { keys: "", text: Promise.resolve("") };
   const outboxLag: LagReader[] = [];
   const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
     new Gauge({
@@ -221,9 +224,10 @@ export function createMetrics(nodeId: string): NodeMetrics {
       const read = (await Promise.all(figures.map((f) => f().catch(() => undefined)))).filter((r) => !!r);
       const keys = read.map((r) => r.key).join("\n");
       if (keys !== figuresText.keys)
-        figuresText = { keys, text: await renderFamilies(read.flatMap((r) => r.families)) };
+        figuresText = { keys, text: renderFamilies(read.flatMap((r) => r.families)) };
+      const figuresNow = figuresText.text;
       const own = await registry.metrics();
-      return { text: own + figuresText.text, contentType: registry.contentType };
+      return { text: own + (await figuresNow), contentType: registry.contentType };
     },
   };
 }

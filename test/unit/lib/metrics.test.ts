@@ -94,3 +94,28 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
   epoch = 2;
   assert.match((await metrics.renderAll()).text, /^nats_server_connections\{system="a",server="s1"\} 20$/m);
 });
+
+test("scrapes that come together while a system's figures are new render them once", async () => {
+  const metrics = createMetrics("n1");
+  let rendered = 0;
+  metrics.addSystemFigures(() =>
+    Promise.resolve({
+      key: "a 1",
+      get families() {
+        rendered++;
+        return [
+          {
+            name: "nats_server_up",
+            help: "Up.",
+            type: "gauge" as const,
+            labelNames: ["system", "server"],
+            samples: [{ labels: { system: "a", server: "s1" }, value: 1 }],
+          },
+        ];
+      },
+    }),
+  );
+  const texts = await Promise.all([metrics.renderAll(), metrics.renderAll(), metrics.renderAll()]);
+  assert.equal(rendered, 1);
+  for (const { text } of texts) assert.match(text, /^nats_server_up\{system="a",server="s1"\} 1$/m);
+});
