@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { nanos } from "@nats-io/nats-core";
-import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, jetstream } from "@nats-io/jetstream";
 import { consumer004 } from "../../../src/checks/consumer/consumer-004.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { startLiveServer, type LiveServer } from "./live-fixture.ts";
@@ -28,7 +28,7 @@ describe("consumer-004 on a real 2.9.10 server whose stream's messages age out",
   });
 
   test("reports the unfiltered consumer that lost messages, not a filtered one nor one that delivered everything", async () => {
-    const jsm = await jetstreamManager(live.app);
+    const jsm = await live.jsm();
     const js = jetstream(live.app);
     await jsm.streams.add({ name: "FILT", subjects: ["filt.>"], max_age: nanos(2_000) });
     await jsm.consumers.add("FILT", {

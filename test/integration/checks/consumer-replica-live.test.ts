@@ -30,7 +30,8 @@ describe("consumer-001 on a real 3-node 2.9.10 cluster with an R3 consumer", () 
   before(async () => {
     cluster = await startTestCluster({ size: 3 });
     app = await connect({ servers: cluster.urls.split(","), user: APP_USER.user, pass: APP_USER.password });
-    const jsm = await jetstreamManager(app);
+    // Set-up: replicated assets on a fresh cluster can outlast the API's 5 s while other files load the CPUs.
+    const jsm = await jetstreamManager(app, { timeout: 30_000 });
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 3 });
     await jsm.consumers.add("ORDERS", { durable_name: "proc", ack_policy: AckPolicy.Explicit });
     const js = jetstream(app);

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { AckPolicy, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { AckPolicy, type JetStreamManager } from "@nats-io/jetstream";
 import { server015 } from "../../../src/checks/server/server-015.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { catalogWith, runCheck } from "./check-harness.ts";
@@ -61,7 +61,7 @@ describe("server-015 on a real 3-node 2.9.10 cluster", () => {
 
   before(async () => {
     live = await startLiveCluster({ sources: ["varz", "healthz"] });
-    jsm = await jetstreamManager(live.app, { timeout: 30_000 });
+    jsm = await live.jsm();
   });
 
   after(async () => {

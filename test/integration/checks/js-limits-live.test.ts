@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { server005 } from "../../../src/checks/server/server-005.ts";
 import { server017 } from "../../../src/checks/server/server-017.ts";
 import type { Check } from "../../../src/checks/index.ts";
@@ -55,7 +55,7 @@ describe("server-005 and server-017 on a real 3-node 2.9.10 cluster with small J
       sources: ["varz", "jsz"],
       jetstreamMax: { memoryBytes: MEMORY_MAX, fileBytes: FILE_MAX },
     });
-    jsm = await jetstreamManager(live.app, { timeout: 30_000 });
+    jsm = await live.jsm();
   });
 
   after(async () => {

@@ -7,6 +7,7 @@
  */
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { ScrapeReply } from "../../../src/catalog/index.ts";
 import type { Check } from "../../../src/checks/index.ts";
 import { SOURCES } from "../../../src/scrape/index.ts";
@@ -40,6 +41,12 @@ export interface LiveFixture {
   readonly sys: NatsConnection;
   /** In APP: the test's client. */
   readonly app: NatsConnection;
+  /**
+   * A JetStream manager on `app` for setting up the test's assets. Its requests wait 30 s, not
+   * the API's 5 s: creating replicated assets on a fresh cluster can take longer while the
+   * other test files load both CPUs, and that is set-up, not what is tested.
+   */
+  jsm(): Promise<JetStreamManager>;
   /** One epoch of the fixture's sources, scraped now. */
   scrape(options?: ScrapeOptions): Promise<LiveEpoch>;
   /** One epoch of the fixture's sources, scraped now, to be folded at the time it was scraped. */
@@ -131,6 +138,7 @@ async function connectTo(
   return {
     sys: monitor,
     app,
+    jsm: () => jetstreamManager(app, { timeout: 30_000 }),
     scrape,
     async scrapeTimed() {
       const { replies, marker } = await scrapeOneEpoch(monitor, scraped);

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { OPT_ACCT_CHECKS } from "../../../src/checks/opt-acct/index.ts";
 import { APP_USER, SYS_USER } from "../../harness/start-nats-server.ts";
 import { startLiveServer, type LiveServer } from "./live-fixture.ts";
@@ -29,7 +29,7 @@ describe("opt-acct-001 on a real 2.9.10 server with an account storage quota", (
 
   before(async () => {
     live = await startLiveServer("s1", { sources: ["varz", "jsz"], extraConfig: QUOTA_ACCOUNTS });
-    jsm = await jetstreamManager(live.app);
+    jsm = await live.jsm();
   });
 
   after(async () => {

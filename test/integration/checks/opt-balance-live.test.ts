@@ -15,7 +15,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { AckPolicy, jetstream, type JetStreamManager } from "@nats-io/jetstream";
 import type { Check } from "../../../src/checks/index.ts";
 import { OPT_BALANCE_CHECKS } from "../../../src/checks/opt-balance/index.ts";
 import type { ClusterNode } from "../../harness/start-nats-cluster.ts";
@@ -42,7 +42,7 @@ describe("opt-balance checks on a real 3-node 2.9.10 cluster", () => {
     // The monitor and the admin client stay on n2: n1 gets the test's clients, n3 goes down.
     live = await startLiveCluster({ sources: ["varz", "jsz", "connz", "accstatz"], connectTo: ["n2"] });
     node = (name) => live.cluster.nodes.find((n) => n.name === name)!;
-    jsm = await jetstreamManager(live.app);
+    jsm = await live.jsm();
   });
 
   after(async () => {

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { OPT_COST_CHECKS } from "../../../src/checks/opt-cost/index.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { q } from "../catalog/lab-epoch.ts";
@@ -54,7 +54,7 @@ describe("opt-cost checks on a real 3-node 2.9.10 cluster", () => {
 
   before(async () => {
     live = await startLiveCluster({ sources: ["varz", "jsz"] });
-    jsm = await jetstreamManager(live.app);
+    jsm = await live.jsm();
   });
 
   after(async () => {

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, jetstream } from "@nats-io/jetstream";
 import { OPT_IDLE_CHECKS } from "../../../src/checks/opt-idle/index.ts";
 import { APP_USER, testAccountUser } from "../../harness/start-nats-server.ts";
 import { waitFor } from "../../harness/wait-for.ts";
@@ -78,7 +78,7 @@ describe("opt-idle checks on a real 2.9.10 server", () => {
   });
 
   test("opt-idle-002, 003 and 004 report an idle stream and its consumers, and not once it takes a message", async () => {
-    const jsm = await jetstreamManager(live.app);
+    const jsm = await live.jsm();
     const js = jetstream(live.app);
     await jsm.streams.add({ name: "QUIET", subjects: ["quiet.>"] });
     await jsm.consumers.add("QUIET", { durable_name: "reader", ack_policy: AckPolicy.Explicit });

@@ -90,7 +90,8 @@ describe("opt-place checks on real 2.9.10 clusters east (JetStream) and west joi
       { timeoutMs: 30_000, message: "east's meta group and the gateways" },
     );
     app = await connect({ servers: n1Url, user: APP_USER.user, pass: APP_USER.password });
-    const jsm = await jetstreamManager(app);
+    // Set-up: replicated assets on a fresh cluster can outlast the API's 5 s while other files load the CPUs.
+    const jsm = await jetstreamManager(app, { timeout: 30_000 });
     await jsm.streams.add({ name: "ORDERS", subjects: ["orders.>"], num_replicas: 2 });
     for (const name of CONSUMERS) {
       await jsm.consumers.add("ORDERS", { durable_name: name, ack_policy: AckPolicy.Explicit });

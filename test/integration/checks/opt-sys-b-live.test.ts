@@ -20,7 +20,6 @@ import {
   DiscardPolicy,
   RetentionPolicy,
   jetstream,
-  jetstreamManager,
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
@@ -45,7 +44,7 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
 
   before(async () => {
     live = await startLiveCluster({ sources: ["varz", "jsz", "healthz"] });
-    const jsm = await jetstreamManager(live.app);
+    const jsm = await live.jsm();
     const firstUnacked = await makeConditions(jsm);
 
     const epochs: LiveEpoch[] = [];

@@ -10,13 +10,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { nanos } from "@nats-io/nats-core";
-import {
-  AckPolicy,
-  jetstream,
-  jetstreamManager,
-  type JetStreamManager,
-  type JsMsg,
-} from "@nats-io/jetstream";
+import { AckPolicy, jetstream, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { Check } from "../../../src/checks/index.ts";
 import { OPT_SYS_CHECKS } from "../../../src/checks/opt-sys/index.ts";
 import { APP_USER } from "../../harness/start-nats-server.ts";
@@ -33,7 +27,7 @@ describe("opt-sys checks on a real 3-node 2.9.10 cluster", () => {
 
   before(async () => {
     live = await startLiveCluster({ sources: ["varz", "jsz", "healthz", "subsz", "routez"] });
-    jsm = await jetstreamManager(live.app);
+    jsm = await live.jsm();
   });
 
   after(async () => {

@@ -149,7 +149,7 @@ describe("docker-compose.yml", async () => {
     );
     assert.ok(
       services.prometheus!.command!.every((c) => !c.includes("web.listen-address")),
-      "on 9090",
+      "Prometheus listens on its default port, 9090, which the data source names",
     );
     const providers = parse(await readFile(join(dir, "provisioning/dashboards/natsmon.yml"), "utf8")) as {
       providers: { options: { path: string } }[];
