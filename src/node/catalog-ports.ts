@@ -32,16 +32,15 @@ import {
 } from "../checks/index.ts";
 import type { SystemConfig } from "../config/index.ts";
 
-export function catalogReadPorts(
-  system: SystemConfig,
-  opened: () => Catalog,
-): {
-  query: QueryPort;
-  queryStream: QueryStreamPort;
-  backupStream: BackupStreamPort;
-  discovery: DiscoveryPort;
-  checks: ChecksPort;
-} {
+export interface CatalogReadPorts {
+  readonly query: QueryPort;
+  readonly queryStream: QueryStreamPort;
+  readonly backupStream: BackupStreamPort;
+  readonly discovery: DiscoveryPort;
+  readonly checks: ChecksPort;
+}
+
+export function catalogReadPorts(system: SystemConfig, opened: () => Catalog): CatalogReadPorts {
   const timeoutMs = system.db.queryTimeoutMs;
   const query: QueryPort = {
     query: (request, format) => {

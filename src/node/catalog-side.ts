@@ -22,7 +22,7 @@ import { systemAssets } from "../protocol/index.ts";
 import type { Notifier } from "../notify/index.ts";
 import type { ScrapeFaults } from "../scrape/index.ts";
 import { catalogOpsPort, startMemoryFeed } from "./catalog-ops.ts";
-import { catalogReadPorts } from "./catalog-ports.ts";
+import { catalogReadPorts, type CatalogReadPorts } from "./catalog-ports.ts";
 import {
   ACK_WAIT_MS,
   handBackLeft,
@@ -32,21 +32,10 @@ import {
 } from "./commit-handler.ts";
 import { commitConsumerStatusLog } from "./commit-consumer-log.ts";
 import { watchMarkerChain } from "./lost-epochs.ts";
-import type {
-  OpsPort,
-  BackupStreamPort,
-  ChecksPort,
-  DiscoveryPort,
-  QueryPort,
-  QueryStreamPort,
-} from "../api/index.ts";
+import type { OpsPort } from "../api/index.ts";
 
-export interface CatalogSide extends AsyncDisposable {
-  readonly query: QueryPort;
-  readonly queryStream: QueryStreamPort;
-  readonly backupStream: BackupStreamPort;
-  readonly discovery: DiscoveryPort;
-  readonly checks: ChecksPort;
+/** The db endpoints' ports (catalog-ports.ts), and the catalog's ops. */
+export interface CatalogSide extends CatalogReadPorts, AsyncDisposable {
   /** ops.sizing, ops.memory, ops.storage and usage.record. */
   readonly ops: OpsPort;
   /** The reason the database would not open, while it is not open. */
