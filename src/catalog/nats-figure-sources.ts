@@ -34,6 +34,25 @@ const seconds = (column: string) => `epoch_us(${column}) / 1e6`;
 
 // The server's name, not its id: an id a server is not configured with changes when it restarts.
 const SERVER = { server: "server", cluster: "cluster" };
+
+/** What a route, gateway or leafnode connection reports: its RTT, backlog, traffic and interest. */
+const link = (kind: "route" | "gateway" | "leafnode"): Family[] => [
+  gauge(`nats_${kind}_rtt_seconds`, "rtt_ns / 1e9", `Round-trip time of the ${kind} connection.`),
+  ...(kind === "leafnode"
+    ? []
+    : [
+        gauge(
+          `nats_${kind}_pending_bytes`,
+          kind === "route" ? "pending_size" : "pending_bytes",
+          "Bytes waiting to be written to it.",
+        ),
+      ]),
+  gauge(`nats_${kind}_subscriptions`, "subscriptions", "Subscriptions (interest) over it."),
+  counter(`nats_${kind}_received_messages_total`, "in_msgs", "Messages received over it."),
+  counter(`nats_${kind}_sent_messages_total`, "out_msgs", "Messages sent over it."),
+  counter(`nats_${kind}_received_bytes_total`, "in_bytes", "Bytes received over it."),
+  counter(`nats_${kind}_sent_bytes_total`, "out_bytes", "Bytes sent over it."),
+];
 /** As hx.streams names an account: its JWT's name, else its key (or its name in configuration mode). */
 const ACCOUNT = { account: "account", account_name: "coalesce(nullif(name_tag, ''), account)" };
 const STREAM = { domain: "domain", account: "account", account_name: "account_name", stream: "stream" };
@@ -181,6 +200,35 @@ export const SOURCES: readonly Source[] = [
         "JetStream API errors of the account.",
       ),
     ],
+  },
+  {
+    // A route pool (2.10+) has several connections to one remote, and a pinned account one of its own.
+    from: "hx.routes",
+    labels: { ...SERVER, remote: "remote", pool_index: "pool_index", account: "account" },
+    families: link("route"),
+  },
+  {
+    from: "hx.gateways",
+    labels: {
+      ...SERVER,
+      gateway: "gateway",
+      direction: "direction",
+      remote_server: "remote_server",
+    },
+    families: [
+      gauge(
+        "nats_gateway_connected",
+        "connected::INTEGER",
+        "1 when the gateway connection is up, 0 when a configured gateway is not connected.",
+      ),
+      ...link("gateway"),
+    ],
+  },
+  {
+    // The other end's name from 2.9.15, its address before.
+    from: "hx.leafnodes",
+    labels: { ...SERVER, account: "account", remote: "coalesce(name, ip)" },
+    families: link("leafnode"),
   },
   {
     assets: true,

@@ -26,7 +26,8 @@ export interface NodeConfig {
   readonly metricsListen?: ListenAddress;
   /**
    * Which figures of the monitored systems GET /metrics serves beside the node's own: all
-   * (servers, accounts, streams, consumers), servers (servers and accounts), off.
+   * (servers, accounts, their links, streams, consumers), servers (all but streams and
+   * consumers), off.
    */
   readonly metricsNats: "all" | "servers" | "off";
 }

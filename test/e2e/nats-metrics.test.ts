@@ -204,7 +204,12 @@ describe("the monitored system's figures at GET /metrics, on a real 3-node JetSt
     ) as unknown;
     const queries = dashboardQueries(dashboard).map((q) => q.replaceAll("$system", "east"));
     // Nothing to show on a healthy cluster with no notification endpoint, where no check may fire.
-    const emptyWhenHealthy = [/replicas_offline/, /natsmon_notify_attempts_total/, /natsmon_findings_firing/];
+    const emptyWhenHealthy = [
+      /replicas_offline/,
+      /natsmon_notify_attempts_total/,
+      /natsmon_findings_firing/,
+      /nats_gateway_connected/,
+    ];
     for (const query of queries) {
       const result = await prometheus.query(query);
       if (emptyWhenHealthy.some((r) => r.test(query))) continue;

@@ -9,7 +9,14 @@ import assert from "node:assert/strict";
 import { foldEpoch, natsFiguresReader } from "../../../src/catalog/index.ts";
 import type { MetricFamily } from "../../../src/lib/index.ts";
 import { captureLog } from "../../harness/capture-log.ts";
-import { editReply, LAB_SERVERS, labEpoch, tempCatalog } from "./lab-epoch.ts";
+import {
+  ALL_LAB_SOURCES,
+  editReply,
+  LAB_SERVERS,
+  labEpoch,
+  sourceReplies,
+  tempCatalog,
+} from "./lab-epoch.ts";
 
 const E1 = "2026-11-22T11:02:13.000Z";
 const E2 = "2026-11-22T11:02:43.000Z";
@@ -93,4 +100,37 @@ test("while every read connection is held, the figures last read stand, and the 
     undefined,
     "no catalog, no figures",
   );
+});
+
+test("routes, gateways and leafnodes: a series per connection, every series of a family labelled apart", async () => {
+  await using t = await tempCatalog();
+  const { log } = captureLog();
+  const replies = ALL_LAB_SOURCES.flatMap((source) => sourceReplies(source));
+  await foldEpoch(t.catalog, labEpoch(E1, 1, replies));
+  const figures = await natsFiguresReader("lab", "all", () => t.catalog, log)();
+  // The east cluster's three servers each route to the other two; west's two to each other.
+  const routes = family(figures?.families, "nats_route_rtt_seconds").samples;
+  assert.deepEqual(routes.map((s) => `${s.labels.server}>${s.labels.remote}`).sort(), [
+    "n1>n2",
+    "n1>n3",
+    "n2>n1",
+    "n2>n3",
+    "n3>n1",
+    "n3>n2",
+    "w1>w2",
+    "w2>w1",
+  ]);
+  assert.ok(
+    routes.every((s) => s.value > 0 && s.value < 1),
+    "round trips in seconds",
+  );
+  const gateways = family(figures?.families, "nats_gateway_connected").samples;
+  assert.ok(gateways.length > 0);
+  assert.ok(gateways.every((s) => s.value === 1 && ["inbound", "outbound"].includes(s.labels.direction!)));
+  assert.ok(family(figures?.families, "nats_leafnode_received_messages_total").samples.length > 0);
+  // Two series of one family with the same labels would be one series to Prometheus.
+  for (const f of figures?.families ?? []) {
+    const keys = f.samples.map((s) => JSON.stringify(s.labels));
+    assert.equal(new Set(keys).size, keys.length, `${f.name}: series labelled apart`);
+  }
 });
