@@ -236,6 +236,22 @@ describe("the monitored system's figures at GET /metrics, on a real 3-node JetSt
     assert.equal(find(all, "nats_server_info", { server: "n3" }).length, 0);
     assert.equal(find(all, "nats_server_connections", { server: "n3" }).length, 0);
   });
+
+  test("with the whole system down, every server is up 0: the figures do not stand still at their last values", async () => {
+    await Promise.all([cluster.nodes[0]!.stop(), cluster.nodes[1]!.stop()]);
+    const all = await waitFor(
+      async () => {
+        const found = await scrape();
+        const up = find(found, "nats_server_up");
+        return up.length === 3 && up.every((s) => s.value === 0) && found;
+      },
+      { timeoutMs: 60_000, message: "an epoch no server answered" },
+    );
+    assert.equal(find(all, "nats_server_info").length, 0);
+    assert.equal(find(all, "nats_stream_messages").length, 0);
+    const epoch = one(all, "natsmon_nats_epoch_timestamp_seconds", { system: "east" });
+    assert.ok(Math.abs(epoch - Date.now() / 1000) < 60, "a recent epoch, not the last one answered");
+  });
 });
 
 describe("node.metrics-nats: servers leaves out streams and consumers, off serves the node's own metrics only", () => {
