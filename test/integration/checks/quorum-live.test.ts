@@ -6,6 +6,8 @@
  * - jetstream-008 first from the surviving leader's view, then, once it has stepped down,
  *   from the replicas that still answer;
  * - consumer-003 from the surviving replica's own view of its peers, the leader being gone;
+ * - meta-006 from the meta leader's count of offline peers, then, once it has stepped down,
+ *   from the one server left reporting the meta group (fewer than a quorum);
  * - meta-001 for each peer down, belonging to that peer's server, so that once the meta
  *   leader steps down (no report of the peers at all) the findings are held, not resolved;
  * and go quiet once the servers are back.
@@ -270,6 +272,25 @@ describe("an R3 stream and its consumer on a real 2.9.10 cluster losing quorum a
       quorum: 2,
     };
     assert.deepEqual(found, [[], [lost], [lost], []]);
+  });
+
+  test("meta-006 fires from the leader's count of offline peers, then from the leaderless survivor alone, and not before or after", async () => {
+    const found = await perEpoch("meta-006", [
+      "server",
+      "leader",
+      "cluster_size",
+      "quorum",
+      "peers_offline",
+      "servers_reporting",
+    ]);
+    const lost = { cluster_size: 3, quorum: 2, servers_reporting: 1n };
+    assert.deepEqual(found, [
+      [],
+      [{ ...lost, server: survivor.name, leader: survivor.name, peers_offline: 2 }],
+      // No leader to count peers: one server reporting the group is fewer than a quorum.
+      [{ ...lost, server: null, leader: null, peers_offline: null }],
+      [],
+    ]);
   });
 
   test("meta-001 fires for each peer down as its own server's finding, held while no meta leader reports it", async () => {
