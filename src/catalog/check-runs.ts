@@ -38,8 +38,9 @@ export interface EpochCheckResult {
   readonly expected: readonly string[];
   /**
    * Streams and consumers some server holds a replica of in this epoch while no leader
-   * reported their state (an election under way): `stream|<pk>`, `consumer|<pk>`. What a
-   * check reads from the leader was not observed for them.
+   * reported their state (an election under way, or the leader missed the scrape):
+   * `stream|<pk>`, `consumer|<pk>`, and their replicas, `stream_replica|<pk>`,
+   * `consumer_replica|<pk>`. What a check reads from the leader was not observed for them.
    */
   readonly leaderless: readonly string[];
 }
@@ -208,7 +209,15 @@ async function leaderless(con: DuckDBConnection, epoch: string): Promise<string[
        WHERE r.epoch = $1::TIMESTAMPTZ
        EXCEPT SELECT consumer_pk FROM hx.consumer_stats WHERE epoch = $1::TIMESTAMPTZ
      )
-     SELECT 'stream|' || pk FROM streams UNION ALL SELECT 'consumer|' || pk FROM consumers ORDER BY 1`,
+     SELECT 'stream|' || pk FROM streams
+     UNION ALL SELECT 'consumer|' || pk FROM consumers
+     -- Their replicas too: what a check reads of a replica from its leader (its lag, whether
+     -- it is current) was not observed either, though the replica's own server answered.
+     UNION ALL SELECT 'stream_replica|' || i.stream_replica_pk
+       FROM hx.stream_replica_ident i JOIN streams s ON s.pk = i.stream_pk
+     UNION ALL SELECT 'consumer_replica|' || i.consumer_replica_pk
+       FROM hx.consumer_replica_ident i JOIN consumers c ON c.pk = i.consumer_pk
+     ORDER BY 1`,
     [epoch],
   );
   return reader.getRowsJS().map((r) => r[0] as string);

@@ -19,7 +19,8 @@ export interface DiffContext {
   readonly failed: ReadonlySet<string>;
   /**
    * Entities (`<entity type>|<pk>`) whose state no leader reported in this epoch: streams
-   * and consumers during an election. Their findings are held, not resolved.
+   * and consumers during an election or while their leader misses a scrape, and their
+   * replicas (a replica's lag is its leader's report). Their findings are held, not resolved.
    */
   readonly leaderless?: ReadonlySet<string>;
 }

@@ -13,6 +13,7 @@ import type { FiringFinding } from "../../../src/domain/index.ts";
 import { diffFindings } from "../../../src/findings/index.ts";
 import { catalogWith, type FixtureEpoch } from "./check-harness.ts";
 import { ordersReplicaCounts } from "./fixtures/jetstream-monitor.ts";
+import { FIXTURES } from "./fixtures/index.ts";
 import { everyMeta } from "./fixtures/meta.ts";
 import { edit, without } from "./fixtures/server.ts";
 
@@ -161,4 +162,31 @@ test("jetstream-014 stays firing with its first start while the short replica's 
   );
   assert.deepEqual(run.transitions, [["firing hub/APP/ORDERS"], [], []]);
   assert.deepEqual(run.firing, [`hub/APP/ORDERS since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+/** The first epoch of `code`'s own firing fixture (fixtures/index.ts), a plain list of replies. */
+function firingFixture(code: string): ScrapeReply[] {
+  const epoch = FIXTURES[code]!.fires()[0];
+  assert.ok(epoch && Array.isArray(epoch), `${code} fires on a plain list of replies`);
+  return [...(epoch as readonly ScrapeReply[])];
+}
+
+test("jetstream-001 stays firing with its first start while the stream's leader misses a scrape", async () => {
+  // n3's copy of ORDERS is 20.8% behind its leader n2's; n3 answers, n2 does not.
+  const run = await checkEach(
+    "jetstream-001",
+    missedOnce("n2", () => firingFixture("jetstream-001")),
+  );
+  assert.deepEqual(run.transitions, [["firing hub/APP/ORDERS@n3"], [], []]);
+  assert.deepEqual(run.firing, [`hub/APP/ORDERS@n3 since ${new Date(run.epochs[0]!).toISOString()}`]);
+});
+
+test("consumer-002 stays firing with its first start while the consumer's leader misses a scrape", async () => {
+  // proc's leader n1 reports its replica on n2 1001 entries behind; n2 answers, n1 does not.
+  const run = await checkEach(
+    "consumer-002",
+    missedOnce("n1", () => firingFixture("consumer-002")),
+  );
+  assert.deepEqual(run.transitions, [["firing hub/APP/ORDERS/proc@n2"], [], []]);
+  assert.deepEqual(run.firing, [`hub/APP/ORDERS/proc@n2 since ${new Date(run.epochs[0]!).toISOString()}`]);
 });
