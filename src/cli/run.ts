@@ -34,6 +34,18 @@ function faultsFromEnv(): ScrapeFaults | undefined {
   }
 }
 
+/**
+ * A word after `natsmon` that is no command, or after `natsmon run`, which takes none.
+ * Commander prints the help after it and exits 2 (program.ts).
+ */
+function refuseArguments(program: Command, words: readonly string[]): never {
+  const message =
+    program.args[0] === "run"
+      ? `error: natsmon run takes no arguments, got '${words.join(" ")}'`
+      : `error: unknown command '${words[0]}'`;
+  program.error(message, { code: "commander.unknownCommand" });
+}
+
 /** `natsmon run`: start a node; stop it cleanly on SIGINT, SIGTERM or SIGHUP (its terminal closed). */
 export function runCommand(program: Command): void {
   program
@@ -43,8 +55,15 @@ export function runCommand(program: Command): void {
     .option("--data-dir <dir>", "where DuckDB files and the embedded server's store live")
     .option("--sink <url>", "NATS URL of the sink bus (default: start an embedded nats-server)")
     .option("--web.external-url <url>", "base URL of the web links in alerts (config web.external-url)")
+    // `natsmon` alone runs a node, so a word it does not know comes here: say so, rather than
+    // commander's "too many arguments for 'run'".
+    .allowExcessArguments()
     .action(
-      async (options: { config?: string; dataDir?: string; sink?: string; "web.externalUrl"?: string }) => {
+      async (
+        options: { config?: string; dataDir?: string; sink?: string; "web.externalUrl"?: string },
+        command: Command,
+      ) => {
+        if (command.args.length > 0) refuseArguments(program, command.args);
         const file = options.config ?? process.env.NATSMON_CONFIG;
         const result = await loadConfig({
           ...(file ? { file } : {}),

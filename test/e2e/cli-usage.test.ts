@@ -25,6 +25,19 @@ test("commander's usage errors exit 2 with commander's message on stderr", async
   const noSubcommand = await runNatsmon(["db"]);
   assert.equal(noSubcommand.code, 2);
   assert.match(noSubcommand.stderr, /Usage: natsmon db/);
+
+  // `natsmon` alone runs a node, yet a word it does not know is named as such, not taken for
+  // run's arguments; nothing starts.
+  const unknownCommand = await runNatsmon(["status"]);
+  assert.equal(unknownCommand.code, 2);
+  assert.match(unknownCommand.stderr, /^error: unknown command 'status'\n/);
+  assert.match(unknownCommand.stderr, /Commands:\n {2}run /, "the help after it lists the commands");
+  const afterOptions = await runNatsmon(["--data-dir", "/nonexistent/natsmon", "querry", "SELECT 1"]);
+  assert.equal(afterOptions.code, 2);
+  assert.match(afterOptions.stderr, /^error: unknown command 'querry'/);
+  const runArguments = await runNatsmon(["run", "now"]);
+  assert.equal(runArguments.code, 2);
+  assert.match(runArguments.stderr, /^error: natsmon run takes no arguments, got 'now'/);
 });
 
 test("help and --version asked for exit 0 on stdout", async () => {
