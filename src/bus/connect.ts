@@ -25,6 +25,15 @@ export async function connectionOptions(target: ConnectTarget, name: string): Pr
   if (auth.user !== undefined) options.user = auth.user;
   if (auth.password !== undefined) options.pass = auth.password;
   if (auth.token !== undefined) options.token = auth.token;
+  const { ca, cert, key } = target.tls ?? {};
+  // nats.js reads the files at each connect, so renewed certificates are picked up on reconnect.
+  if (ca || cert || key) {
+    options.tls = {
+      ...(ca ? { caFile: ca } : {}),
+      ...(cert ? { certFile: cert } : {}),
+      ...(key ? { keyFile: key } : {}),
+    };
+  }
   return options;
 }
 
@@ -84,5 +93,35 @@ export function describeCredentials(target: ConnectTarget): string {
     .find((u) => u.user !== undefined || u.token !== undefined);
   if (inUrl?.user !== undefined) return `user ${inUrl.user} (in the URL)`;
   if (inUrl?.token !== undefined) return "a token (in the URL)";
+  // A server that maps certificates to users (verify_and_map) knows the client by it.
+  if (target.tls?.cert) return `client certificate ${target.tls.cert}`;
   return "no credentials";
+}
+
+/**
+ * What to set when a connection failed on TLS, or undefined when the failure does not look
+ * like TLS. `given` says how this user gives the files: flags (`--tlsca FILE`), or the
+ * settings' prefix (`sink.tls`: `sink.tls.ca`, `sink.tls.cert` and `sink.tls.key`).
+ */
+export function tlsHint(
+  err: unknown,
+  target: ConnectTarget,
+  given: { ca: string; cert: string } | string,
+): string | undefined {
+  const names =
+    typeof given === "string" ? { ca: `${given}.ca`, cert: `${given}.cert and ${given}.key` } : given;
+  const message = err instanceof Error ? err.message : String(err);
+  const ca = target.tls?.ca;
+  if (/certificate|self[- ]signed|CERT_|unable to verify/i.test(message)) {
+    return ca
+      ? `The server's certificate is not signed by the CA in ${ca}: give the CA that signed it with ${names.ca}.`
+      : `The server's certificate is not signed by a CA this machine trusts: give the CA that signed it with ${names.ca}.`;
+  }
+  // nats-server with `verify` drops a client that shows no certificate, which nats.js reports
+  // as a timeout of the connection attempt.
+  const tls = ca !== undefined || target.url.split(",").some((u) => u.trim().startsWith("tls://"));
+  if (/timeout/i.test(message) && tls && !target.tls?.cert) {
+    return `A server that verifies clients (tls verify) drops one without a certificate: give one with ${names.cert}.`;
+  }
+  return undefined;
 }

@@ -5,7 +5,14 @@
  * that clients broadcast, and the role claims that keep one node per (system, role) on a
  * bus. JsMsg never leaves here.
  */
-export { connectNats, connectionOptions, describeCredentials, describeTarget, probeNats } from "./connect.ts";
+export {
+  connectNats,
+  connectionOptions,
+  describeCredentials,
+  describeTarget,
+  probeNats,
+  tlsHint,
+} from "./connect.ts";
 export type { ConnectTarget } from "./connect.ts";
 export { startEmbeddedSink, EMBEDDED_ACCOUNT } from "./embedded-sink.ts";
 export type { EmbeddedSink } from "./embedded-sink.ts";

@@ -1,6 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { errors, type NatsConnection } from "@nats-io/nats-core";
-import { connectionOptions, type ConnectTarget } from "../bus/index.ts";
+import { connectionOptions, tlsHint, type ConnectTarget } from "../bus/index.ts";
+import type { TlsFiles } from "../config/index.ts";
 import { redactUrl } from "../lib/index.ts";
 import type { Command } from "commander";
 import { resolveSystem } from "./discover.ts";
@@ -11,6 +12,9 @@ export interface ClientOptions {
   user?: string;
   password?: string;
   token?: string;
+  tlsca?: string;
+  tlscert?: string;
+  tlskey?: string;
 }
 
 /** The embedded default listens here, so `natsmon query` works next to `npm start`. */
@@ -26,7 +30,46 @@ export function withClientOptions(command: Command): Command {
     .option("--creds <file>", `NATS credentials file (env ${CREDENTIAL_ENV.creds})`)
     .option("--user <user>", `NATS user (env ${CREDENTIAL_ENV.user})`)
     .option("--password <password>", `NATS password (env ${CREDENTIAL_ENV.password}: keeps it out of ps)`)
-    .option("--token <token>", `NATS token (env ${CREDENTIAL_ENV.token})`);
+    .option("--token <token>", `NATS token (env ${CREDENTIAL_ENV.token})`)
+    .option("--tlsca <file>", `CA that signed the servers' certificates, PEM (env ${TLS_ENV.ca})`)
+    .option(
+      "--tlscert <file>",
+      `client certificate, PEM, for servers that verify clients (env ${TLS_ENV.cert})`,
+    )
+    .option("--tlskey <file>", `the client certificate's private key, PEM (env ${TLS_ENV.key})`)
+    .hook("preAction", (_, action) => {
+      // Before anything connects: a certificate without its key is a usage error (exit 2).
+      try {
+        clientTls(action.opts<ClientOptions>());
+      } catch (err) {
+        action.error(`error: ${(err as Error).message}`);
+      }
+    });
+}
+
+/** The variables of the TLS flags, as the nats CLI names them. */
+export const TLS_ENV = { ca: "NATS_CA", cert: "NATS_CERT", key: "NATS_KEY" } as const;
+
+/**
+ * The TLS files a client command connects with: each flag, else its variable. A certificate
+ * and its key come together; one without the other is refused.
+ */
+export function clientTls(
+  given: Pick<ClientOptions, "tlsca" | "tlscert" | "tlskey">,
+  env: NodeJS.ProcessEnv = process.env,
+): TlsFiles | undefined {
+  const ca = given.tlsca || env[TLS_ENV.ca] || undefined;
+  const cert = given.tlscert || env[TLS_ENV.cert] || undefined;
+  const key = given.tlskey || env[TLS_ENV.key] || undefined;
+  if (Boolean(cert) !== Boolean(key)) {
+    throw new Error(
+      cert
+        ? `--tlscert (or ${TLS_ENV.cert}) needs --tlskey (or ${TLS_ENV.key}): the certificate's private key`
+        : `--tlskey (or ${TLS_ENV.key}) needs --tlscert (or ${TLS_ENV.cert}): the certificate it is the key of`,
+    );
+  }
+  if (!ca && !cert) return undefined;
+  return { ...(ca ? { ca } : {}), ...(cert && key ? { cert, key } : {}) };
 }
 
 /** The variables of the credential flags: the names the nats CLI reads, as --server reads NATS_URL. */
@@ -67,7 +110,8 @@ export function clientCredentials(given: Credentials, env: NodeJS.ProcessEnv = p
 /** Connects a client command to the bus; fails fast with a hint rather than retrying for ever. */
 export async function connectClient(options: ClientOptions): Promise<NatsConnection> {
   const url = options.server ?? process.env.NATS_URL ?? DEFAULT_SERVER;
-  const target: ConnectTarget = { url, ...clientCredentials(options) };
+  const tls = clientTls(options);
+  const target: ConnectTarget = { url, ...clientCredentials(options), ...(tls ? { tls } : {}) };
   try {
     return await connect({ ...(await connectionOptions(target, "natsmon-cli")), maxReconnectAttempts: 2 });
   } catch (cause) {
@@ -101,6 +145,11 @@ export async function onSystem(
  * the hint is about credentials, not about starting a node.
  */
 function connectHint(cause: unknown, target: ConnectTarget): string {
+  const tls = tlsHint(cause, target, {
+    ca: `--tlsca FILE (or ${TLS_ENV.ca})`,
+    cert: `--tlscert FILE and --tlskey FILE (or ${TLS_ENV.cert} and ${TLS_ENV.key})`,
+  });
+  if (tls) return tls;
   if (cause instanceof errors.AuthorizationError || cause instanceof errors.UserAuthenticationExpiredError) {
     const given = target.creds ?? target.user ?? target.token;
     return (

@@ -1,6 +1,6 @@
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connectionOptions, describeCredentials, describeTarget } from "../bus/index.ts";
+import { connectionOptions, describeCredentials, describeTarget, tlsHint } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
 import { checkSystemAccount, SYSTEM_ACCOUNT_PROBE, systemAccountProblem } from "../scrape/index.ts";
 
@@ -50,8 +50,9 @@ export async function checkConnections(config: Config): Promise<boolean> {
       }
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
+      const tls = tlsHint(err, target, `system ${system.id}'s nats.tls`);
       process.stdout.write(
-        `system ${system.id}: cannot connect to ${who.url} (${who.credentials}): ${reason}\n`,
+        `system ${system.id}: cannot connect to ${who.url} (${who.credentials}): ${reason}${tls ? ` ${tls}` : ""}\n`,
       );
       passed = false;
     } finally {

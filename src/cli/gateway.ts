@@ -8,7 +8,14 @@ import {
   startGateway,
 } from "../gateway/index.ts";
 import { createLogger } from "../lib/index.ts";
-import { clientCredentials, DEFAULT_SERVER, fail, withClientOptions, type ClientOptions } from "./client.ts";
+import {
+  clientCredentials,
+  clientTls,
+  DEFAULT_SERVER,
+  fail,
+  withClientOptions,
+  type ClientOptions,
+} from "./client.ts";
 
 interface GatewayFlags extends ClientOptions {
   authToken?: string;
@@ -95,8 +102,9 @@ export function gatewayCommand(program: Command): void {
 
     const log = createLogger(flags.logLevel, { app: "natsmon-gateway" });
     const url = flags.server ?? process.env.NATS_URL ?? DEFAULT_SERVER;
+    const tls = clientTls(flags);
     const gateway = await startGateway({
-      bus: { url, ...clientCredentials(flags) },
+      bus: { url, ...clientCredentials(flags), ...(tls ? { tls } : {}) },
       ...(token ? { authToken: token } : {}),
       allowUnauthenticated: flags.allowUnauthenticated === true,
       ...listen,

@@ -15,6 +15,8 @@ export function connectNodeSink(config: Config, options: ClientOptions): Promise
     ...(sink.user ? { user: sink.user } : {}),
     ...(sink.password ? { password: sink.password } : {}),
     ...(sink.token ? { token: sink.token } : {}),
+    ...(sink.tls?.ca ? { tlsca: sink.tls.ca } : {}),
+    ...(sink.tls?.cert ? { tlscert: sink.tls.cert, tlskey: sink.tls.key } : {}),
     ...definedOnly(options),
   });
 }

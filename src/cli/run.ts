@@ -151,9 +151,17 @@ export function runCommand(program: Command): void {
  * `--server` and the credential flags a client needs on an external sink, as the sink's
  * configuration names them: the creds file and user name as they are, secrets as placeholders
  * (never printed). A user and password written into a single sink URL become those flags too,
- * so the example can be run as printed once the placeholder is filled in.
+ * so the example can be run as printed once the placeholder is filled in. The sink's TLS files
+ * follow as the TLS flags.
  */
 function sinkFlags(sink: Config["sink"]): string {
+  const tls =
+    (sink.tls?.ca ? ` --tlsca ${sink.tls.ca}` : "") +
+    (sink.tls?.cert ? ` --tlscert ${sink.tls.cert} --tlskey ${sink.tls.key}` : "");
+  return sinkCredentialFlags(sink) + tls;
+}
+
+function sinkCredentialFlags(sink: Config["sink"]): string {
   const raw = sink.url ?? "";
   // A single URL's own credentials, used (as connecting uses them) when the sink sets none beside it.
   const own = sink.creds ?? sink.user ?? sink.password ?? sink.token;

@@ -4,18 +4,29 @@ import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
 import { credsProblem } from "./creds-file.ts";
+import { caProblem, certProblem, keyMatchesCert, keyProblem } from "./tls-files.ts";
 
 interface Issue {
   path: string;
   message: string;
 }
 
-/** A setting that names a file: NATS credentials, or the nats-server binary to run. */
+/** A setting that names a file: NATS credentials, TLS PEM files, or the nats-server binary to run. */
 interface FileSetting {
   readonly path: string;
   readonly file: string;
-  readonly use: "creds" | "run";
+  readonly use: "creds" | "run" | Pem;
 }
+
+type Pem = "tls-ca" | "tls-cert" | "tls-key";
+
+/** How each file read whole is checked. */
+const CONTENT_CHECKS: Record<"creds" | Pem, (content: Buffer) => string | undefined> = {
+  creds: credsProblem,
+  "tls-ca": caProblem,
+  "tls-cert": (content) => certProblem(content),
+  "tls-key": keyProblem,
+};
 
 /**
  * The files the configuration names, checked the way the node will use them, so that a
@@ -30,13 +41,42 @@ export async function fileIssues(
   view: Salvaged<RawConfig>,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Issue[]> {
+  const settings = fileSettings(view);
   const problems = await Promise.all(
-    fileSettings(view).map(async (s) => {
-      const problem = s.use === "run" ? await runProblem(s.file, env) : await credsFileProblem(s.file);
+    settings.map(async (s) => {
+      const problem =
+        s.use === "run" ? await runProblem(s.file, env) : await readProblem(s.file, CONTENT_CHECKS[s.use]);
       return problem === undefined ? undefined : { path: s.path, message: problem };
     }),
   );
-  return problems.filter((p) => p !== undefined);
+  const issues = problems.filter((p) => p !== undefined);
+  return [...issues, ...(await pairIssues(settings, issues))];
+}
+
+/**
+ * A client certificate and a key that are each sound but not of one pair: the handshake
+ * would fail on every connection. Checked only where neither file has a problem of its own.
+ */
+async function pairIssues(settings: readonly FileSetting[], found: readonly Issue[]): Promise<Issue[]> {
+  const faulty = new Set(found.map((i) => i.path));
+  const issues: Issue[] = [];
+  for (const cert of settings.filter((s) => s.use === "tls-cert" && !faulty.has(s.path))) {
+    const at = cert.path.slice(0, -".cert".length);
+    const key = settings.find((s) => s.use === "tls-key" && s.path === `${at}.key`);
+    if (!key || faulty.has(key.path)) continue;
+    try {
+      if (!(await stat(cert.file)).isFile() || !(await stat(key.file)).isFile()) continue;
+      if (!keyMatchesCert(await readFile(cert.file), await readFile(key.file))) {
+        issues.push({
+          path: key.path,
+          message: `${named(key.file)} is not the private key of the certificate in ${cert.path} (${named(cert.file)})`,
+        });
+      }
+    } catch {
+      // Read errors were reported by the checks of each file.
+    }
+  }
+  return issues;
 }
 
 function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
@@ -47,7 +87,13 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   };
   // The sink's credentials are used even with the embedded sink, by the commands that
   // connect to the node's bus as its configuration names it (deliveries, notify).
+  const tls = (at: string, files: { ca?: string; cert?: string; key?: string } | undefined) => {
+    if (files?.ca) settings.push({ path: `${at}.tls.ca`, file: files.ca, use: "tls-ca" });
+    if (files?.cert) settings.push({ path: `${at}.tls.cert`, file: files.cert, use: "tls-cert" });
+    if (files?.key) settings.push({ path: `${at}.tls.key`, file: files.key, use: "tls-key" });
+  };
   creds("sink.creds", view.sink?.creds);
+  tls("sink", view.sink?.tls);
   const binary = view.sink?.embedded?.binary;
   // The binary is started only when there is no sink.url.
   if (binary && !view.sink?.url) settings.push({ path: "sink.embedded.binary", file: binary, use: "run" });
@@ -57,8 +103,10 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   ];
   for (const [at, system] of systems) {
     creds(`${at}.nats.creds`, system?.nats?.creds);
+    tls(`${at}.nats`, system?.nats?.tls);
     (system?.nats?.accounts ?? []).forEach((account, j) => {
       creds(`${at}.nats.accounts[${j}].creds`, account?.creds);
+      tls(`${at}.nats.accounts[${j}]`, account?.tls);
     });
   }
   return settings;
@@ -69,17 +117,22 @@ function named(file: string): string {
   return isAbsolute(file) ? file : `${file} (${resolve(file)})`;
 }
 
-async function credsFileProblem(file: string): Promise<string | undefined> {
+/**
+ * A file read whole and checked by `check`. A pipe or device is only checked for access:
+ * reading it here would take what the node has to read.
+ */
+async function readProblem(
+  file: string,
+  check: (content: Buffer) => string | undefined,
+): Promise<string | undefined> {
   const missing = await kindProblem(file);
   if (missing) return missing;
   try {
-    // A pipe or device is only checked for access: reading it here would take what the
-    // node has to read.
     if (!(await stat(file)).isFile()) {
       await access(file, constants.R_OK);
       return undefined;
     }
-    const problem = credsProblem(await readFile(file));
+    const problem = check(await readFile(file));
     return problem === undefined ? undefined : `${named(file)} ${problem}`;
   } catch (err) {
     return `${named(file)} cannot be read: ${reason(err)}`;

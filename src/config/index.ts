@@ -18,6 +18,7 @@ export type {
   EndpointConfig,
   NotificationsConfig,
   NatsAuth,
+  TlsFiles,
   MonitoredAccount,
   MonitoredNats,
   AuthType,

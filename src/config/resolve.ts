@@ -268,6 +268,7 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
       ...(sink.user ? { user: sink.user } : {}),
       ...(sink.password ? { password: sink.password } : {}),
       ...(sink.token ? { token: sink.token } : {}),
+      ...(sink.tls && Object.values(sink.tls).some(Boolean) ? { tls: sink.tls } : {}),
       replicas: sink.replicas ?? 1,
       embedded: {
         host: sink.embedded?.host ?? "127.0.0.1",

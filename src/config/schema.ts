@@ -74,11 +74,32 @@ const threads = z.number().superRefine((n, ctx) => {
   } else if (!Number.isInteger(n) || n < 0) ctx.addIssue({ code: "custom", message: THREADS_RANGE });
 });
 
+/**
+ * TLS towards NATS servers: the CA that signed their certificates (when it is not one the
+ * system trusts), and a client certificate with its key for servers that verify clients
+ * (`verify` or `verify_and_map`). Each is a PEM file; the files are checked at start-up
+ * (file-settings.ts).
+ */
+const tlsSchema = z
+  .strictObject({
+    // Empty is unset, as for creds (an environment variable set to nothing).
+    ca: z.string().optional(),
+    cert: z.string().optional(),
+    key: z.string().optional(),
+  })
+  .superRefine((tls, ctx) => {
+    if (tls.cert && !tls.key)
+      ctx.addIssue({ code: "custom", path: ["key"], message: "is required with tls.cert" });
+    if (tls.key && !tls.cert)
+      ctx.addIssue({ code: "custom", path: ["cert"], message: "is required with tls.key" });
+  });
+
 const natsAuth = {
   creds: z.string().optional(),
   user: z.string().optional(),
   password: z.string().optional(),
   token: z.string().optional(),
+  tls: tlsSchema.optional(),
 };
 
 /** The longest max_age JetStream can hold: nanoseconds in an int64. */

@@ -37,6 +37,16 @@ export interface NatsAuth {
   readonly user?: string;
   readonly password?: string;
   readonly token?: string;
+  readonly tls?: TlsFiles;
+}
+
+/** PEM files for TLS towards NATS servers; cert and key come together. */
+export interface TlsFiles {
+  /** The CA that signed the servers' certificates, when the system's store does not hold it. */
+  readonly ca?: string;
+  /** A client certificate, for servers that verify clients. */
+  readonly cert?: string;
+  readonly key?: string;
 }
 
 export interface SinkConfig extends NatsAuth {

@@ -7,6 +7,7 @@ import {
   describeTarget,
   lastCommitMarker,
   probeNats,
+  tlsHint,
   scrapeStreamInfo,
   type ConnectTarget,
 } from "../bus/index.ts";
@@ -224,9 +225,10 @@ export function createScrapeSide(options: {
         log.debug({ url, retry_in_ms: retryInMs }, "the scrape connection is still not usable; retrying");
         return undefined;
       }
+      const tls = tlsHint(err, target, `system ${system.id}'s nats.tls`);
       waiting = monitored
         ? `cannot read its last commit marker from the sink: ${reason}`
-        : `cannot connect to the monitored system at ${url}: ${reason}`;
+        : `cannot connect to the monitored system at ${url}: ${reason}${tls ? ` ${tls}` : ""}`;
       // A retry failing as the last logged one did (a wrong password, a host that is down) is
       // logged again only every CONNECT_ERROR_REPEAT_MS; a new reason at once.
       const same = failure?.text === waiting ? failure : undefined;

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connectNats, EMBEDDED_ACCOUNT } from "../bus/index.ts";
-import type { SystemConfig } from "../config/index.ts";
+import type { SystemConfig, TlsFiles } from "../config/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ServiceAccount } from "../scrape/index.ts";
 
@@ -41,7 +41,10 @@ export function serviceAccounts(
         const name = `natsmon ${options.nodeId} services ${system.id}/${account.name}`;
         // Pinged as the scrape connection is: one left on a frozen server would find no
         // service for minutes (each such epoch an error) before nats.js's default pings moved it.
-        connected = await connectNats({ ...account, url }, name, { pingIntervalMs: monitoredPingMs(system) });
+        const tls = accountTls(system.nats!.tls, account.tls);
+        connected = await connectNats({ ...account, url, ...(tls ? { tls } : {}) }, name, {
+          pingIntervalMs: monitoredPingMs(system),
+        });
         log.info({ account: account.name }, "connected to the account for service discovery");
         return connected;
       },
@@ -50,4 +53,19 @@ export function serviceAccounts(
       },
     };
   });
+}
+
+/**
+ * An account's TLS on the system's servers: the system's CA unless the account names its
+ * own, and the account's client certificate when it has one (a server that maps
+ * certificates to users knows the account's user by it), else the system's.
+ */
+export function accountTls(
+  system: TlsFiles | undefined,
+  account: TlsFiles | undefined,
+): TlsFiles | undefined {
+  const ca = account?.ca || system?.ca;
+  const pair = account?.cert ? account : system?.cert ? system : undefined;
+  if (!ca && !pair) return undefined;
+  return { ...(ca ? { ca } : {}), ...(pair ? { cert: pair.cert!, key: pair.key! } : {}) };
 }

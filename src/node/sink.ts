@@ -1,6 +1,12 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connectNats, startEmbeddedSink, type ConnectTarget, type EmbeddedSink } from "../bus/index.ts";
+import {
+  connectNats,
+  startEmbeddedSink,
+  tlsHint,
+  type ConnectTarget,
+  type EmbeddedSink,
+} from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
 import { redactUrl, settlesWithin, type Logger } from "../lib/index.ts";
 
@@ -44,9 +50,10 @@ export async function startSink(
     await jetstreamManager(nc).then((jsm) => jsm.getAccountInfo());
   } catch (err) {
     await embedded?.[Symbol.asyncDispose]();
+    const tls = tlsHint(err, target, "sink.tls");
     throw new Error(
       `cannot use the sink bus at ${redactUrl(target.url)}: ${(err as Error).message}. ` +
-        "natsmon needs a NATS server with JetStream enabled for its account.",
+        (tls ?? "natsmon needs a NATS server with JetStream enabled for its account."),
       { cause: err },
     );
   }

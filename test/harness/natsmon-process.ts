@@ -113,7 +113,7 @@ export function spawnNatsmon(
           if (child.exitCode !== null || child.signalCode !== null) {
             throw new Error(`natsmon exited early:\n${err.slice(-2000)}`);
           }
-          return /listens at (nats:\/\/[\d.:]+\d)/.exec(stdoutBytes().toString())?.[1];
+          return /listens at ((?:nats|tls):\/\/[\d.:]+\d)/.exec(stdoutBytes().toString())?.[1];
         },
         { timeoutMs, message: "natsmon to print its bus URL" },
       ),

@@ -1,0 +1,199 @@
+/**
+ * TLS towards NATS, against a real nats-server that requires TLS and verifies clients
+ * (`verify: true`), with certificates made by openssl for the test:
+ * - a node whose sink and monitored system are that server scrapes, folds and answers;
+ * - the client commands and the HTTP gateway reach it with --tlsca/--tlscert/--tlskey, or
+ *   NATS_CA/NATS_CERT/NATS_KEY;
+ * - a client without the CA, or without a certificate, is told which flag to give;
+ * - files start-up cannot use are refused by their paths.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { httpCall } from "../harness/http-call.ts";
+import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { APP_USER, startTestServer, SYS_USER, type TestServer } from "../harness/start-nats-server.ts";
+import { tempDir } from "../harness/temp-dir.ts";
+import { makeTestCerts, type TestCerts } from "../harness/tls-certs.ts";
+import { waitFor } from "../harness/wait-for.ts";
+
+const lines = (text: string) => text.split("\n").filter((l) => l !== "");
+
+describe("a node and its clients on a nats-server that requires TLS and client certificates", () => {
+  let dir: { path: string } & AsyncDisposable;
+  let certs: TestCerts;
+  let server: TestServer;
+  let node: NatsmonProcess;
+  let app: string[];
+
+  before(async () => {
+    dir = await tempDir();
+    certs = await makeTestCerts(dir.path);
+    server = await startTestServer("tls", { extraConfig: certs.serverBlock({ verify: true }) });
+    app = ["--server", server.url, "--user", APP_USER.user, "--password", APP_USER.password];
+    const tls = `{ca: ${JSON.stringify(certs.ca)}, cert: ${JSON.stringify(certs.clientCert)}, key: ${JSON.stringify(certs.clientKey)}}`;
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: tlsn, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        `sink: {url: ${JSON.stringify(server.url)}, user: ${APP_USER.user}, password: ${APP_USER.password}, tls: ${tls}}`,
+        // APP's user discovers services with the system's TLS files, inherited.
+        `system: {id: tlssys, nats: {url: ${JSON.stringify(server.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}, tls: ${tls}, ` +
+          `accounts: [{name: APP, user: ${APP_USER.user}, password: ${APP_USER.password}}]}}`,
+        "scraper: {interval: 1s}",
+        "",
+      ].join("\n"),
+    );
+    const checked = await runNatsmon(["config", "check", "--config", config]);
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+    node = spawnNatsmon(["run", "--config", config]);
+    await node.waitForUrl();
+  });
+
+  after(async () => {
+    await node?.[Symbol.asyncDispose]();
+    await server?.[Symbol.asyncDispose]();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  test("the node scrapes and folds through TLS, and a client with the TLS flags reads what it folded", async () => {
+    const tlsFlags = ["--tlsca", certs.ca, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey];
+    const answer = await waitFor(
+      async () => {
+        const r = await runNatsmon([
+          "query",
+          ...app,
+          ...tlsFlags,
+          "--format",
+          "json",
+          "SELECT server, version FROM hx.servers ORDER BY epoch DESC LIMIT 1",
+        ]);
+        return r.code === 0 && r.stdout.includes('"server"') ? r.stdout : undefined;
+      },
+      { timeoutMs: 60_000, message: "an epoch folded and queried over TLS" },
+    );
+    const [row] = JSON.parse(answer) as { server: string; version: string }[];
+    assert.equal(row?.server, "tls");
+    assert.match(row.version, /^\d+\.\d+\.\d+/);
+
+    // The example the node prints names the sink's TLS files as flags.
+    const example = node
+      .stdout()
+      .split("\n")
+      .find((l) => l.startsWith("Try, in another terminal:"));
+    assert.ok(
+      example?.includes(
+        ` --tlsca ${certs.ca} --tlscert ${certs.clientCert} --tlskey ${certs.clientKey} "SELECT`,
+      ),
+      example,
+    );
+    await waitFor(() => node.stderr().includes('"msg":"connected to the account for service discovery"'), {
+      message: "the APP account's connection, with the system's TLS files",
+    });
+    assert.doesNotMatch(node.stderr(), /"level":5\d/, "nothing logged as an error");
+  });
+
+  test("the client commands take the TLS files from NATS_CA, NATS_CERT and NATS_KEY too", async () => {
+    const r = await runNatsmon(["systems", ...app], {
+      NATS_CA: certs.ca,
+      NATS_CERT: certs.clientCert,
+      NATS_KEY: certs.clientKey,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^tlsn\s+\S+\s+tlssys\s+scrape,catalog\s+ok$/m);
+  });
+
+  test("the HTTP gateway reaches the bus through TLS with the same flags", async () => {
+    const tlsFlags = ["--tlsca", certs.ca, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey];
+    await using gateway = spawnNatsmon(
+      ["gateway", "--allow-unauthenticated", ...app, ...tlsFlags, "--listen", "127.0.0.1:0"],
+      { NATSMON_GATEWAY_AUTH_TOKEN: "" },
+    );
+    const base = await waitFor(() => /listens at (http:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+      message: "the gateway to print its URL",
+    });
+    assert.equal((await httpCall(base, "/healthz")).status, 200);
+    const query = await httpCall(base, "/sys/tlssys/db/query", {
+      body: '{"sql":"SELECT count(*) > 0 AS folded FROM hx.epochs"}',
+    });
+    assert.equal(query.status, 200, query.text);
+    assert.match(query.text, /"folded":true/);
+  });
+
+  test("a client without the CA, with another CA, or without a certificate is told which flag to give", async () => {
+    const noCa = await runNatsmon(["systems", ...app]);
+    assert.equal(noCa.code, 1);
+    assert.match(
+      noCa.stderr,
+      /The server's certificate is not signed by a CA this machine trusts: give the CA that signed it with --tlsca FILE \(or NATS_CA\)\.\n$/,
+    );
+    const otherCa = await runNatsmon(["systems", ...app, "--tlsca", certs.otherCa]);
+    assert.equal(otherCa.code, 1);
+    assert.ok(
+      otherCa.stderr.includes(`The server's certificate is not signed by the CA in ${certs.otherCa}: `),
+      otherCa.stderr,
+    );
+    const noCert = await runNatsmon(["systems", ...app, "--tlsca", certs.ca]);
+    assert.equal(noCert.code, 1);
+    assert.match(
+      noCert.stderr,
+      /A server that verifies clients \(tls verify\) drops one without a certificate: give one with --tlscert FILE and --tlskey FILE \(or NATS_CERT and NATS_KEY\)\.\n$/,
+    );
+    const halfPair = await runNatsmon([
+      "systems",
+      ...app,
+      "--tlsca",
+      certs.ca,
+      "--tlscert",
+      certs.clientCert,
+    ]);
+    assert.equal(halfPair.code, 2);
+    assert.match(
+      halfPair.stderr,
+      /^error: --tlscert \(or NATS_CERT\) needs --tlskey \(or NATS_KEY\): the certificate's private key\n/,
+    );
+  });
+});
+
+test("TLS files start-up cannot use are refused by their paths, before anything starts", async () => {
+  await using dir = await tempDir();
+  const certs = await makeTestCerts(dir.path);
+  const notPem = join(dir.path, "not-a-cert.pem");
+  await writeFile(notPem, "hello\n");
+  const file = join(dir.path, "natsmon.yaml");
+  await writeFile(
+    file,
+    [
+      `node: {data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+      // The server's key is sound, but it is not the key of the client certificate.
+      `sink: {url: nats://127.0.0.1:4999, tls: {ca: ${notPem}, cert: ${certs.clientCert}, key: ${certs.serverKey}}}`,
+      "system:",
+      "  id: prod",
+      "  nats:",
+      "    url: tls://127.0.0.1:4999",
+      `    tls: {ca: /nonexistent/ca.pem, cert: ${certs.clientCert}}`,
+      `    accounts: [{name: APP, user: app, tls: {cert: ${certs.clientCert}, key: ${certs.encryptedClientKey}}}]`,
+      "",
+    ].join("\n"),
+  );
+  const errors = [
+    "sink.tls.ca: " + notPem + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+    `sink.tls.key: ${certs.serverKey} is not the private key of the certificate in sink.tls.cert (${certs.clientCert})`,
+    "system.nats.tls.key: is required with tls.cert",
+    "system.nats.tls.ca: /nonexistent/ca.pem does not exist",
+    `system.nats.accounts[0].tls.key: ${certs.encryptedClientKey} holds an encrypted key; natsmon needs it ` +
+      "unencrypted (openssl pkey -in KEY -out KEY.plain), readable by its user only",
+  ];
+  for (const args of [
+    ["config", "check", "--config", file],
+    ["run", "--config", file],
+  ]) {
+    const r = await runNatsmon(args);
+    assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+    const printed = lines(r.stderr).map((l) => l.trim());
+    for (const error of errors)
+      assert.ok(printed.includes(error), `${args[0]} prints ${error}:\n${r.stderr}`);
+  }
+});
