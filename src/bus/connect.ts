@@ -1,6 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { connect } from "@nats-io/transport-node";
-import { credsAuthenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
+import {
+  credsAuthenticator,
+  nkeyAuthenticator,
+  type ConnectionOptions,
+  type NatsConnection,
+} from "@nats-io/nats-core";
 import type { NatsAuth } from "../config/index.ts";
 import { redactUrl, urlCredentials, type UrlCredentials } from "../lib/index.ts";
 
@@ -17,11 +22,17 @@ export interface ConnectTarget extends NatsAuth {
 export async function connectionOptions(target: ConnectTarget, name: string): Promise<ConnectionOptions> {
   const urls = target.url.split(",").map((s) => urlCredentials(s.trim()));
   const options: ConnectionOptions = { servers: urls.map((u) => u.url), name };
-  const own = target.creds ?? target.user ?? target.password ?? target.token;
+  const own = target.creds ?? target.nkey ?? target.user ?? target.password ?? target.token;
   // Without credentials of its own, those of the first URL that carries some.
   const auth: NatsAuth | UrlCredentials =
     own === undefined ? (urls.find((u) => u.user !== undefined || u.token !== undefined) ?? {}) : target;
   if ("creds" in auth && auth.creds) options.authenticator = credsAuthenticator(await readFile(auth.creds));
+  // A seed file ends with a line break, which is no part of the seed.
+  else if ("nkey" in auth && auth.nkey) {
+    options.authenticator = nkeyAuthenticator(
+      new TextEncoder().encode((await readFile(auth.nkey, "utf8")).trim()),
+    );
+  }
   if (auth.user !== undefined) options.user = auth.user;
   if (auth.password !== undefined) options.pass = auth.password;
   if (auth.token !== undefined) options.token = auth.token;
@@ -84,6 +95,7 @@ export function describeTarget(target: ConnectTarget): string {
  */
 export function describeCredentials(target: ConnectTarget): string {
   if (target.creds) return `creds file ${target.creds}`;
+  if (target.nkey) return `nkey seed file ${target.nkey}`;
   if (target.user !== undefined) return `user ${target.user}`;
   if (target.token !== undefined) return "a token";
   if (target.password !== undefined) return "a password without a user";

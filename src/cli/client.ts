@@ -9,6 +9,7 @@ import { resolveSystem } from "./discover.ts";
 export interface ClientOptions {
   server?: string;
   creds?: string;
+  nkey?: string;
   user?: string;
   password?: string;
   token?: string;
@@ -28,6 +29,7 @@ export function withClientOptions(command: Command): Command {
       `NATS server URL(s), comma-separated (env NATS_URL; default ${DEFAULT_SERVER})`,
     )
     .option("--creds <file>", `NATS credentials file (env ${CREDENTIAL_ENV.creds})`)
+    .option("--nkey <file>", `file holding the user's NKEY seed (env ${CREDENTIAL_ENV.nkey})`)
     .option("--user <user>", `NATS user (env ${CREDENTIAL_ENV.user})`)
     .option("--password <password>", `NATS password (env ${CREDENTIAL_ENV.password}: keeps it out of ps)`)
     .option("--token <token>", `NATS token (env ${CREDENTIAL_ENV.token})`)
@@ -75,6 +77,7 @@ export function clientTls(
 /** The variables of the credential flags: the names the nats CLI reads, as --server reads NATS_URL. */
 export const CREDENTIAL_ENV = {
   creds: "NATS_CREDS",
+  nkey: "NATS_NKEY",
   user: "NATS_USER",
   password: "NATS_PASSWORD",
   token: "NATS_TOKEN",
@@ -90,16 +93,18 @@ type Credentials = Pick<ClientOptions, keyof typeof CREDENTIAL_ENV>;
  */
 export function clientCredentials(given: Credentials, env: NodeJS.ProcessEnv = process.env): Credentials {
   const fromEnv = (key: keyof Credentials) => env[CREDENTIAL_ENV[key]] || undefined;
-  const own = [given.creds, given.user, given.password, given.token].some(Boolean);
+  const own = [given.creds, given.nkey, given.user, given.password, given.token].some(Boolean);
   const picked: Credentials = own
     ? {
         creds: given.creds,
+        nkey: given.nkey,
         user: given.user,
         password: given.password || (given.user ? fromEnv("password") : undefined),
         token: given.token,
       }
     : {
         creds: fromEnv("creds"),
+        nkey: fromEnv("nkey"),
         user: fromEnv("user"),
         password: fromEnv("password"),
         token: fromEnv("token"),
@@ -151,10 +156,10 @@ function connectHint(cause: unknown, target: ConnectTarget): string {
   });
   if (tls) return tls;
   if (cause instanceof errors.AuthorizationError || cause instanceof errors.UserAuthenticationExpiredError) {
-    const given = target.creds ?? target.user ?? target.token;
+    const given = target.creds ?? target.nkey ?? target.user ?? target.token;
     return (
       `The server refused ${given === undefined ? "a client without credentials" : "the credentials given"}: ` +
-      "give a user it accepts with --user and --password, --token, or --creds FILE."
+      "give a user it accepts with --user and --password, --token, --creds FILE or --nkey FILE."
     );
   }
   return "Is a natsmon node running (npm start)? Point --server or NATS_URL at its bus.";

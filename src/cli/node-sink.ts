@@ -12,6 +12,7 @@ export function connectNodeSink(config: Config, options: ClientOptions): Promise
   return connectClient({
     ...(server ? { server } : {}),
     ...(sink.creds ? { creds: sink.creds } : {}),
+    ...(sink.nkey ? { nkey: sink.nkey } : {}),
     ...(sink.user ? { user: sink.user } : {}),
     ...(sink.password ? { password: sink.password } : {}),
     ...(sink.token ? { token: sink.token } : {}),

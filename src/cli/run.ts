@@ -149,7 +149,7 @@ export function runCommand(program: Command): void {
 
 /**
  * `--server` and the credential flags a client needs on an external sink, as the sink's
- * configuration names them: the creds file and user name as they are, secrets as placeholders
+ * configuration names them: the creds or nkey file and user name as they are, secrets as placeholders
  * (never printed). A user and password written into a single sink URL become those flags too,
  * so the example can be run as printed once the placeholder is filled in. The sink's TLS files
  * follow as the TLS flags.
@@ -164,10 +164,11 @@ function sinkFlags(sink: Config["sink"]): string {
 function sinkCredentialFlags(sink: Config["sink"]): string {
   const raw = sink.url ?? "";
   // A single URL's own credentials, used (as connecting uses them) when the sink sets none beside it.
-  const own = sink.creds ?? sink.user ?? sink.password ?? sink.token;
+  const own = sink.creds ?? sink.nkey ?? sink.user ?? sink.password ?? sink.token;
   const inUrl = raw.includes(",") || own !== undefined ? { url: raw } : urlCredentials(raw);
   const server = inUrl.url === "nats://127.0.0.1:4222" ? "" : ` --server ${redactUrl(inUrl.url)}`;
   if (sink.creds) return `${server} --creds ${sink.creds}`;
+  if (sink.nkey) return `${server} --nkey ${sink.nkey}`;
   if (sink.user) return `${server} --user ${sink.user}${sink.password ? " --password <sink.password>" : ""}`;
   if (sink.token) return `${server} --token <sink.token>`;
   if (inUrl.user !== undefined) return `${server} --user ${inUrl.user} --password <password of sink.url>`;

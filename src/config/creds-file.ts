@@ -51,7 +51,8 @@ function whyNotCreds(text: string, err: unknown): string {
   const jwtBlock = jwtAt >= 0;
   const seedBlock = seedAt >= 0;
   if (!jwtBlock && !seedBlock) {
-    if (BARE_SEED.test(trimmed)) return `holds a bare NKEY seed, not a credentials file: ${LAYOUT}`;
+    if (BARE_SEED.test(trimmed))
+      return `holds a bare NKEY seed, not a credentials file (a user known by its nkey alone is given as nkey: FILE): ${LAYOUT}`;
     if (BARE_JWT.test(trimmed)) return `holds a bare JWT, not a credentials file: ${LAYOUT}`;
     return `is not a NATS credentials file, having no JWT block and no NKEY seed block: ${LAYOUT}`;
   }

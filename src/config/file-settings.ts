@@ -4,6 +4,7 @@ import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
 import { credsProblem } from "./creds-file.ts";
+import { nkeyProblem } from "./nkey-file.ts";
 import { caProblem, certProblem, keyMatchesCert, keyProblem } from "./tls-files.ts";
 
 interface Issue {
@@ -15,14 +16,15 @@ interface Issue {
 interface FileSetting {
   readonly path: string;
   readonly file: string;
-  readonly use: "creds" | "run" | Pem;
+  readonly use: "creds" | "nkey" | "run" | Pem;
 }
 
 type Pem = "tls-ca" | "tls-cert" | "tls-key";
 
 /** How each file read whole is checked. */
-const CONTENT_CHECKS: Record<"creds" | Pem, (content: Buffer) => string | undefined> = {
+const CONTENT_CHECKS: Record<"creds" | "nkey" | Pem, (content: Buffer) => string | undefined> = {
   creds: credsProblem,
+  nkey: nkeyProblem,
   "tls-ca": caProblem,
   "tls-cert": (content) => certProblem(content),
   "tls-key": keyProblem,
@@ -81,9 +83,9 @@ async function pairIssues(settings: readonly FileSetting[], found: readonly Issu
 
 function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   const settings: FileSetting[] = [];
-  const creds = (path: string, file: string | undefined) => {
+  const creds = (path: string, file: string | undefined, use: "creds" | "nkey" = "creds") => {
     // An empty value is no value: the node connects without credentials.
-    if (file) settings.push({ path, file, use: "creds" });
+    if (file) settings.push({ path, file, use });
   };
   // The sink's credentials are used even with the embedded sink, by the commands that
   // connect to the node's bus as its configuration names it (deliveries, notify).
@@ -93,6 +95,7 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
     if (files?.key) settings.push({ path: `${at}.tls.key`, file: files.key, use: "tls-key" });
   };
   creds("sink.creds", view.sink?.creds);
+  creds("sink.nkey", view.sink?.nkey, "nkey");
   tls("sink", view.sink?.tls);
   const binary = view.sink?.embedded?.binary;
   // The binary is started only when there is no sink.url.
@@ -103,9 +106,11 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   ];
   for (const [at, system] of systems) {
     creds(`${at}.nats.creds`, system?.nats?.creds);
+    creds(`${at}.nats.nkey`, system?.nats?.nkey, "nkey");
     tls(`${at}.nats`, system?.nats?.tls);
     (system?.nats?.accounts ?? []).forEach((account, j) => {
       creds(`${at}.nats.accounts[${j}].creds`, account?.creds);
+      creds(`${at}.nats.accounts[${j}].nkey`, account?.nkey, "nkey");
       tls(`${at}.nats.accounts[${j}]`, account?.tls);
     });
   }

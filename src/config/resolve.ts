@@ -265,6 +265,7 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
     sink: {
       ...(sink.url ? { url: sink.url } : {}),
       ...(sink.creds ? { creds: sink.creds } : {}),
+      ...(sink.nkey ? { nkey: sink.nkey } : {}),
       ...(sink.user ? { user: sink.user } : {}),
       ...(sink.password ? { password: sink.password } : {}),
       ...(sink.token ? { token: sink.token } : {}),

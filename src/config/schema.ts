@@ -96,6 +96,8 @@ const tlsSchema = z
 
 const natsAuth = {
   creds: z.string().optional(),
+  /** A file holding a user's NKEY seed (config-mode `nkey` users). */
+  nkey: z.string().optional(),
   user: z.string().optional(),
   password: z.string().optional(),
   token: z.string().optional(),

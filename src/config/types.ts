@@ -34,6 +34,8 @@ export interface NodeConfig {
 
 export interface NatsAuth {
   readonly creds?: string;
+  /** A file holding the user's NKEY seed. */
+  readonly nkey?: string;
   readonly user?: string;
   readonly password?: string;
   readonly token?: string;

@@ -26,7 +26,7 @@ test("a client refused by the server is pointed at its credential flags, one tha
   assert.match(none.stderr, /cannot connect to nats:\/\/127\.0\.0\.1:\d+: Authorization Violation\./i);
   assert.match(
     none.stderr,
-    /The server refused a client without credentials: give a user it accepts with --user and --password, --token, or --creds FILE\./,
+    /The server refused a client without credentials: give a user it accepts with --user and --password, --token, --creds FILE or --nkey FILE\./,
   );
   assert.doesNotMatch(none.stderr, /npm start/);
 

@@ -49,7 +49,7 @@ async function badFile(dir: string): Promise<{ file: string; errors: string[] }>
       `sink.creds: ${locked} cannot be read: permission denied`,
       "system.nats.creds: /nonexistent/sys.creds does not exist",
       `system.nats.accounts[0].creds: ${accountDir} is a directory, not a file`,
-      `system.nats.accounts[1].creds: ${seedOnly} holds a bare NKEY seed, not a credentials file: ` +
+      `system.nats.accounts[1].creds: ${seedOnly} holds a bare NKEY seed, not a credentials file (a user known by its nkey alone is given as nkey: FILE): ` +
         "a NATS credentials file holds the user's JWT and then its NKEY seed, each between " +
         "a -----BEGIN …----- and an ------END …------ line, as nsc writes it",
     ],

@@ -24,7 +24,7 @@ const REFUSED: Record<string, string> = {
   empty: `is empty: ${LAYOUT}`,
   blank: `is empty: ${LAYOUT}`,
   "a bare JWT": `holds a bare JWT, not a credentials file: ${LAYOUT}`,
-  "a bare seed": `holds a bare NKEY seed, not a credentials file: ${LAYOUT}`,
+  "a bare seed": `holds a bare NKEY seed, not a credentials file (a user known by its nkey alone is given as nkey: FILE): ${LAYOUT}`,
   garbage: `is not a NATS credentials file, having no JWT block and no NKEY seed block: ${LAYOUT}`,
   "the JWT block only": `has no NKEY seed block after its JWT block: ${LAYOUT}`,
   "the seed block only": `has no JWT block before its NKEY seed block: ${LAYOUT}`,
@@ -105,7 +105,7 @@ describe("the content of a credentials file", () => {
     );
     const result = await loadConfig({ file: yaml });
     assert.equal(result.ok, false);
-    const bare = `holds a bare NKEY seed, not a credentials file: ${LAYOUT}`;
+    const bare = `holds a bare NKEY seed, not a credentials file (a user known by its nkey alone is given as nkey: FILE): ${LAYOUT}`;
     assert.deepEqual(result.ok ? [] : result.errors.map((e) => `${e.path}: ${e.message}`), [
       `sink.creds: ${files[0]} ${bare}`,
       `systems[0].nats.creds: ${files[1]} ${bare}`,
