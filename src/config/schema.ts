@@ -29,11 +29,15 @@ const period = timer(100, "100ms");
 const natsUrl = z
   .string()
   .refine(
+    (v) => v.split(",").every((u) => !/^wss?:\/\//i.test(u.trim())),
+    "must not be a websocket URL (ws://, wss://): natsmon speaks NATS's own protocol, so give the servers' client port (nats:// or tls://)",
+  )
+  .refine(
     (v) =>
       v
         .split(",")
-        .every((u) => /^(nats|tls|ws|wss):\/\/[^/\s]+/.test(u.trim()) || /^[\w.-]+:\d+$/.test(u.trim())),
-    "must be nats://host:port (or tls://, ws://, wss://), comma-separated for several",
+        .every((u) => /^(nats|tls|wss?):\/\/[^/\s]+/i.test(u.trim()) || /^[\w.-]+:\d+$/.test(u.trim())),
+    "must be nats://host:port or tls://host:port (host:port alone is nats://), comma-separated for several",
   );
 const labels = z.record(z.string(), z.string());
 /** An HTTP listener's host:port ([ipv6]:port, :port for every interface, port 0: any). */
