@@ -100,11 +100,7 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   const binary = view.sink?.embedded?.binary;
   // The binary is started only when there is no sink.url.
   if (binary && !view.sink?.url) settings.push({ path: "sink.embedded.binary", file: binary, use: "run" });
-  const systems: [string, Salvaged<RawSystem> | undefined][] = [
-    ["system", view.system],
-    ...(view.systems ?? []).map((s, i) => [`systems[${i}]`, s] as [string, Salvaged<RawSystem> | undefined]),
-  ];
-  for (const [at, system] of systems) {
+  for (const [at, system] of namedSystems(view)) {
     creds(`${at}.nats.creds`, system?.nats?.creds);
     creds(`${at}.nats.nkey`, system?.nats?.nkey, "nkey");
     tls(`${at}.nats`, system?.nats?.tls);
@@ -115,6 +111,14 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
     });
   }
   return settings;
+}
+
+/** The file's systems with their paths: `system`, and each `systems[i]`. */
+export function namedSystems(view: Salvaged<RawConfig>): [string, Salvaged<RawSystem> | undefined][] {
+  return [
+    ["system", view.system],
+    ...(view.systems ?? []).map((s, i) => [`systems[${i}]`, s] as [string, Salvaged<RawSystem> | undefined]),
+  ];
 }
 
 /** `file` as the message names it: a relative path with where it lies. */

@@ -4,6 +4,7 @@ import { parseListenAddress } from "../lib/index.ts";
 import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
 import { buildEndpoints, endpointIssues } from "./endpoints.ts";
 import type { Salvaged } from "./salvage.ts";
+import { authWarnings } from "./auth-warnings.ts";
 
 export interface ResolveIssue {
   path: string;
@@ -132,7 +133,7 @@ export function configIssues(
   const bytes = streamBytesWarnings(view.scraper, rawSystems);
   return {
     issues: [...issues, ...endpoints.issues],
-    warnings: [...threads, ...bytes, ...endpoints.warnings],
+    warnings: [...threads, ...bytes, ...authWarnings(view), ...endpoints.warnings],
   };
 }
 
