@@ -1,17 +1,19 @@
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connectionOptions, describeCredentials, describeTarget, tlsHint } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
 import { checkSystemAccount, SYSTEM_ACCOUNT_PROBE, systemAccountProblem } from "../scrape/index.ts";
 
 /**
- * `config check --connect`: connects to each monitored system this node scrapes, once, and
- * runs the check start-up runs (scrape/system-account.ts), printing a line per system.
- * True when every system passed. Systems without `nats` monitor the sink through natsmon's
- * own system connection and are not checked here.
+ * `config check --connect`: connects to an external sink, once, and checks that its account
+ * has JetStream, as the node's start needs; then to each monitored system this node scrapes,
+ * and runs the check start-up runs (scrape/system-account.ts), printing a line for the sink
+ * and one per system. True when all passed. Systems without `nats` monitor the sink through
+ * natsmon's own system connection and are not checked here.
  */
 export async function checkConnections(config: Config): Promise<boolean> {
-  let passed = true;
+  let passed = await checkSink(config.sink);
   for (const system of config.systems) {
     if (!system.roles.includes("scrape")) continue;
     const target = system.nats;
@@ -60,4 +62,44 @@ export async function checkConnections(config: Config): Promise<boolean> {
     }
   }
   return passed;
+}
+
+/** The sink's line: connected, and JetStream for its account; the embedded one is the node's own. */
+async function checkSink(sink: Config["sink"]): Promise<boolean> {
+  if (!sink.url) {
+    process.stdout.write("sink: embedded (the node starts its own nats-server); not checked\n");
+    return true;
+  }
+  const target = { ...sink, url: sink.url };
+  const who = `${describeTarget(target)} (${describeCredentials(target)})`;
+  let nc: NatsConnection | undefined;
+  try {
+    nc = await connect({
+      ...(await connectionOptions(target, "natsmon config check sink")),
+      maxReconnectAttempts: 0,
+    });
+  } catch (err) {
+    const tls = tlsHint(err, target, "sink.tls");
+    process.stdout.write(
+      `sink: cannot connect to ${who}: ${(err as Error).message}${tls ? ` ${tls}` : ""}\n`,
+    );
+    return false;
+  }
+  try {
+    const info = await (await jetstreamManager(nc)).getAccountInfo();
+    const storage = info.limits.max_storage > 0 ? ` of ${info.limits.max_storage} bytes allowed` : "";
+    process.stdout.write(
+      `sink: ok, ${who} reaches server ${nc.info?.server_name ?? nc.getServer()} (nats-server ` +
+        `${nc.info?.version ?? "?"}) with JetStream for its account (${info.storage} bytes stored${storage})\n`,
+    );
+    return true;
+  } catch (err) {
+    process.stdout.write(
+      `sink: connected to ${who}, but its account has no JetStream the node can use: ${(err as Error).message}; ` +
+        "natsmon keeps its scrape stream and buckets there: enable JetStream for the account (jetstream: enabled)\n",
+    );
+    return false;
+  } finally {
+    await nc.close().catch(() => undefined);
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * `natsmon config check --connect` against a real 3-node cluster: the offline check passes
- * a user of an application account and a wrong password alike; with --connect each scraped
- * system is connected to once and checked as start-up checks it, a line per system, exit 1
- * when one fails.
+ * a user of an application account and a wrong password alike; with --connect an external
+ * sink and each scraped system are connected to once and checked as start-up checks them, a
+ * line each, exit 1 when one fails.
  */
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -17,13 +17,16 @@ describe("natsmon config check --connect", () => {
   let cluster: TestCluster;
   let dir: Awaited<ReturnType<typeof tempDir>>;
 
-  const writeConfig = async (name: string, systems: readonly string[]) => {
+  const writeConfig = async (name: string, systems: readonly string[], sink?: string) => {
     const file = join(dir.path, name);
     await writeFile(
       file,
-      [`node: {id: mon1, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`, "systems:", ...systems].join(
-        "\n",
-      ),
+      [
+        `node: {id: mon1, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        ...(sink ? [sink] : []),
+        "systems:",
+        ...systems,
+      ].join("\n"),
     );
     return file;
   };
@@ -69,5 +72,52 @@ describe("natsmon config check --connect", () => {
     const online = await runNatsmon(["config", "check", "--connect", "--config", file]);
     assert.equal(online.code, 0, online.stdout + online.stderr);
     assert.match(online.stdout, /^system good: ok/m);
+    assert.match(online.stdout, /^sink: embedded \(the node starts its own nats-server\); not checked$/m);
+  });
+
+  test("checks an external sink: JetStream for its account, or which account lacks it", async () => {
+    const sink = (user: string, password: string) =>
+      `sink: {url: ${JSON.stringify(cluster.urls)}, user: ${user}, password: ${password}}`;
+    const systems = [system("good", SYS_USER.user, SYS_USER.password)];
+    const good = await runNatsmon([
+      "config",
+      "check",
+      "--connect",
+      "--config",
+      await writeConfig("sink-good.yaml", systems, sink(APP_USER.user, APP_USER.password)),
+    ]);
+    assert.equal(good.code, 0, good.stdout + good.stderr);
+    assert.match(
+      good.stdout,
+      /^sink: ok, nats:\/\/.* \(user app\) reaches server n\d \(nats-server \d+\.\d+\.\d+\) with JetStream for its account \(\d+ bytes stored\)$/m,
+    );
+
+    // The system account has no JetStream: the node could not keep its streams there.
+    const noJetStream = await runNatsmon([
+      "config",
+      "check",
+      "--connect",
+      "--config",
+      await writeConfig("sink-sys.yaml", systems, sink(SYS_USER.user, SYS_USER.password)),
+    ]);
+    assert.equal(noJetStream.code, 1, noJetStream.stdout + noJetStream.stderr);
+    assert.match(
+      noJetStream.stdout,
+      /^sink: connected to nats:\/\/.* \(user sys\), but its account has no JetStream the node can use: .*enable JetStream for the account/m,
+    );
+    assert.match(noJetStream.stdout, /^system good: ok/m, "the systems are checked still");
+
+    const refused = await runNatsmon([
+      "config",
+      "check",
+      "--connect",
+      "--config",
+      await writeConfig("sink-refused.yaml", systems, sink(APP_USER.user, "wrong")),
+    ]);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stdout,
+      /^sink: cannot connect to nats:\/\/.* \(user app\): Authorization Violation/im,
+    );
   });
 });
