@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { MAX_TIMER_MS, parseDuration } from "../config/index.ts";
+import { certProblem, keyMatchesCert, keyProblem, MAX_TIMER_MS, parseDuration } from "../config/index.ts";
 import {
   GATEWAY_DEFAULTS,
   MISSING_TOKEN_MESSAGE,
@@ -25,10 +26,13 @@ interface GatewayFlags extends ClientOptions {
   systemsWait: string;
   bodyLimit: string;
   receiveTimeout: string;
+  httpsCert?: string;
+  httpsKey?: string;
   logLevel: string;
 }
 
 const TOKEN_ENV = "NATSMON_GATEWAY_AUTH_TOKEN";
+const HTTPS_ENV = { cert: "NATSMON_GATEWAY_HTTPS_CERT", key: "NATSMON_GATEWAY_HTTPS_KEY" } as const;
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 
 /** `natsmon gateway`: the HTTP bridge to the read-only db API; stops cleanly on SIGINT, SIGTERM or SIGHUP. */
@@ -63,6 +67,11 @@ export function gatewayCommand(program: Command): void {
         "how long a client may take to send a whole request, headers and body; slower gets 408",
         `${GATEWAY_DEFAULTS.receiveTimeoutMs / 1000}s`,
       )
+      .option(
+        "--https-cert <file>",
+        `serve HTTPS with this certificate, PEM, its chain after it (env ${HTTPS_ENV.cert})`,
+      )
+      .option("--https-key <file>", `the HTTPS certificate's private key, PEM (env ${HTTPS_ENV.key})`)
       .option("--log-level <level>", LOG_LEVELS.join(", "), process.env.NATSMON_LOG_LEVEL ?? "info"),
   ).action(async (flags: GatewayFlags) => {
     const token = flags.authToken ?? process.env[TOKEN_ENV];
@@ -95,6 +104,11 @@ export function gatewayCommand(program: Command): void {
     }
     if (!LOG_LEVELS.includes(flags.logLevel))
       problems.push(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+    const https = await httpsFiles(
+      flags.httpsCert || process.env[HTTPS_ENV.cert],
+      flags.httpsKey || process.env[HTTPS_ENV.key],
+      problems,
+    );
     if (problems.length > 0) {
       fail(problems.join("\n"), 2);
       return;
@@ -112,6 +126,7 @@ export function gatewayCommand(program: Command): void {
       systemsWindowMs,
       bodyLimitBytes,
       receiveTimeoutMs,
+      ...(https ? { https } : {}),
       log,
     }).catch((cause: unknown) => {
       throw new Error(`gateway did not start: ${(cause as Error).message}`, { cause });
@@ -134,4 +149,43 @@ export function gatewayCommand(program: Command): void {
     await gateway.close();
     process.exit(0);
   });
+}
+
+/**
+ * The HTTPS certificate and key, read and checked as the TLS files of the configuration are
+ * (tls-files.ts); undefined for plain HTTP. Problems go to `problems`, each naming its flag.
+ */
+async function httpsFiles(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+  problems: string[],
+): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    problems.push(
+      certFile
+        ? `--https-cert needs --https-key (or ${HTTPS_ENV.key}): the certificate's private key`
+        : `--https-key needs --https-cert (or ${HTTPS_ENV.cert}): the certificate it is the key of`,
+    );
+    return undefined;
+  }
+  const read = async (flag: string, file: string, check: (content: Buffer) => string | undefined) => {
+    try {
+      const content = await readFile(file);
+      const problem = check(content);
+      if (problem) problems.push(`${flag} ${file} ${problem}`);
+      return problem ? undefined : content;
+    } catch (err) {
+      problems.push(`${flag} ${file} cannot be read: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
+  const cert = await read("--https-cert", certFile, (c) => certProblem(c));
+  const key = await read("--https-key", keyFile, keyProblem);
+  if (!cert || !key) return undefined;
+  if (!keyMatchesCert(cert, key)) {
+    problems.push(`--https-key ${keyFile} is not the private key of the certificate in ${certFile}`);
+    return undefined;
+  }
+  return { cert, key };
 }

@@ -32,6 +32,8 @@ export interface GatewayOptions {
    * request gets 408 and the connection is closed. Unset: GATEWAY_DEFAULTS.receiveTimeoutMs.
    */
   readonly receiveTimeoutMs?: number;
+  /** Serve HTTPS with this certificate (its chain after it) and key, PEM; plain HTTP without. */
+  readonly https?: { readonly cert: Buffer; readonly key: Buffer };
   readonly log: Logger;
 }
 
@@ -47,7 +49,7 @@ export const GATEWAY_DEFAULTS = {
 export interface Gateway extends AsyncDisposable {
   readonly host: string;
   readonly port: number;
-  /** `http://host:port`. */
+  /** `http://host:port`, or `https://` when serving HTTPS. */
   readonly url: string;
   /**
    * Resolves with the reason if the bus connection closes for good (it reconnects through
@@ -96,7 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const url = httpBaseUrl(options.host, port);
+  const url = httpBaseUrl(options.host, port, options.https ? "https" : "http");
   log.info({ url, bus: nc.getServer() }, "gateway listening");
 
   let closing: Promise<void> | undefined;
@@ -121,6 +123,10 @@ function buildApp(link: BusLink, options: GatewayOptions) {
   };
 
   const receiveTimeoutMs = options.receiveTimeoutMs ?? GATEWAY_DEFAULTS.receiveTimeoutMs;
+  const server = {
+    headersTimeout: receiveTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(receiveTimeoutMs / 4))),
+  };
   const app = Fastify({
     loggerInstance: options.log,
     bodyLimit: options.bodyLimitBytes,
@@ -128,10 +134,10 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     // connection for ever. One bound covers headers and body; Node checks it every
     // connectionsCheckingInterval (30 s by default, which would let a 1 s bound run to 31 s).
     requestTimeout: receiveTimeoutMs,
-    http: {
-      headersTimeout: receiveTimeoutMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(receiveTimeoutMs / 4))),
-    },
+    // Node's HTTPS server takes the same bounds with its certificate (Fastify then ignores `http`).
+    ...(options.https
+      ? { https: { ...server, cert: options.https.cert, key: options.https.key } }
+      : { http: server }),
     // The router's default limit of 100 characters per path parameter would answer a longer
     // system id with its own 414, before the token and id checks. Node refuses a request line
     // longer than its header limit, so with that as the limit the router never cuts an id short

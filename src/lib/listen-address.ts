@@ -21,6 +21,6 @@ export function parseListenAddress(text: string): ListenAddress {
 }
 
 /** The base URL of a listener on `host` (an IPv6 address in brackets) and `port`. */
-export function httpBaseUrl(host: string, port: number): string {
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+export function httpBaseUrl(host: string, port: number, scheme: "http" | "https" = "http"): string {
+  return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

@@ -9,7 +9,9 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import https from "node:https";
 import { join } from "node:path";
 import { httpCall } from "../harness/http-call.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
@@ -122,6 +124,60 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     assert.match(query.text, /"folded":true/);
   });
 
+  test("the gateway serves HTTPS with --https-cert and --https-key, its bearer token over TLS", async () => {
+    const tlsFlags = ["--tlsca", certs.ca, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey];
+    const token = "gw-https-token";
+    await using gateway = spawnNatsmon(
+      [
+        "gateway",
+        ...app,
+        ...tlsFlags,
+        "--https-cert",
+        certs.serverCert,
+        "--https-key",
+        certs.serverKey,
+        "--listen",
+        "127.0.0.1:0",
+      ],
+      { NATSMON_GATEWAY_AUTH_TOKEN: token },
+    );
+    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+      message: "the gateway to print its https URL",
+    });
+    const health = await httpsGet(`${base}/healthz`, certs.ca);
+    assert.equal(health.status, 200, health.body);
+    assert.equal((await httpsGet(`${base}/systems`, certs.ca)).status, 401);
+    const systems = await httpsGet(`${base}/systems`, certs.ca, token);
+    assert.equal(systems.status, 200, systems.body);
+    assert.match(systems.body, /"systems":\[{"id":"tlssys"/, systems.body);
+    // Plain HTTP on the HTTPS port gets no answer it can read.
+    await assert.rejects(fetch(`${base.replace("https:", "http:")}/healthz`));
+
+    const halfPair = await runNatsmon([
+      "gateway",
+      "--allow-unauthenticated",
+      "--https-cert",
+      certs.serverCert,
+    ]);
+    assert.equal(halfPair.code, 2);
+    assert.match(halfPair.stderr, /--https-cert needs --https-key \(or NATSMON_GATEWAY_HTTPS_KEY\)/);
+    const mismatch = await runNatsmon([
+      "gateway",
+      "--allow-unauthenticated",
+      "--https-cert",
+      certs.serverCert,
+      "--https-key",
+      certs.clientKey,
+    ]);
+    assert.equal(mismatch.code, 2);
+    assert.ok(
+      mismatch.stderr.includes(
+        `--https-key ${certs.clientKey} is not the private key of the certificate in ${certs.serverCert}`,
+      ),
+      mismatch.stderr,
+    );
+  });
+
   test("a client without the CA, with another CA, or without a certificate is told which flag to give", async () => {
     const noCa = await runNatsmon(["systems", ...app]);
     assert.equal(noCa.code, 1);
@@ -197,3 +253,20 @@ test("TLS files start-up cannot use are refused by their paths, before anything 
       assert.ok(printed.includes(error), `${args[0]} prints ${error}:\n${r.stderr}`);
   }
 });
+
+/** GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token if given. */
+function httpsGet(url: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = https.get(
+      url,
+      { ca: readFileSync(ca), headers: token ? { authorization: `Bearer ${token}` } : {} },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    request.on("error", reject);
+  });
+}
