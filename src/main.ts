@@ -8,6 +8,7 @@
  */
 import "./cli/threadpool.ts";
 import "./cli/v8-heap.ts";
+import "./cli/system-ca.ts";
 import { enableCompileCache } from "node:module";
 
 enableCompileCache();

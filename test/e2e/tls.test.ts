@@ -178,6 +178,20 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     );
   });
 
+  test("a CA installed in the machine's trust store is trusted without --tlsca", async () => {
+    // OpenSSL's store as the machine has it, moved here by SSL_CERT_FILE: just the test's CA.
+    await using empty = await tempDir();
+    const r = await runNatsmon(
+      ["systems", ...app, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey],
+      {
+        SSL_CERT_FILE: certs.ca,
+        SSL_CERT_DIR: empty.path,
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^tlsn\s/m);
+  });
+
   test("a client without the CA, with another CA, or without a certificate is told which flag to give", async () => {
     const noCa = await runNatsmon(["systems", ...app]);
     assert.equal(noCa.code, 1);
