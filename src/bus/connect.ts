@@ -124,6 +124,9 @@ export function tlsHint(
     typeof given === "string" ? { ca: `${given}.ca`, cert: `${given}.cert and ${given}.key` } : given;
   const message = err instanceof Error ? err.message : String(err);
   const ca = target.tls?.ca;
+  if (/does not support 'tls'/.test(message)) {
+    return `The server offers no TLS: give the URL of a listener with TLS, or leave out ${names.ca} and ${names.cert}.`;
+  }
   if (/certificate|self[- ]signed|CERT_|unable to verify/i.test(message)) {
     return ca
       ? `The server's certificate is not signed by the CA in ${ca}: give the CA that signed it with ${names.ca}.`

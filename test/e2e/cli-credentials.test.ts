@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { natsServerConfig, startNatsServer } from "../../src/bus/index.ts";
 import { MONITOR, startAuthToggleServer } from "../harness/auth-toggle-server.ts";
 import { httpCall } from "../harness/http-call.ts";
-import { runNatsmon, spawnNatsmon } from "../harness/natsmon-process.ts";
+import { runNatsmon, spawnNatsmon, startupExample } from "../harness/natsmon-process.ts";
 import { APP_USER, startTestServer, SYS_USER } from "../harness/start-nats-server.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -80,10 +80,7 @@ test("a node on an external sink with a user prints a query example with the use
   );
   await using node = spawnNatsmon(["run", "--config", config]);
   await node.waitForUrl();
-  const example = node
-    .stdout()
-    .split("\n")
-    .find((l) => l.startsWith("Try, in another terminal:"));
+  const example = startupExample(node);
   assert.equal(
     example,
     `Try, in another terminal:  natsmon query --server ${sink.url} --user ${APP_USER.user} --password <sink.password> ` +
@@ -136,14 +133,10 @@ test("a sink URL and a system URL that carry a user and password connect with th
 
   const node = spawnNatsmon(["run", "--config", config]);
   try {
-    const example = await waitFor(
-      () =>
-        node
-          .stdout()
-          .split("\n")
-          .find((l) => l.startsWith("Try, in another terminal:")),
-      { message: "the node's query example", timeoutMs: 30_000 },
-    );
+    const example = await waitFor(() => startupExample(node), {
+      message: "the node's query example",
+      timeoutMs: 30_000,
+    });
     assert.equal(
       example,
       `Try, in another terminal:  natsmon query --server nats://${hostPort} --user mon --password <password of sink.url> ` +

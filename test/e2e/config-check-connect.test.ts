@@ -79,13 +79,9 @@ describe("natsmon config check --connect", () => {
     const sink = (user: string, password: string) =>
       `sink: {url: ${JSON.stringify(cluster.urls)}, user: ${user}, password: ${password}}`;
     const systems = [system("good", SYS_USER.user, SYS_USER.password)];
-    const good = await runNatsmon([
-      "config",
-      "check",
-      "--connect",
-      "--config",
-      await writeConfig("sink-good.yaml", systems, sink(APP_USER.user, APP_USER.password)),
-    ]);
+    const checkWith = async (name: string, sinkLine: string) =>
+      runNatsmon(["config", "check", "--connect", "--config", await writeConfig(name, systems, sinkLine)]);
+    const good = await checkWith("sink-good.yaml", sink(APP_USER.user, APP_USER.password));
     assert.equal(good.code, 0, good.stdout + good.stderr);
     assert.match(
       good.stdout,
@@ -93,13 +89,7 @@ describe("natsmon config check --connect", () => {
     );
 
     // The system account has no JetStream: the node could not keep its streams there.
-    const noJetStream = await runNatsmon([
-      "config",
-      "check",
-      "--connect",
-      "--config",
-      await writeConfig("sink-sys.yaml", systems, sink(SYS_USER.user, SYS_USER.password)),
-    ]);
+    const noJetStream = await checkWith("sink-sys.yaml", sink(SYS_USER.user, SYS_USER.password));
     assert.equal(noJetStream.code, 1, noJetStream.stdout + noJetStream.stderr);
     assert.match(
       noJetStream.stdout,
@@ -107,13 +97,7 @@ describe("natsmon config check --connect", () => {
     );
     assert.match(noJetStream.stdout, /^system good: ok/m, "the systems are checked still");
 
-    const refused = await runNatsmon([
-      "config",
-      "check",
-      "--connect",
-      "--config",
-      await writeConfig("sink-refused.yaml", systems, sink(APP_USER.user, "wrong")),
-    ]);
+    const refused = await checkWith("sink-refused.yaml", sink(APP_USER.user, "wrong"));
     assert.equal(refused.code, 1);
     assert.match(
       refused.stdout,

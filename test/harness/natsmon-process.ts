@@ -221,3 +221,11 @@ export function spawnNatsmonOnTerminal(args: readonly string[]): TerminalProcess
     exited,
   };
 }
+
+/** The query example a node prints at start-up ("Try, in another terminal: …"), if it printed one yet. */
+export function startupExample(node: Pick<NatsmonProcess, "stdout">): string | undefined {
+  return node
+    .stdout()
+    .split("\n")
+    .find((l) => l.startsWith("Try, in another terminal:"));
+}

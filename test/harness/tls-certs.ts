@@ -28,10 +28,9 @@ async function openssl(dir: string, args: readonly string[]): Promise<void> {
   await run("openssl", args, { cwd: dir });
 }
 
-async function newCa(dir: string, name: string): Promise<void> {
-  await openssl(dir, [
-    "req",
-    "-x509",
+/** `openssl req` arguments for a new P-256 key in `name.key`, unencrypted, with a subject naming it. */
+function newKey(name: string): string[] {
+  return [
     "-newkey",
     "ec",
     "-pkeyopt",
@@ -39,30 +38,17 @@ async function newCa(dir: string, name: string): Promise<void> {
     "-nodes",
     "-keyout",
     `${name}.key`,
-    "-out",
-    `${name}.pem`,
-    "-days",
-    "2",
     "-subj",
     `/CN=natsmon test ${name}`,
-  ]);
+  ];
+}
+
+async function newCa(dir: string, name: string): Promise<void> {
+  await openssl(dir, ["req", "-x509", ...newKey(name), "-out", `${name}.pem`, "-days", "2"]);
 }
 
 async function signed(dir: string, name: string, extensions: string): Promise<void> {
-  await openssl(dir, [
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.csr`,
-    "-subj",
-    `/CN=natsmon test ${name}`,
-  ]);
+  await openssl(dir, ["req", ...newKey(name), "-out", `${name}.csr`]);
   await writeFile(join(dir, `${name}.ext`), extensions);
   await openssl(dir, [
     "x509",
