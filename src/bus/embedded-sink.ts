@@ -123,6 +123,14 @@ export async function startEmbeddedSink(
         { cause: err },
       );
     }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+      throw new Error(
+        `the embedded nats-server cannot keep its store under the data dir (${workDir}): ${code === "EROFS" ? "read-only file system" : "permission denied"}. ` +
+          "Give natsmon's user write access to node.data-dir, or choose another with node.data-dir (NATSMON_NODE_DATA_DIR, --data-dir).",
+        { cause: err },
+      );
+    }
     throw err;
   }
   const clientUrl = server.clientUrl;

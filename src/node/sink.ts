@@ -1,4 +1,4 @@
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
   connectNats,
@@ -44,17 +44,19 @@ export async function startSink(
         ...(options.restartDelaysMs ? { retryDelaysMs: options.restartDelaysMs } : {}),
       });
   const target: ConnectTarget = embedded?.sink ?? { ...config.sink, url: config.sink.url! };
-  let nc: NatsConnection;
+  let nc: NatsConnection | undefined;
   try {
     nc = await connectNats(target, `natsmon ${nodeId}`);
     await jetstreamManager(nc).then((jsm) => jsm.getAccountInfo());
   } catch (err) {
+    // A connection left open (connected, but no JetStream) would keep the process from exiting.
+    await nc?.close().catch(() => undefined);
     await embedded?.[Symbol.asyncDispose]();
-    const tls = tlsHint(err, target, "sink.tls");
     throw new Error(
-      `cannot use the sink bus at ${redactUrl(target.url)}: ${(err as Error).message}. ` +
-        (tls ?? "natsmon needs a NATS server with JetStream enabled for its account."),
-      { cause: err },
+      `cannot use the sink bus at ${redactUrl(target.url)}: ${(err as Error).message}. ${sinkHint(err, target)}`,
+      {
+        cause: err,
+      },
     );
   }
   return {
@@ -84,4 +86,18 @@ export async function startSink(
       await embedded?.[Symbol.asyncDispose]();
     },
   };
+}
+
+/** What to do about a sink that could not be used, by what failed. */
+function sinkHint(err: unknown, target: ConnectTarget): string {
+  const tls = tlsHint(err, target, "sink.tls");
+  if (tls) return tls;
+  if (err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError) {
+    return "The server refused natsmon's credentials: check sink.user and sink.password, sink.creds, sink.nkey or sink.token.";
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (/refused|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|timeout/i.test(message)) {
+    return "No NATS server answered there: check sink.url, and that the server runs and is reachable from here.";
+  }
+  return "natsmon needs a NATS server with JetStream enabled for its account.";
 }
