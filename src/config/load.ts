@@ -8,6 +8,7 @@ import { buildConfig, configIssues } from "./resolve.ts";
 import { salvage } from "./salvage.ts";
 import { withEndpointName } from "./endpoints.ts";
 import { fileIssues } from "./file-settings.ts";
+import { closestKey, knownKeys } from "./known-keys.ts";
 import type { Config } from "./types.ts";
 import type { CheckCatalogue } from "./check-settings.ts";
 
@@ -53,7 +54,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
     } catch (err) {
       return {
         ok: false,
-        errors: [{ path: "(file)", message: `cannot read ${options.file}: ${(err as Error).message}` }],
+        errors: [{ path: "(file)", message: `cannot read ${options.file}: ${unreadable(err)}` }],
         warnings: [],
       };
     }
@@ -61,7 +62,11 @@ export async function loadConfig(options: LoadOptions = {}): Promise<ConfigResul
     if (doc.errors.length > 0) {
       return {
         ok: false,
-        errors: doc.errors.map((e) => ({ path: "(file)", message: e.message.split("\n")[0]! })),
+        // The first line; the excerpt the colon introduces is on the next ones.
+        errors: doc.errors.map((e) => ({
+          path: "(file)",
+          message: e.message.split("\n")[0]!.replace(/:$/, ""),
+        })),
         warnings: [],
       };
     }
@@ -122,19 +127,23 @@ export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
 }
 
 function zodIssues(error: z.ZodError): ConfigIssue[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue) => {
     let path = "";
     for (const key of issue.path) {
       path += typeof key === "number" ? `[${key}]` : path === "" ? String(key) : `.${String(key)}`;
     }
     if (issue.code === "unrecognized_keys") {
-      const keys = issue.keys;
-      return {
-        path: keys.map((k) => (path ? `${path}.${k}` : k)).join(", "),
-        message: "is not a known setting",
-      };
+      // Each unknown key on its own, with the known one it is likely a typo of.
+      const known = knownKeys(fileSchema, issue.path);
+      return issue.keys.map((k) => {
+        const closest = closestKey(k, known);
+        return {
+          path: path ? `${path}.${k}` : k,
+          message: `is not a known setting${closest ? ` (did you mean ${closest}?)` : ""}`,
+        };
+      });
     }
-    return { path: path || "(root)", message: issue.message };
+    return [{ path: path || "(root)", message: issue.message }];
   });
 }
 
@@ -145,6 +154,16 @@ function zodIssues(error: z.ZodError): ConfigIssue[] {
  */
 function missingKey(issue: z.core.$ZodRawIssue): string | undefined {
   return issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined;
+}
+
+/** Why the file could not be read, in words rather than Node's "ENOENT: …, open '…'". */
+function unreadable(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT")
+    return "it does not exist (give the path of natsmon's YAML file with --config or NATSMON_CONFIG)";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "it is a directory, not a file";
+  return (err as Error).message;
 }
 
 function safeHostname(): string {

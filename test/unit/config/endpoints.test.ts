@@ -330,7 +330,9 @@ describe("settings that do nothing are accepted with a warning naming their path
   test("warnings come with the errors of a file that is refused, so one check shows both", async () => {
     const result = await load(oneHook("auth-token: s3cret", "url2: nope"));
     assert.equal(result.ok, false);
-    assert.deepEqual(plain(errorsOf(result)), [{ path: `${AT}.url2`, message: "is not a known setting" }]);
+    assert.deepEqual(plain(errorsOf(result)), [
+      { path: `${AT}.url2`, message: "is not a known setting (did you mean url?)" },
+    ]);
     assert.deepEqual(
       result.warnings.map((w) => w.path),
       [`${AT}.auth-token`, `${AT}.subscriptions`],
