@@ -246,7 +246,7 @@ export function createScrapeSide(options: {
         },
         (monitored
           ? "cannot read the scrape stream's last commit marker; retrying"
-          : "cannot connect to the monitored system; check system.nats (url, system-account credentials); retrying") +
+          : `cannot connect to the monitored system; ${tls ? tls.charAt(0).toLowerCase() + tls.slice(1, -1) : "check system.nats (url, system-account credentials)"}; retrying`) +
           " (logged again when the reason changes, and every 10 minutes while it lasts)",
       );
       failure = { text: waiting, at: Date.now(), retries: 0 };

@@ -93,6 +93,31 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     assert.doesNotMatch(node.stderr(), /"level":5\d/, "nothing logged as an error");
   });
 
+  test("a node not given the CA of its monitored system logs which setting to give, and retries", async () => {
+    await using nodeDir = await tempDir();
+    const config = join(nodeDir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: noca, data-dir: ${JSON.stringify(join(nodeDir.path, "data"))}}`,
+        "sink: {embedded: {port: -1}}",
+        `system: {id: noca, nats: {url: ${JSON.stringify(server.url)}, user: ${SYS_USER.user}, password: ${SYS_USER.password}}}`,
+        "",
+      ].join("\n"),
+    );
+    await using noCa = spawnNatsmon(["run", "--config", config]);
+    await waitFor(
+      () =>
+        noCa
+          .stderr()
+          .includes(
+            "cannot connect to the monitored system; the server's certificate is not signed by a CA this machine " +
+              "trusts: give the CA that signed it with system noca's nats.tls.ca; retrying",
+          ),
+      { message: "the scrape connection's TLS failure logged with its setting" },
+    );
+  });
+
   test("the client commands take the TLS files from NATS_CA, NATS_CERT and NATS_KEY too", async () => {
     const r = await runNatsmon(["systems", ...app], {
       NATS_CA: certs.ca,
