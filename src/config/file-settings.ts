@@ -87,13 +87,13 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
     // An empty value is no value: the node connects without credentials.
     if (file) settings.push({ path, file, use });
   };
-  // The sink's credentials are used even with the embedded sink, by the commands that
-  // connect to the node's bus as its configuration names it (deliveries, notify).
   const tls = (at: string, files: { ca?: string; cert?: string; key?: string } | undefined) => {
     if (files?.ca) settings.push({ path: `${at}.tls.ca`, file: files.ca, use: "tls-ca" });
     if (files?.cert) settings.push({ path: `${at}.tls.cert`, file: files.cert, use: "tls-cert" });
     if (files?.key) settings.push({ path: `${at}.tls.key`, file: files.key, use: "tls-key" });
   };
+  // The sink's credentials are used even with the embedded sink, by the commands that
+  // connect to the node's bus as its configuration names it (deliveries, notify).
   creds("sink.creds", view.sink?.creds);
   creds("sink.nkey", view.sink?.nkey, "nkey");
   tls("sink", view.sink?.tls);

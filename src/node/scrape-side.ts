@@ -225,6 +225,7 @@ export function createScrapeSide(options: {
         log.debug({ url, retry_in_ms: retryInMs }, "the scrape connection is still not usable; retrying");
         return undefined;
       }
+      // A sentence ("The server's certificate … nats.tls.ca."): the log's message takes it inside its own.
       const tls = tlsHint(err, target, `system ${system.id}'s nats.tls`);
       waiting = monitored
         ? `cannot read its last commit marker from the sink: ${reason}`
