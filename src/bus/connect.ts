@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { connect } from "@nats-io/transport-node";
 import {
   credsAuthenticator,
   nkeyAuthenticator,
+  type Authenticator,
   type ConnectionOptions,
   type NatsConnection,
 } from "@nats-io/nats-core";
@@ -26,12 +28,11 @@ export async function connectionOptions(target: ConnectTarget, name: string): Pr
   // Without credentials of its own, those of the first URL that carries some.
   const auth: NatsAuth | UrlCredentials =
     own === undefined ? (urls.find((u) => u.user !== undefined || u.token !== undefined) ?? {}) : target;
-  if ("creds" in auth && auth.creds) options.authenticator = credsAuthenticator(await readFile(auth.creds));
-  // A seed file ends with a line break, which is no part of the seed.
+  if ("creds" in auth && auth.creds) options.authenticator = await rereading(auth.creds, credsAuthenticator);
   else if ("nkey" in auth && auth.nkey) {
-    options.authenticator = nkeyAuthenticator(
-      new TextEncoder().encode((await readFile(auth.nkey, "utf8")).trim()),
-    );
+    // A seed file ends with a line break, which is no part of the seed.
+    const seed = (content: Uint8Array) => new TextEncoder().encode(new TextDecoder().decode(content).trim());
+    options.authenticator = await rereading(auth.nkey, (content) => nkeyAuthenticator(seed(content)));
   }
   if (auth.user !== undefined) options.user = auth.user;
   if (auth.password !== undefined) options.pass = auth.password;
@@ -46,6 +47,26 @@ export async function connectionOptions(target: ConnectTarget, name: string): Pr
     };
   }
   return options;
+}
+
+/**
+ * An authenticator that reads `file` again at each connect and reconnect, so that rotated
+ * credentials are used without a restart. A file that cannot be read or used at that moment
+ * (being rewritten, say) leaves the last one that worked in use: nats.js closes a connection
+ * for good when its authenticator throws. The first read fails as before, at set-up.
+ */
+async function rereading(file: string, make: (content: Uint8Array) => Authenticator): Promise<Authenticator> {
+  let current = make(await readFile(file));
+  return (nonce) => {
+    try {
+      const next = make(readFileSync(file));
+      const auth = next(nonce);
+      current = next;
+      return auth;
+    } catch {
+      return current(nonce);
+    }
+  };
 }
 
 /**

@@ -131,3 +131,77 @@ test("nkey files that hold no user seed are refused by their paths, before anyth
     assert.ok(!stderr.includes(seed), "the seed is never quoted");
   }
 });
+
+test("a seed file rewritten with another user's seed is used at the next reconnect, without a restart of natsmon", async () => {
+  await using dir = await tempDir();
+  const sys = await userSeedFile(dir.path, "sys");
+  const first = await userSeedFile(dir.path, "app");
+  const workDir = join(dir.path, "nats");
+  /** The server with `app` as APP's only user, on `port`. */
+  const configText = (port: number, app: string) =>
+    natsServerConfig({
+      serverName: "rotate",
+      host: "127.0.0.1",
+      port,
+      workDir,
+      storeDir: join(workDir, "jetstream"),
+    }) +
+    [
+      "accounts {",
+      `  SYS: { users: [{nkey: ${sys.publicKey}}] }`,
+      `  APP: { users: [{nkey: ${app}}], jetstream: enabled }`,
+      "}",
+      "system_account: SYS",
+      "",
+    ].join("\n");
+  let server = await startNatsServer({ workDir, configText: configText(-1, first.publicKey) });
+  const url = server.clientUrl;
+  const port = Number(new URL(url).port);
+  try {
+    const config = join(dir.path, "natsmon.yaml");
+    await writeFile(
+      config,
+      [
+        `node: {id: rot, data-dir: ${JSON.stringify(join(dir.path, "data"))}}`,
+        `sink: {url: ${JSON.stringify(url)}, nkey: ${JSON.stringify(first.file)}}`,
+        `system: {id: rotsys, nats: {url: ${JSON.stringify(url)}, nkey: ${JSON.stringify(sys.file)}}}`,
+        "scraper: {interval: 1s}",
+        "",
+      ].join("\n"),
+    );
+    await using node = spawnNatsmon(["run", "--config", config]);
+    await node.waitForUrl();
+    const epochs = async (seedFile: string) => {
+      const r = await runNatsmon([
+        "query",
+        "--server",
+        url,
+        "--nkey",
+        seedFile,
+        "--format",
+        "csv",
+        "SELECT count(*) AS n FROM hx.epochs",
+      ]);
+      return r.code === 0 ? Number(r.stdout.split("\n")[1]) : undefined;
+    };
+    await waitFor(async () => ((await epochs(first.file)) ?? 0) > 0, {
+      message: "an epoch with the first seed",
+    });
+
+    // The seed rotated: the file now holds a new user's seed, and the server knows only that user.
+    const next = nkeys.createUser();
+    const nextSeed = join(dir.path, "app-next.nk");
+    await writeFile(nextSeed, `${new TextDecoder().decode(next.getSeed())}\n`);
+    await writeFile(first.file, `${new TextDecoder().decode(next.getSeed())}\n`);
+    await server.stop();
+    server = await startNatsServer({ workDir, configText: configText(port, next.getPublicKey()) });
+    const before = await waitFor(() => epochs(nextSeed), { message: "the catalog reachable again" });
+    await waitFor(async () => ((await epochs(nextSeed)) ?? 0) > before + 1, {
+      timeoutMs: 60_000,
+      message: "epochs folded after the restart: the node reconnected with the rewritten seed",
+    });
+    assert.doesNotMatch(node.stderr(), /Authorization Violation/i);
+  } finally {
+    await server.stop();
+  }
+});
