@@ -89,6 +89,13 @@ describe("account JWT limits and size on a real 2.9.10 server in operator mode",
       socket.destroy();
     }
   }
+  /** The account's connections as the server's STATZ counts them (what accounts-001 reads). */
+  async function accountConnections(account: string): Promise<number | undefined> {
+    const key = server.accounts[account];
+    const reply = await sys.request("$SYS.REQ.ACCOUNT.PING.STATZ", JSON.stringify({ accounts: [key] }));
+    const { data } = reply.json<{ data: { account_statz: { acc: string; conns: number }[] } }>();
+    return data.account_statz.find((a) => a.acc === key)?.conns;
+  }
   async function close(nc: NatsConnection): Promise<void> {
     users.splice(users.indexOf(nc), 1);
     await nc.close();
@@ -157,6 +164,10 @@ describe("account JWT limits and size on a real 2.9.10 server in operator mode",
       [["CONNS", 3n, 3n, 100, server.name]],
     );
     for (const nc of more) await close(nc);
+    // A client's close returns before the server has counted it out: wait until it has.
+    await waitFor(async () => (await accountConnections("CONNS")) === 1, {
+      message: "the server's STATZ to count CONNS's closed clients out",
+    });
     assert.deepEqual(await fired(await scrape(), "accounts-001"), []);
   });
 
