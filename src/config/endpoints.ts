@@ -1,7 +1,7 @@
 import { RETIRED_CHECKS, currentCheckCode, isOldStyleCode } from "../domain/index.ts";
 import type { RawConfig, RawEndpoint } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
-import type { AuthType, EndpointConfig } from "./types.ts";
+import type { AuthType, EndpointConfig, TlsFiles } from "./types.ts";
 import { authIssues } from "./endpoint-auth.ts";
 
 interface Issue {
@@ -74,6 +74,13 @@ export function endpointIssues(
       else {
         const problem = urlProblem(e.url);
         if (problem) issues.push({ path: `${at}.url`, message: problem });
+        else if (tlsFiles(e.tls) && new URL(e.url).protocol === "http:") {
+          issues.push({
+            path: `${at}.tls`,
+            message:
+              "is set, but the url is http://, which has no TLS: give the https:// URL of the receiver, or leave tls out",
+          });
+        }
       }
       const auth = authIssues(e, at);
       issues.push(...auth.issues);
@@ -173,8 +180,19 @@ export function buildEndpoints(raw: RawConfig["notifications"]): EndpointConfig[
       subscriptions: e.subscriptions ?? [],
       ignore: e.ignore ?? [],
       systems: e.systems ?? [],
+      ...(tlsFiles(e.tls) ? { tls: tlsFiles(e.tls) } : {}),
     })),
   );
+}
+
+/** The endpoint's TLS files that are set (an empty value is unset), or undefined for none. */
+function tlsFiles(tls: { ca?: string; cert?: string; key?: string } | undefined): TlsFiles | undefined {
+  const files = {
+    ...(tls?.ca ? { ca: tls.ca } : {}),
+    ...(tls?.cert ? { cert: tls.cert } : {}),
+    ...(tls?.key ? { key: tls.key } : {}),
+  };
+  return Object.keys(files).length > 0 ? files : undefined;
 }
 
 /**

@@ -100,6 +100,11 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   const binary = view.sink?.embedded?.binary;
   // The binary is started only when there is no sink.url.
   if (binary && !view.sink?.url) settings.push({ path: "sink.embedded.binary", file: binary, use: "run" });
+  for (const type of ["webhook", "alertmanager"] as const) {
+    (view.notifications?.[type] ?? []).forEach((endpoint, i) =>
+      tls(`notifications.${type}[${i}]`, endpoint?.tls),
+    );
+  }
   for (const [at, system] of namedSystems(view)) {
     creds(`${at}.nats.creds`, system?.nats?.creds);
     creds(`${at}.nats.nkey`, system?.nats?.nkey, "nkey");

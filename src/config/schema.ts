@@ -212,6 +212,7 @@ const endpointSchema = z.strictObject({
   subscriptions: z.array(z.string()).optional(),
   ignore: z.array(z.string()).optional(),
   systems: z.array(z.string()).optional(),
+  tls: tlsSchema.optional(),
 });
 export type RawEndpoint = z.infer<typeof endpointSchema>;
 

@@ -42,7 +42,7 @@ export interface NatsAuth {
   readonly tls?: TlsFiles;
 }
 
-/** PEM files for TLS towards NATS servers; cert and key come together. */
+/** PEM files for TLS towards NATS servers or a notification endpoint; cert and key come together. */
 export interface TlsFiles {
   /** The CA that signed the servers' certificates, when the system's store does not hold it. */
   readonly ca?: string;
@@ -146,6 +146,8 @@ export interface EndpointConfig {
   readonly subscriptions: readonly string[];
   readonly ignore: readonly string[];
   readonly systems: readonly string[];
+  /** For an https url: the CA that signed the receiver's certificate, a client certificate. */
+  readonly tls?: TlsFiles;
 }
 
 export interface NotificationsConfig {

@@ -2,7 +2,9 @@ import { createHash, createHmac, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EndpointConfig } from "../config/index.ts";
 import type { DeliveryAttemptEntry, DeliveryKind, DeliveryLogEntry } from "../protocol/index.ts";
+import { Headers, Request, fetch } from "undici";
 import type { DeliveryRequest } from "./bodies.ts";
+import { endpointDispatcher, socketFailure } from "./endpoint-tls.ts";
 
 /** Spec: Limits. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -83,8 +85,10 @@ export async function postOnce(
   const request = buildRequest(endpoint, body, options.userAgent, signal);
   if (typeof request === "string")
     return { outcome: "unsent", error: request, ms: performance.now() - started };
+  const tls = await endpointDispatcher(endpoint.tls);
+  if ("error" in tls) return { outcome: "unsent", error: tls.error, ms: performance.now() - started };
   try {
-    const response = await fetch(request);
+    const response = await fetch(request, tls.dispatcher ? { dispatcher: tls.dispatcher } : {});
     const text = await response.text();
     const ms = performance.now() - started;
     const status = response.status;
@@ -106,7 +110,7 @@ export async function postOnce(
       ? `no answer within ${options.timeoutMs ?? ATTEMPT_TIMEOUT_MS} ms`
       : options.signal?.aborted
         ? "stopped before the endpoint answered: natsmon is shutting down; the alerts stay in the outbox and are sent again at the next start"
-        : describeError(err);
+        : describeError(err, endpoint);
     return { outcome: "retry", error, ms };
   }
 }
@@ -242,9 +246,10 @@ function logEntry(
 
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
-function describeError(err: unknown): string {
+function describeError(err: unknown, endpoint?: EndpointConfig): string {
   if (!(err instanceof Error)) return String(err);
   // fetch wraps the socket error ("fetch failed"); its cause says what happened.
   const cause = (err as Error & { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+  if (!(cause instanceof Error)) return err.message;
+  return `${err.message}: ${endpoint ? socketFailure(endpoint, cause) : cause.message}`;
 }

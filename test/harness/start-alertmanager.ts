@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Agent, fetch } from "undici";
 import { waitFor } from "./wait-for.ts";
 
 /** The Debian name of the binary (upstream calls it `alertmanager`). */
@@ -70,6 +71,19 @@ export interface AlertmanagerOptions {
   readonly binary?: string;
   /** Until GET /-/ready answers 200; default 20 s. */
   readonly readyTimeoutMs?: number;
+  /**
+   * Serve HTTPS with this certificate (its `--web.config.file`), and with `clientCa` require
+   * and verify client certificates signed by it. The harness's own requests trust `ca` and
+   * present `clientCert` and `clientKey`.
+   */
+  readonly tls?: {
+    readonly cert: string;
+    readonly key: string;
+    readonly ca: string;
+    readonly clientCa?: string;
+    readonly clientCert?: string;
+    readonly clientKey?: string;
+  };
 }
 
 /**
@@ -84,6 +98,19 @@ export async function startAlertmanager(options: AlertmanagerOptions = {}): Prom
   const dir = await mkdtemp(join(tmpdir(), "natsmon-alertmanager-"));
   const configFile = join(dir, "alertmanager.yml");
   await writeFile(configFile, alertmanagerConfig(options.webhookUrl));
+  const { tls } = options;
+  const webConfigFile = join(dir, "web.yml");
+  if (tls) await writeFile(webConfigFile, webConfig(tls));
+  const dispatcher = tls
+    ? new Agent({
+        connect: {
+          ca: await readFile(tls.ca),
+          ...(tls.clientCert ? { cert: await readFile(tls.clientCert) } : {}),
+          ...(tls.clientKey ? { key: await readFile(tls.clientKey) } : {}),
+        },
+      })
+    : undefined;
+  const get = (url: string) => fetch(url, dispatcher ? { dispatcher } : {});
 
   const child = spawn(
     binary,
@@ -96,6 +123,7 @@ export async function startAlertmanager(options: AlertmanagerOptions = {}): Prom
       // Empty: no HA gossip, which would otherwise bind 0.0.0.0:9094.
       "--cluster.listen-address=",
       "--log.level=debug",
+      ...(tls ? [`--web.config.file=${webConfigFile}`] : []),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -124,6 +152,7 @@ export async function startAlertmanager(options: AlertmanagerOptions = {}): Prom
       clearTimeout(timer);
     }
     await rm(dir, { recursive: true, force: true });
+    await dispatcher?.close();
   };
 
   let outcome: { url: string } | { failure: string };
@@ -139,8 +168,8 @@ export async function startAlertmanager(options: AlertmanagerOptions = {}): Prom
         if (!running()) return { failure: `${binary} exited during start-up:\n${log.slice(-2000)}` };
         const address = /msg="Listening on" address=([\d.]+:\d+)/.exec(log)?.[1];
         if (address === undefined) return undefined;
-        const base = `http://${address}`;
-        return (await fetch(`${base}/-/ready`)).ok && { url: base };
+        const base = `${tls ? "https" : "http"}://${address}`;
+        return (await get(`${base}/-/ready`)).ok && { url: base };
       },
       { timeoutMs: options.readyTimeoutMs ?? 20_000, intervalMs: 50, message: `${binary} to be ready` },
     );
@@ -161,7 +190,7 @@ export async function startAlertmanager(options: AlertmanagerOptions = {}): Prom
     async alerts(filter = []) {
       const query = new URLSearchParams();
       for (const matcher of typeof filter === "string" ? [filter] : filter) query.append("filter", matcher);
-      const response = await fetch(`${url}/api/v2/alerts?${query.toString()}`);
+      const response = await get(`${url}/api/v2/alerts?${query.toString()}`);
       const text = await response.text();
       if (!response.ok) throw new Error(`GET /api/v2/alerts answered ${response.status}: ${text}`);
       return JSON.parse(text) as GettableAlert[];
@@ -189,6 +218,22 @@ function alertmanagerConfig(webhookUrl: string | undefined): string {
           `      - url: ${JSON.stringify(webhookUrl)}`,
           "        send_resolved: true",
         ]),
+    "",
+  ].join("\n");
+}
+
+/** Its `--web.config.file`: HTTPS, and client certificates required when a client CA is given. */
+function webConfig(tls: NonNullable<AlertmanagerOptions["tls"]>): string {
+  return [
+    "tls_server_config:",
+    `  cert_file: ${JSON.stringify(tls.cert)}`,
+    `  key_file: ${JSON.stringify(tls.key)}`,
+    ...(tls.clientCa
+      ? [
+          "  client_auth_type: RequireAndVerifyClientCert",
+          `  client_ca_file: ${JSON.stringify(tls.clientCa)}`,
+        ]
+      : []),
     "",
   ].join("\n");
 }

@@ -1,7 +1,7 @@
 /**
  * Certificates for TLS tests, made with the openssl CLI in a directory of the test's: a CA,
- * a server certificate for 127.0.0.1 and localhost signed by it, a client certificate signed
- * by it, and a second CA that signed neither. EC P-256 keys, valid for two days.
+ * a server certificate for 127.0.0.1 and localhost signed by it, two client certificates signed
+ * by it, and a second CA that signed none. EC P-256 keys, valid for two days.
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -16,6 +16,9 @@ export interface TestCerts {
   readonly serverKey: string;
   readonly clientCert: string;
   readonly clientKey: string;
+  /** A second client certificate signed by the CA (`/CN=natsmon test client2`), as a renewal. */
+  readonly client2Cert: string;
+  readonly client2Key: string;
   /** A CA that signed none of the above. */
   readonly otherCa: string;
   /** The client key encrypted with a passphrase ("secret"). */
@@ -75,6 +78,7 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
   await newCa(dir, "other-ca");
   await signed(dir, "server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
   await signed(dir, "client", "extendedKeyUsage=clientAuth\n");
+  await signed(dir, "client2", "extendedKeyUsage=clientAuth\n");
   await openssl(dir, [
     "pkey",
     "-in",
@@ -92,6 +96,8 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
     serverKey: at("server.key"),
     clientCert: at("client.pem"),
     clientKey: at("client.key"),
+    client2Cert: at("client2.pem"),
+    client2Key: at("client2.key"),
     otherCa: at("other-ca.pem"),
     encryptedClientKey: at("client-encrypted.key"),
     serverBlock: ({ verify }) =>

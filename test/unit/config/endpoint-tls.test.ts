@@ -1,0 +1,91 @@
+/**
+ * A notification endpoint's `tls` as `natsmon run` and `natsmon config check` load it: the
+ * files are checked by their paths at start-up, an http url with tls is refused, and empty
+ * values are unset.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { loadConfig, type ConfigResult } from "../../../src/config/index.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { makeTestCerts, type TestCerts } from "../../harness/tls-certs.ts";
+
+async function load(dir: string, endpointLines: string[]): Promise<ConfigResult> {
+  const file = join(dir, "natsmon.yaml");
+  const yaml = [
+    "system: {id: east}",
+    "notifications:",
+    "  alertmanager:",
+    "    - name: am",
+    ...endpointLines.map((l) => `      ${l}`),
+    '      subscriptions: ["*"]',
+    "",
+  ].join("\n");
+  await writeFile(file, yaml);
+  return loadConfig({ file });
+}
+const errors = (r: ConfigResult): string[] => (r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`));
+
+describe("a notification endpoint's tls files", () => {
+  const AT = "notifications.alertmanager[0]";
+  const withCerts = async (fn: (certs: TestCerts, dir: string) => Promise<void>) => {
+    await using dir = await tempDir();
+    await fn(await makeTestCerts(dir.path), dir.path);
+  };
+
+  test("a CA and a client certificate with its key are taken, and reach the endpoint's settings", () =>
+    withCerts(async (certs, dir) => {
+      const result = await load(dir, [
+        "url: https://am.example.com:9093",
+        `tls: {ca: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey}}`,
+      ]);
+      assert.ok(result.ok, errors(result).join("\n"));
+      assert.deepEqual(result.config.notifications.endpoints[0]!.tls, {
+        ca: certs.ca,
+        cert: certs.clientCert,
+        key: certs.clientKey,
+      });
+    }));
+
+  test("empty values are unset: the endpoint has no tls", () =>
+    withCerts(async (_, dir) => {
+      const result = await load(dir, [
+        "url: https://am.example.com:9093",
+        'tls: {ca: "", cert: "", key: ""}',
+      ]);
+      assert.ok(result.ok, errors(result).join("\n"));
+      assert.equal(result.config.notifications.endpoints[0]!.tls, undefined);
+    }));
+
+  test("each faulty file, and tls on an http url, is refused by its path", () =>
+    withCerts(async (certs, dir) => {
+      const missing = join(dir, "missing.pem");
+      assert.deepEqual(
+        errors(
+          await load(dir, [
+            "url: https://am.example.com:9093",
+            `tls: {ca: ${missing}, cert: ${certs.clientCert}, key: ${certs.serverKey}}`,
+          ]),
+        ),
+        [
+          `${AT}.tls.ca: ${missing} does not exist`,
+          `${AT}.tls.key: ${certs.serverKey} is not the private key of the certificate in ${AT}.tls.cert (${certs.clientCert})`,
+        ],
+      );
+      assert.deepEqual(
+        errors(await load(dir, ["url: https://am.example.com:9093", `tls: {ca: ${certs.clientKey}}`])),
+        [`${AT}.tls.ca: ${certs.clientKey} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`],
+      );
+      assert.deepEqual(
+        errors(await load(dir, ["url: https://am.example.com:9093", `tls: {cert: ${certs.clientCert}}`])),
+        [`${AT}.tls.key: is required with tls.cert`],
+      );
+      assert.deepEqual(
+        errors(await load(dir, ["url: http://am.example.com:9093", `tls: {ca: ${certs.ca}}`])),
+        [
+          `${AT}.tls: is set, but the url is http://, which has no TLS: give the https:// URL of the receiver, or leave tls out`,
+        ],
+      );
+    }));
+});
