@@ -1,7 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { certProblem, keyMatchesCert, keyProblem, MAX_TIMER_MS, parseDuration } from "../config/index.ts";
+import { MAX_TIMER_MS, parseDuration } from "../config/index.ts";
 import {
   GATEWAY_DEFAULTS,
   MISSING_TOKEN_MESSAGE,
@@ -17,6 +16,7 @@ import {
   withClientOptions,
   type ClientOptions,
 } from "./client.ts";
+import { HTTPS_ENV, readHttpsFiles, renewHttps } from "./gateway-https.ts";
 
 interface GatewayFlags extends ClientOptions {
   authToken?: string;
@@ -28,11 +28,11 @@ interface GatewayFlags extends ClientOptions {
   receiveTimeout: string;
   httpsCert?: string;
   httpsKey?: string;
+  httpsCheck: string;
   logLevel: string;
 }
 
 const TOKEN_ENV = "NATSMON_GATEWAY_AUTH_TOKEN";
-const HTTPS_ENV = { cert: "NATSMON_GATEWAY_HTTPS_CERT", key: "NATSMON_GATEWAY_HTTPS_KEY" } as const;
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 
 /** `natsmon gateway`: the HTTP bridge to the read-only db API; stops cleanly on SIGINT, SIGTERM or SIGHUP. */
@@ -72,6 +72,11 @@ export function gatewayCommand(program: Command): void {
         `serve HTTPS with this certificate, PEM, its chain after it (env ${HTTPS_ENV.cert})`,
       )
       .option("--https-key <file>", `the HTTPS certificate's private key, PEM (env ${HTTPS_ENV.key})`)
+      .option(
+        "--https-check <duration>",
+        "how often the HTTPS files are checked for a renewed certificate, served without a restart",
+        "1m",
+      )
       .option("--log-level <level>", LOG_LEVELS.join(", "), process.env.NATSMON_LOG_LEVEL ?? "info"),
   ).action(async (flags: GatewayFlags) => {
     const token = flags.authToken ?? process.env[TOKEN_ENV];
@@ -104,11 +109,10 @@ export function gatewayCommand(program: Command): void {
     }
     if (!LOG_LEVELS.includes(flags.logLevel))
       problems.push(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
-    const https = await httpsFiles(
-      flags.httpsCert || process.env[HTTPS_ENV.cert],
-      flags.httpsKey || process.env[HTTPS_ENV.key],
-      problems,
-    );
+    const httpsCheckMs = durationFlag("--https-check", flags.httpsCheck, "1m");
+    const httpsCert = flags.httpsCert || process.env[HTTPS_ENV.cert];
+    const httpsKey = flags.httpsKey || process.env[HTTPS_ENV.key];
+    const https = await readHttpsFiles(httpsCert, httpsKey, problems);
     if (problems.length > 0) {
       fail(problems.join("\n"), 2);
       return;
@@ -131,6 +135,15 @@ export function gatewayCommand(program: Command): void {
     }).catch((cause: unknown) => {
       throw new Error(`gateway did not start: ${(cause as Error).message}`, { cause });
     });
+    const stopRenewing =
+      https && httpsCert && httpsKey
+        ? renewHttps(
+            { cert: httpsCert, key: httpsKey },
+            httpsCheckMs,
+            (pair) => gateway.serveHttps(pair),
+            log,
+          )
+        : () => undefined;
     // The bus URL may carry credentials, so only the gateway's own address is printed.
     process.stdout.write(`natsmon gateway listens at ${gateway.url} (stop with Ctrl-C)\n`);
 
@@ -143,49 +156,12 @@ export function gatewayCommand(program: Command): void {
       // It reconnects through outages and refused credentials: a connection closed for good
       // cannot come back, and a supervisor restarting the process can.
       log.fatal({ err: stopped }, "the bus connection closed for good; exiting");
+      stopRenewing();
       await gateway.close();
       process.exit(1);
     }
+    stopRenewing();
     await gateway.close();
     process.exit(0);
   });
-}
-
-/**
- * The HTTPS certificate and key, read and checked as the TLS files of the configuration are
- * (tls-files.ts); undefined for plain HTTP. Problems go to `problems`, each naming its flag.
- */
-async function httpsFiles(
-  certFile: string | undefined,
-  keyFile: string | undefined,
-  problems: string[],
-): Promise<{ cert: Buffer; key: Buffer } | undefined> {
-  if (!certFile && !keyFile) return undefined;
-  if (!certFile || !keyFile) {
-    problems.push(
-      certFile
-        ? `--https-cert needs --https-key (or ${HTTPS_ENV.key}): the certificate's private key`
-        : `--https-key needs --https-cert (or ${HTTPS_ENV.cert}): the certificate it is the key of`,
-    );
-    return undefined;
-  }
-  const read = async (flag: string, file: string, check: (content: Buffer) => string | undefined) => {
-    try {
-      const content = await readFile(file);
-      const problem = check(content);
-      if (problem) problems.push(`${flag} ${file} ${problem}`);
-      return problem ? undefined : content;
-    } catch (err) {
-      problems.push(`${flag} ${file} cannot be read: ${(err as Error).message}`);
-      return undefined;
-    }
-  };
-  const cert = await read("--https-cert", certFile, (c) => certProblem(c));
-  const key = await read("--https-key", keyFile, keyProblem);
-  if (!cert || !key) return undefined;
-  if (!keyMatchesCert(cert, key)) {
-    problems.push(`--https-key ${keyFile} is not the private key of the certificate in ${certFile}`);
-    return undefined;
-  }
-  return { cert, key };
 }

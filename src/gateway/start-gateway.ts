@@ -1,4 +1,5 @@
 import { maxHeaderSize } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
@@ -56,6 +57,8 @@ export interface Gateway extends AsyncDisposable {
    * outages and refused credentials, so this is rare): the gateway can then never answer.
    */
   readonly lost: Promise<Error>;
+  /** Serves this certificate and key from the next TLS connection on (a renewal); HTTPS only. */
+  serveHttps(pair: { readonly cert: Buffer; readonly key: Buffer }): void;
   close(): Promise<void>;
 }
 
@@ -110,7 +113,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await link.close(DRAIN_TIMEOUT_MS);
       log.info("gateway stopped");
     })());
-  return { host: options.host, port, url, lost: link.lost, close, [Symbol.asyncDispose]: close };
+  const serveHttps = (pair: { readonly cert: Buffer; readonly key: Buffer }) => {
+    if (!options.https) throw new Error("the gateway serves plain HTTP: it has no certificate to renew");
+    (app.server as HttpsServer).setSecureContext({ cert: pair.cert, key: pair.key });
+  };
+  return { host: options.host, port, url, lost: link.lost, serveHttps, close, [Symbol.asyncDispose]: close };
 }
 
 function buildApp(link: BusLink, options: GatewayOptions) {

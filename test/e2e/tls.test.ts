@@ -10,8 +10,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { copyFile, writeFile } from "node:fs/promises";
 import https from "node:https";
+import type { TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { httpCall } from "../harness/http-call.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess, startupExample } from "../harness/natsmon-process.ts";
@@ -174,6 +175,61 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     // Plain HTTP on the HTTPS port gets no answer it can read.
     await assert.rejects(fetch(`${base.replace("https:", "http:")}/healthz`));
 
+    assert.equal(health.served, "natsmon test server");
+  });
+
+  test("the gateway serves a renewed HTTPS certificate without a restart; a half-written pair leaves it as it was", async () => {
+    const cert = join(dir.path, "gateway.pem");
+    const key = join(dir.path, "gateway.key");
+    await copyFile(certs.serverCert, cert);
+    await copyFile(certs.serverKey, key);
+    await using gateway = spawnNatsmon([
+      "gateway",
+      ...app,
+      "--tlsca",
+      certs.ca,
+      "--tlscert",
+      certs.clientCert,
+      "--tlskey",
+      certs.clientKey,
+      "--allow-unauthenticated",
+      "--https-cert",
+      cert,
+      "--https-key",
+      key,
+      "--https-check",
+      "100ms",
+      "--listen",
+      "127.0.0.1:0",
+    ]);
+    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+      message: "the gateway to print its https URL",
+    });
+    assert.equal((await httpsGet(`${base}/healthz`, certs.ca)).served, "natsmon test server");
+
+    // The certificate renewed, its key not yet: the pair does not match.
+    await copyFile(certs.server2Cert, cert);
+    await waitFor(() => gateway.stderr().includes("the HTTPS certificate files changed but cannot be used"), {
+      message: "the gateway to warn of the half-written pair",
+    });
+    assert.ok(
+      gateway.stderr().includes(`is not the private key of the certificate in ${cert}`),
+      gateway.stderr(),
+    );
+    const during = await httpsGet(`${base}/healthz`, certs.ca);
+    assert.equal(during.status, 200);
+    assert.equal(during.served, "natsmon test server", "the served certificate is kept");
+
+    await copyFile(certs.server2Key, key);
+    await waitFor(() => gateway.stderr().includes("serving the renewed HTTPS certificate"), {
+      message: "the gateway to serve the renewed certificate",
+    });
+    const after = await httpsGet(`${base}/healthz`, certs.ca);
+    assert.equal(after.status, 200, after.body);
+    assert.equal(after.served, "natsmon test server2");
+  });
+
+  test("the gateway refuses a half or mismatched HTTPS pair at start", async () => {
     const halfPair = await runNatsmon([
       "gateway",
       "--allow-unauthenticated",
@@ -287,17 +343,25 @@ test("TLS files start-up cannot use are refused by their paths, before anything 
   await refusedAtStart(file, errors);
 });
 
-/** GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token if given. */
-function httpsGet(url: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
+/**
+ * GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token if given,
+ * on a new connection each time; `served` is the CN of the certificate the server showed.
+ */
+function httpsGet(
+  url: string,
+  ca: string,
+  token?: string,
+): Promise<{ status: number; body: string; served: string }> {
   return new Promise((resolve, reject) => {
     const request = https.get(
       url,
-      { ca: readFileSync(ca), headers: token ? { authorization: `Bearer ${token}` } : {} },
+      { ca: readFileSync(ca), agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
       (response) => {
+        const served = String((response.socket as TLSSocket).getPeerCertificate().subject.CN);
         let body = "";
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => (body += chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body, served }));
       },
     );
     request.on("error", reject);

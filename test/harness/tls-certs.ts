@@ -1,6 +1,6 @@
 /**
  * Certificates for TLS tests, made with the openssl CLI in a directory of the test's: a CA,
- * a server certificate for 127.0.0.1 and localhost signed by it, two client certificates signed
+ * two server certificates for 127.0.0.1 and localhost signed by it, two client certificates signed
  * by it, and a second CA that signed none. EC P-256 keys, valid for two days.
  */
 import { execFile } from "node:child_process";
@@ -14,6 +14,9 @@ export interface TestCerts {
   readonly ca: string;
   readonly serverCert: string;
   readonly serverKey: string;
+  /** A second server certificate for the same names (`/CN=natsmon test server2`), as a renewal. */
+  readonly server2Cert: string;
+  readonly server2Key: string;
   readonly clientCert: string;
   readonly clientKey: string;
   /** A second client certificate signed by the CA (`/CN=natsmon test client2`), as a renewal. */
@@ -76,7 +79,9 @@ async function signed(dir: string, name: string, extensions: string): Promise<vo
 export async function makeTestCerts(dir: string): Promise<TestCerts> {
   await newCa(dir, "ca");
   await newCa(dir, "other-ca");
-  await signed(dir, "server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  const serverExtensions = "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n";
+  await signed(dir, "server", serverExtensions);
+  await signed(dir, "server2", serverExtensions);
   await signed(dir, "client", "extendedKeyUsage=clientAuth\n");
   await signed(dir, "client2", "extendedKeyUsage=clientAuth\n");
   await openssl(dir, [
@@ -94,6 +99,8 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
     ca: at("ca.pem"),
     serverCert: at("server.pem"),
     serverKey: at("server.key"),
+    server2Cert: at("server2.pem"),
+    server2Key: at("server2.key"),
     clientCert: at("client.pem"),
     clientKey: at("client.key"),
     client2Cert: at("client2.pem"),
