@@ -14,7 +14,8 @@ export function configCommand(program: Command): void {
     .option("-c, --config <file>", "YAML configuration file (env NATSMON_CONFIG)")
     .option(
       "--connect",
-      "also connect to the sink (JetStream for its account) and to each system this node scrapes (the system account); exit 1 when one fails",
+      "also connect to the sink (JetStream for its account), to each system this node scrapes (the system account) " +
+        "and to each enabled notification endpoint (without sending an alert); exit 1 when one fails",
     )
     .action(async (options: { config?: string; connect?: boolean }) => {
       const file = options.config ?? process.env.NATSMON_CONFIG;

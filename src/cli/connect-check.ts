@@ -3,13 +3,16 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectionOptions, describeCredentials, describeTarget, tlsHint } from "../bus/index.ts";
 import type { Config } from "../config/index.ts";
+import { VERSION } from "../lib/index.ts";
+import { probeEndpoint } from "../notify/index.ts";
 import { checkSystemAccount, SYSTEM_ACCOUNT_PROBE, systemAccountProblem } from "../scrape/index.ts";
 
 /**
  * `config check --connect`: connects to an external sink, once, and checks that its account
  * has JetStream, as the node's start needs; then to each monitored system this node scrapes,
  * and runs the check start-up runs (scrape/system-account.ts), printing a line for the sink
- * and one per system. True when all passed. Systems without `nats` monitor the sink through
+ * and one per system; then each enabled notification endpoint, without sending an alert
+ * (notify/probe.ts). True when all passed. Systems without `nats` monitor the sink through
  * natsmon's own system connection and are not checked here.
  */
 export async function checkConnections(config: Config): Promise<boolean> {
@@ -61,7 +64,20 @@ export async function checkConnections(config: Config): Promise<boolean> {
       await nc?.close().catch(() => undefined);
     }
   }
-  return passed;
+  return (await checkEndpoints(config.notifications.endpoints)) && passed;
+}
+
+/** A line per endpoint, probed together (each may take up to the attempt timeout): webhooks, then Alertmanagers. */
+async function checkEndpoints(endpoints: Config["notifications"]["endpoints"]): Promise<boolean> {
+  const results = await Promise.all(
+    endpoints.map((e) =>
+      e.enabled
+        ? probeEndpoint(e, { userAgent: `natsmon/${VERSION}` })
+        : Promise.resolve({ ok: true, detail: "disabled; not checked" }),
+    ),
+  );
+  endpoints.forEach((e, i) => process.stdout.write(`${e.type} endpoint ${e.name}: ${results[i]!.detail}\n`));
+  return results.every((r) => r.ok);
 }
 
 /** The sink's line: connected, and JetStream for its account; the embedded one is the node's own. */

@@ -56,6 +56,6 @@ export function publicUrl(text: string): string {
 }
 
 /** The name as a shell word: quoted unless it is made of safe characters only. */
-function shellWord(name: string): string {
+export function shellWord(name: string): string {
   return /^[\w.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
 }

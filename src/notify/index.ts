@@ -38,6 +38,7 @@ export {
 } from "./send.ts";
 export type { AttemptResult, DeliveryResult, RecordAttempt } from "./send.ts";
 export { failureAdvice, publicUrl } from "./failure-advice.ts";
+export { probeEndpoint } from "./probe.ts";
 export type { FailureAdvice } from "./failure-advice.ts";
 export {
   endpointId,

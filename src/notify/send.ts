@@ -246,7 +246,8 @@ function logEntry(
 
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
-function describeError(err: unknown, endpoint?: EndpointConfig): string {
+/** A failed request in words: fetch's error with its socket cause, and the TLS setting to give. */
+export function describeError(err: unknown, endpoint?: EndpointConfig): string {
   if (!(err instanceof Error)) return String(err);
   // fetch wraps the socket error ("fetch failed"); its cause says what happened.
   const cause = (err as Error & { cause?: unknown }).cause;
