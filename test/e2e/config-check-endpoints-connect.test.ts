@@ -10,7 +10,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { startAlertmanager, type AlertmanagerProcess } from "../harness/start-alertmanager.ts";
+import {
+  requiringClientCerts,
+  startAlertmanager,
+  type AlertmanagerProcess,
+} from "../harness/start-alertmanager.ts";
 import { startHttpReceiver, type HttpReceiver } from "../harness/http-receiver.ts";
 import { runNatsmon } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
@@ -30,16 +34,7 @@ describe("config check --connect probes the notification endpoints without sendi
     dir = await tempDir();
     certs = await makeTestCerts(dir.path);
     am = await startAlertmanager();
-    amTls = await startAlertmanager({
-      tls: {
-        cert: certs.serverCert,
-        key: certs.serverKey,
-        ca: certs.ca,
-        clientCa: certs.ca,
-        clientCert: certs.clientCert,
-        clientKey: certs.clientKey,
-      },
-    });
+    amTls = await startAlertmanager({ tls: requiringClientCerts(certs) });
     receiver = await startHttpReceiver();
     receiver.respondWith((req) =>
       req.path.startsWith("/moved/")

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, fetch } from "undici";
+import type { TestCerts } from "./tls-certs.ts";
 import { waitFor } from "./wait-for.ts";
 
 /** The Debian name of the binary (upstream calls it `alertmanager`). */
@@ -83,6 +84,21 @@ export interface AlertmanagerOptions {
     readonly clientCa?: string;
     readonly clientCert?: string;
     readonly clientKey?: string;
+  };
+}
+
+/**
+ * The `tls` option of an Alertmanager served with the test server certificate that requires
+ * client certificates signed by the test CA; the harness presents the test client's.
+ */
+export function requiringClientCerts(certs: TestCerts): NonNullable<AlertmanagerOptions["tls"]> {
+  return {
+    cert: certs.serverCert,
+    key: certs.serverKey,
+    ca: certs.ca,
+    clientCa: certs.ca,
+    clientCert: certs.clientCert,
+    clientKey: certs.clientKey,
   };
 }
 

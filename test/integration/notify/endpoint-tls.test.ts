@@ -15,7 +15,11 @@ import { after, before, describe, test } from "node:test";
 import type { EndpointConfig, TlsFiles } from "../../../src/config/index.ts";
 import { deliver, postOnce, type AttemptResult } from "../../../src/notify/index.ts";
 import type { DeliveryLogEntry } from "../../../src/protocol/index.ts";
-import { startAlertmanager, type AlertmanagerProcess } from "../../harness/start-alertmanager.ts";
+import {
+  requiringClientCerts,
+  startAlertmanager,
+  type AlertmanagerProcess,
+} from "../../harness/start-alertmanager.ts";
 import { startTestServer, type TestServer } from "../../harness/start-nats-server.ts";
 import { runNatsmon } from "../../harness/natsmon-process.ts";
 import { makeTestCerts, type TestCerts } from "../../harness/tls-certs.ts";
@@ -169,16 +173,7 @@ describe("natsmon notify test against a real Alertmanager that requires client c
   before(async () => {
     dir = await tempDir();
     certs = await makeTestCerts(dir.path);
-    am = await startAlertmanager({
-      tls: {
-        cert: certs.serverCert,
-        key: certs.serverKey,
-        ca: certs.ca,
-        clientCa: certs.ca,
-        clientCert: certs.clientCert,
-        clientKey: certs.clientKey,
-      },
-    });
+    am = await startAlertmanager({ tls: requiringClientCerts(certs) });
     sink = await startTestServer("am-tls-sink");
     config = join(dir.path, "natsmon.yaml");
     const am1 = `{name: am, url: ${JSON.stringify(am.url)}, subscriptions: ["*"], tls: {ca: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey}}}`;
