@@ -82,6 +82,10 @@ export function endpointIssues(
           });
         }
       }
+      if (e["proxy-url"]) {
+        const problem = proxyUrlProblem(e["proxy-url"]);
+        if (problem) issues.push({ path: `${at}.proxy-url`, message: problem });
+      }
       const auth = authIssues(e, at);
       issues.push(...auth.issues);
       warnings.push(...auth.warnings);
@@ -181,6 +185,7 @@ export function buildEndpoints(raw: RawConfig["notifications"]): EndpointConfig[
       ignore: e.ignore ?? [],
       systems: e.systems ?? [],
       ...(tlsFiles(e.tls) ? { tls: tlsFiles(e.tls) } : {}),
+      ...(e["proxy-url"] ? { proxyUrl: e["proxy-url"] } : {}),
     })),
   );
 }
@@ -214,5 +219,20 @@ function urlProblem(text: string): string | undefined {
   if (url.username || url.password) {
     return "must not carry credentials (user:password@): set auth-type basic with auth-user and auth-token instead";
   }
+  return undefined;
+}
+
+/** Why `text` cannot be a proxy's URL: an http or https URL with a host, credentials allowed. */
+function proxyUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "")
+    return "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "")
+    return "must be the proxy's address alone, without a path (http://host:port)";
   return undefined;
 }

@@ -213,6 +213,7 @@ const endpointSchema = z.strictObject({
   ignore: z.array(z.string()).optional(),
   systems: z.array(z.string()).optional(),
   tls: tlsSchema.optional(),
+  "proxy-url": z.string().optional(),
 });
 export type RawEndpoint = z.infer<typeof endpointSchema>;
 

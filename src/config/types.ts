@@ -148,6 +148,8 @@ export interface EndpointConfig {
   readonly systems: readonly string[];
   /** For an https url: the CA that signed the receiver's certificate, a client certificate. */
   readonly tls?: TlsFiles;
+  /** An HTTP proxy every request goes through (http://[user:password@]host:port). */
+  readonly proxyUrl?: string;
 }
 
 export interface NotificationsConfig {

@@ -9,7 +9,7 @@
  */
 import { Request, fetch } from "undici";
 import type { EndpointConfig } from "../config/index.ts";
-import { endpointDispatcher } from "./endpoint-tls.ts";
+import { endpointDispatcher } from "./endpoint-agent.ts";
 import { shellWord } from "./failure-advice.ts";
 import { ATTEMPT_TIMEOUT_MS, describeError, requestHeaders, targetUrl } from "./send.ts";
 
@@ -28,7 +28,7 @@ export async function probeEndpoint(
     endpoint.type === "alertmanager"
       ? targetUrl(endpoint).replace(/\/api\/v2\/alerts$/, "/api/v2/status")
       : endpoint.url;
-  const tls = await endpointDispatcher(endpoint.tls);
+  const tls = await endpointDispatcher(endpoint);
   if ("error" in tls) return { ok: false, detail: tls.error };
   const headers = requestHeaders(endpoint, "", options.userAgent);
   delete headers["content-type"];

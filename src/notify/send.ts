@@ -4,7 +4,7 @@ import type { EndpointConfig } from "../config/index.ts";
 import type { DeliveryAttemptEntry, DeliveryKind, DeliveryLogEntry } from "../protocol/index.ts";
 import { Headers, Request, fetch } from "undici";
 import type { DeliveryRequest } from "./bodies.ts";
-import { endpointDispatcher, socketFailure } from "./endpoint-tls.ts";
+import { endpointDispatcher, socketFailure } from "./endpoint-agent.ts";
 
 /** Spec: Limits. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -85,7 +85,7 @@ export async function postOnce(
   const request = buildRequest(endpoint, body, options.userAgent, signal);
   if (typeof request === "string")
     return { outcome: "unsent", error: request, ms: performance.now() - started };
-  const tls = await endpointDispatcher(endpoint.tls);
+  const tls = await endpointDispatcher(endpoint);
   if ("error" in tls) return { outcome: "unsent", error: tls.error, ms: performance.now() - started };
   try {
     const response = await fetch(request, tls.dispatcher ? { dispatcher: tls.dispatcher } : {});
@@ -249,8 +249,11 @@ const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 /** A failed request in words: fetch's error with its socket cause, and the TLS setting to give. */
 export function describeError(err: unknown, endpoint?: EndpointConfig): string {
   if (!(err instanceof Error)) return String(err);
-  // fetch wraps the socket error ("fetch failed"); its cause says what happened.
-  const cause = (err as Error & { cause?: unknown }).cause;
-  if (!(cause instanceof Error)) return err.message;
+  // fetch wraps the socket error ("fetch failed"); its cause, or the cause's own (a proxy's
+  // refusal under "Request was cancelled."), says what happened.
+  const first = (err as Error & { cause?: unknown }).cause;
+  if (!(first instanceof Error)) return err.message;
+  let cause: Error = first;
+  while (cause.cause instanceof Error) cause = cause.cause;
   return `${err.message}: ${endpoint ? socketFailure(endpoint, cause) : cause.message}`;
 }

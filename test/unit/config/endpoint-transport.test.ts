@@ -1,7 +1,7 @@
 /**
- * A notification endpoint's `tls` as `natsmon run` and `natsmon config check` load it: the
- * files are checked by their paths at start-up, an http url with tls is refused, and empty
- * values are unset.
+ * A notification endpoint's `tls` and `proxy-url` as `natsmon run` and `natsmon config check`
+ * load them: the files are checked by their paths at start-up, an http url with tls is
+ * refused, empty values are unset, and a proxy-url must be a proxy's http address.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -88,4 +88,28 @@ describe("a notification endpoint's tls files", () => {
         ],
       );
     }));
+});
+
+describe("a notification endpoint's proxy-url", () => {
+  const AT = "notifications.alertmanager[0]";
+  test("an http proxy, with or without credentials, reaches the endpoint's settings", async () => {
+    await using dir = await tempDir();
+    for (const proxy of ["http://proxy.example.com:3128", "http://natsmon:s3cret@proxy.example.com:3128/"]) {
+      const result = await load(dir.path, ["url: https://am.example.com:9093", `proxy-url: "${proxy}"`]);
+      assert.ok(result.ok, errors(result).join("\n"));
+      assert.equal(result.config.notifications.endpoints[0]!.proxyUrl, proxy);
+    }
+  });
+
+  test("a proxy-url that is not a proxy's address is refused by its path", async () => {
+    await using dir = await tempDir();
+    const refused = async (proxy: string) =>
+      errors(await load(dir.path, ["url: https://am.example.com:9093", `proxy-url: "${proxy}"`]));
+    const NOT_HTTP = "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
+    assert.deepEqual(await refused("proxy.example.com:3128"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
+    assert.deepEqual(await refused("socks5://proxy.example.com:1080"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
+    assert.deepEqual(await refused("http://proxy.example.com:3128/alerts"), [
+      `${AT}.proxy-url: must be the proxy's address alone, without a path (http://host:port)`,
+    ]);
+  });
 });

@@ -1,51 +1,56 @@
 /**
- * TLS towards a notification endpoint that needs more than the machine's CA store: a private
- * CA (`tls.ca`), a client certificate (`tls.cert`, `tls.key`) for a receiver that verifies
+ * How a notification endpoint is reached when the defaults do not do: through an HTTP proxy
+ * (`proxy-url`), and with TLS that needs more than the machine's CA store: a private CA
+ * (`tls.ca`), a client certificate (`tls.cert`, `tls.key`) for a receiver that verifies
  * clients, as an Alertmanager with `client_auth_type: RequireAndVerifyClientCert` does.
  *
- * The files are read again when they change (their size, time or inode), so a renewed
+ * The TLS files are read again when they change (their size, time or inode), so a renewed
  * certificate is used at the next attempt without a restart. Files that cannot be used at
  * that moment (half rewritten, say) leave the last good ones in use.
  */
 import { stat, readFile } from "node:fs/promises";
-import { createSecureContext } from "node:tls";
-import { Agent, type Dispatcher } from "undici";
-import type { TlsFiles } from "../config/index.ts";
+import { createSecureContext, type SecureContextOptions } from "node:tls";
+import { Agent, ProxyAgent, type Dispatcher } from "undici";
+import type { EndpointConfig, TlsFiles } from "../config/index.ts";
+import { redactUrl } from "../lib/index.ts";
 
 interface Held {
-  /** The files' identity when they were read. */
+  /** The TLS files' identity when they were read. */
   readonly signature: string;
-  readonly agent: Agent;
+  readonly agent: Dispatcher;
 }
 
-/** One agent per set of files, shared by the endpoints that name the same ones. */
+/** One agent per proxy and set of files, shared by the endpoints that name the same ones. */
 const held = new Map<string, Held>();
 
-/** The dispatcher for an endpoint's TLS files, or why none can be made (nothing is sent then). */
+/** The dispatcher for an endpoint, or why none can be made (nothing is sent then). */
 export type EndpointDispatcher = { readonly dispatcher?: Dispatcher } | { readonly error: string };
 
-/** The dispatcher to send with: undefined (the default one) for an endpoint without `tls`. */
-export async function endpointDispatcher(tls: TlsFiles | undefined): Promise<EndpointDispatcher> {
-  if (!tls) return {};
-  const key = JSON.stringify([tls.ca ?? "", tls.cert ?? "", tls.key ?? ""]);
+/** The dispatcher to send with: undefined (the default one) for an endpoint with neither `tls` nor `proxy-url`. */
+export async function endpointDispatcher(
+  endpoint: Pick<EndpointConfig, "tls" | "proxyUrl">,
+): Promise<EndpointDispatcher> {
+  const { tls, proxyUrl } = endpoint;
+  if (!tls && !proxyUrl) return {};
+  const key = JSON.stringify([proxyUrl ?? "", tls?.ca ?? "", tls?.cert ?? "", tls?.key ?? ""]);
   const current = held.get(key);
   const fallback = (why: string): EndpointDispatcher =>
     current ? { dispatcher: current.agent } : { error: `not sent: ${why}; nothing reached the endpoint` };
   let signature: string;
   try {
-    signature = await filesSignature(tls);
+    signature = tls ? await filesSignature(tls) : "";
   } catch (err) {
     return fallback(readFailure(err));
   }
   if (current?.signature === signature) return { dispatcher: current.agent };
-  let agent: Agent;
+  let agent: Dispatcher;
   try {
-    const [ca, cert, key] = await Promise.all([tls.ca, tls.cert, tls.key].map(read));
-    const options = { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
-    // Refuses what the handshake could not use (a key of another certificate, a broken PEM),
-    // before the agent holds it.
-    createSecureContext(options);
-    agent = new Agent({ connect: options });
+    const options = tls ? await tlsOptions(tls) : {};
+    agent = proxyUrl
+      ? // Plain HTTP goes to the proxy as an absolute-form request, as proxies expect it (many
+        // allow CONNECT to port 443 only); HTTPS is tunnelled with CONNECT.
+        new ProxyAgent({ uri: proxyUrl, proxyTunnel: false, requestTls: options })
+      : new Agent({ connect: options });
   } catch (err) {
     return fallback(readFailure(err));
   }
@@ -53,6 +58,14 @@ export async function endpointDispatcher(tls: TlsFiles | undefined): Promise<End
   // Requests under way on the old agent finish; it takes no new ones.
   if (current) void current.agent.close().catch(() => undefined);
   return { dispatcher: agent };
+}
+
+/** The files as TLS options; refuses what a handshake could not use (a key of another certificate, a broken PEM). */
+async function tlsOptions(tls: TlsFiles): Promise<SecureContextOptions> {
+  const [ca, cert, key] = await Promise.all([tls.ca, tls.cert, tls.key].map(read));
+  const options = { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+  createSecureContext(options);
+  return options;
 }
 
 async function filesSignature(tls: TlsFiles): Promise<string> {
@@ -88,14 +101,61 @@ const UNTRUSTED = new Set([
  * servers, Alertmanager among them, close without an alert then).
  */
 export function socketFailure(
-  endpoint: { readonly url: string; readonly tls?: TlsFiles },
+  endpoint: Pick<EndpointConfig, "url" | "tls" | "proxyUrl">,
   cause: Error & { code?: string },
 ): string {
   const message = opensslReason(cause.message)
     // natsmon adds the machine's CA store itself: Node's advice would send the reader astray.
     .replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, "");
-  const hint = tlsHint(endpoint, cause.code ?? "");
+  // Not every error's code is a string (a system error's errno-like codes are, some are not).
+  const code = typeof cause.code === "string" ? cause.code : "";
+  const hint = proxyHint(endpoint, cause.message, code) ?? tlsHint(endpoint, code);
   return hint ? `${message}: ${hint}` : message;
+}
+
+/** Errors that mean the connection to the proxy itself failed. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * What the proxy answered or why it could not be reached: a refused CONNECT (https endpoints)
+ * and a 407 arrive as errors; a plain http endpoint gets the proxy's other answers (502 when
+ * it cannot reach the endpoint, say) as an HTTP status, which the attempt reports as such.
+ */
+function proxyHint(
+  endpoint: Pick<EndpointConfig, "proxyUrl">,
+  message: string,
+  errorCode: string,
+): string | undefined {
+  if (!endpoint.proxyUrl) return undefined;
+  const proxy = `the proxy in proxy-url (${redactUrl(endpoint.proxyUrl)})`;
+  // undici's words: "Proxy response (403) !== 200 when HTTP Tunneling" to a CONNECT (https),
+  // "Proxy Authentication Required (407)" to a plain request.
+  const status = /^Proxy (?:response \((\d{3})\)|Authentication Required \((407)\))/.exec(message);
+  const code = status?.[1] ?? status?.[2];
+  // To a CONNECT, a 401 (tinyproxy's answer to wrong credentials) is about the proxy's too.
+  if (code === "407" || code === "401") {
+    return new URL(endpoint.proxyUrl).username
+      ? `${proxy} refused the credentials in proxy-url: check its user and password`
+      : `${proxy} asks for credentials: give them in proxy-url (http://USER:PASSWORD@host:port)`;
+  }
+  if (code !== undefined) {
+    return (
+      `${proxy} answered ${code} to the tunnel (CONNECT) to the endpoint: its access rules must let natsmon ` +
+      "reach the endpoint's host and port, and the endpoint must be up"
+    );
+  }
+  // Through a proxy, natsmon's only connection is the one to the proxy.
+  if (UNREACHABLE.has(errorCode)) {
+    return `${proxy} cannot be reached: check proxy-url, and that the proxy runs and is reachable from here`;
+  }
+  return undefined;
 }
 
 function tlsHint(
