@@ -158,3 +158,68 @@ function basicIssues(user: string | undefined, token: string | undefined, at: st
   }
   return issues;
 }
+
+/** RFC 9110 token characters: what a header name is made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header values: visible ASCII, space and tab (RFC 9110 field-value without obs-text). */
+const isNotFieldValue = (code: number) => (code < 0x20 && code !== 0x09) || code > 0x7e;
+
+/** Headers natsmon sets itself, or that belong to the connection rather than the request. */
+const RESERVED: ReadonlyMap<string, string> = new Map([
+  ["content-type", "natsmon sets it (application/json)"],
+  ["content-length", "natsmon sets it from the body"],
+  ["user-agent", "natsmon sets it (natsmon/<version>)"],
+  ["host", "it comes from the url"],
+  ["connection", "it belongs to the connection, which natsmon manages"],
+  ["keep-alive", "it belongs to the connection, which natsmon manages"],
+  ["transfer-encoding", "it belongs to the connection, which natsmon manages"],
+  ["te", "it belongs to the connection, which natsmon manages"],
+  ["upgrade", "it belongs to the connection, which natsmon manages"],
+  ["expect", "it belongs to the connection, which natsmon manages"],
+  ["proxy-authorization", "give the proxy's credentials in proxy-url (http://USER:PASSWORD@host:port)"],
+]);
+
+/**
+ * The endpoint's own `headers` (a tenant header such as Mimir's X-Scope-OrgID, an API key a
+ * receiver wants): names must be tokens, values must be sendable, and a header natsmon sets
+ * itself, or that its auth-type sets, cannot be given again. Values are never quoted back.
+ */
+export function headerIssues(e: Salvaged<RawEndpoint>, at: string): Issue[] {
+  const issues: Issue[] = [];
+  const auth = e["auth-type"] || undefined;
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(e.headers ?? {})) {
+    const path = `${at}.headers.${name}`;
+    const lower = name.toLowerCase();
+    const before = seen.get(lower);
+    seen.set(lower, name);
+    if (before !== undefined) {
+      issues.push({ path, message: `is ${before} again: header names are the same in any case` });
+      continue;
+    }
+    if (!TOKEN.test(name)) {
+      issues.push({ path, message: "is not a header name: letters, digits and !#$%&'*+-.^_`|~ only" });
+      continue;
+    }
+    const reserved =
+      RESERVED.get(lower) ??
+      (lower === "authorization" && (auth === "basic" || auth === "bearer")
+        ? `auth-type ${auth} sets it; leave auth-type out to send an Authorization header of your own`
+        : lower === "x-hub-signature-256" && auth === "hmac"
+          ? "auth-type hmac sets it"
+          : undefined);
+    if (reserved) {
+      issues.push({ path, message: `cannot be set here: ${reserved}` });
+      continue;
+    }
+    if (typeof value !== "string") continue;
+    const bad = firstBad(value, isNotFieldValue);
+    if (bad) {
+      issues.push({
+        path,
+        message: `must be ASCII without control characters but tab, as a header value; ${describeBad(value, bad)}`,
+      });
+    }
+  }
+  return issues;
+}

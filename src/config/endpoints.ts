@@ -2,7 +2,7 @@ import { RETIRED_CHECKS, currentCheckCode, isOldStyleCode } from "../domain/inde
 import type { RawConfig, RawEndpoint } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
 import type { AuthType, EndpointConfig, TlsFiles } from "./types.ts";
-import { authIssues } from "./endpoint-auth.ts";
+import { authIssues, headerIssues } from "./endpoint-auth.ts";
 
 interface Issue {
   path: string;
@@ -86,6 +86,7 @@ export function endpointIssues(
         const problem = proxyUrlProblem(e["proxy-url"]);
         if (problem) issues.push({ path: `${at}.proxy-url`, message: problem });
       }
+      issues.push(...headerIssues(e, at));
       const auth = authIssues(e, at);
       issues.push(...auth.issues);
       warnings.push(...auth.warnings);
@@ -186,6 +187,7 @@ export function buildEndpoints(raw: RawConfig["notifications"]): EndpointConfig[
       systems: e.systems ?? [],
       ...(tlsFiles(e.tls) ? { tls: tlsFiles(e.tls) } : {}),
       ...(e["proxy-url"] ? { proxyUrl: e["proxy-url"] } : {}),
+      ...(e.headers && Object.keys(e.headers).length > 0 ? { headers: e.headers } : {}),
     })),
   );
 }

@@ -214,6 +214,7 @@ const endpointSchema = z.strictObject({
   systems: z.array(z.string()).optional(),
   tls: tlsSchema.optional(),
   "proxy-url": z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
 });
 export type RawEndpoint = z.infer<typeof endpointSchema>;
 

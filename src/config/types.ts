@@ -150,6 +150,8 @@ export interface EndpointConfig {
   readonly tls?: TlsFiles;
   /** An HTTP proxy every request goes through (http://[user:password@]host:port). */
   readonly proxyUrl?: string;
+  /** Headers sent with every request besides natsmon's own (a tenant id, an API key). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface NotificationsConfig {

@@ -47,11 +47,16 @@ export function targetUrl(endpoint: Pick<EndpointConfig, "type" | "url">): strin
 
 /** Request headers, with the endpoint's authentication (spec: Authentication, item 3). */
 export function requestHeaders(
-  endpoint: Pick<EndpointConfig, "authType" | "authUser" | "authToken">,
+  endpoint: Pick<EndpointConfig, "authType" | "authUser" | "authToken" | "headers">,
   body: string,
   userAgent: string,
 ): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": "application/json", "user-agent": userAgent };
+  // The endpoint's own headers first: start-up refuses those natsmon or its auth-type set.
+  const headers: Record<string, string> = {
+    ...endpoint.headers,
+    "content-type": "application/json",
+    "user-agent": userAgent,
+  };
   const token = endpoint.authToken ?? "";
   switch (endpoint.authType) {
     case "basic":
@@ -133,12 +138,15 @@ function buildRequest(
     try {
       new Headers([[name, value]]);
     } catch {
-      const auth = name !== "user-agent" && name !== "content-type";
+      const own = endpoint.headers !== undefined && Object.hasOwn(endpoint.headers, name);
+      const auth = !own && name !== "user-agent" && name !== "content-type";
       return unsent(
-        auth
-          ? `the ${name} header, made from the endpoint's auth settings, is not a valid HTTP header value ` +
+        own
+          ? `the endpoint's headers.${name} is not a valid HTTP header value (natsmon config check names the fault)`
+          : auth
+            ? `the ${name} header, made from the endpoint's auth settings, is not a valid HTTP header value ` +
               "(natsmon config check names the fault)"
-          : `the ${name} header is not a valid HTTP header value`,
+            : `the ${name} header is not a valid HTTP header value`,
       );
     }
   }

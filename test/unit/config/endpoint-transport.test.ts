@@ -113,3 +113,47 @@ describe("a notification endpoint's proxy-url", () => {
     ]);
   });
 });
+
+describe("a notification endpoint's headers", () => {
+  const AT = "notifications.alertmanager[0]";
+  test("headers of the endpoint's own reach its settings; Authorization is free without auth-type", async () => {
+    await using dir = await tempDir();
+    const result = await load(dir.path, [
+      "url: https://mimir.example.com/alertmanager",
+      'headers: {X-Scope-OrgID: tenant-1, Authorization: "GenieKey abc"}',
+    ]);
+    assert.ok(result.ok, errors(result).join("\n"));
+    assert.deepEqual(result.config.notifications.endpoints[0]!.headers, {
+      "X-Scope-OrgID": "tenant-1",
+      Authorization: "GenieKey abc",
+    });
+  });
+
+  test("a header that cannot be sent, or that natsmon or the auth-type sets, is refused by its path", async () => {
+    await using dir = await tempDir();
+    const result = await load(dir.path, [
+      "url: https://am.example.com",
+      "auth-type: bearer",
+      "auth-token: t0ken",
+      "headers:",
+      '  "X Tenant": a',
+      '  X-Secret: "line\\n"',
+      "  Content-Type: text/plain",
+      "  authorization: Basic x",
+      "  X-Scope-OrgID: one",
+      "  x-scope-orgid: two",
+      "  Proxy-Authorization: Basic y",
+    ]);
+    assert.deepEqual(errors(result), [
+      `${AT}.headers.X Tenant: is not a header name: letters, digits and !#$%&'*+-.^_\`|~ only`,
+      `${AT}.headers.X-Secret: must be ASCII without control characters but tab, as a header value; it has a ` +
+        "line feed (U+000A) at character 5: a YAML block scalar (|) keeps its final line break; write |- or quote the value",
+      `${AT}.headers.Content-Type: cannot be set here: natsmon sets it (application/json)`,
+      `${AT}.headers.authorization: cannot be set here: auth-type bearer sets it; leave auth-type out to send an ` +
+        "Authorization header of your own",
+      `${AT}.headers.x-scope-orgid: is X-Scope-OrgID again: header names are the same in any case`,
+      `${AT}.headers.Proxy-Authorization: cannot be set here: give the proxy's credentials in proxy-url ` +
+        "(http://USER:PASSWORD@host:port)",
+    ]);
+  });
+});
