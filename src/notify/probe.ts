@@ -28,8 +28,8 @@ export async function probeEndpoint(
     endpoint.type === "alertmanager"
       ? targetUrl(endpoint).replace(/\/api\/v2\/alerts$/, "/api/v2/status")
       : endpoint.url;
-  const tls = await endpointDispatcher(endpoint);
-  if ("error" in tls) return { ok: false, detail: tls.error };
+  const agent = await endpointDispatcher(endpoint);
+  if ("error" in agent) return { ok: false, detail: agent.error };
   const headers = requestHeaders(endpoint, "", options.userAgent);
   delete headers["content-type"];
   let status: number;
@@ -43,7 +43,7 @@ export async function probeEndpoint(
         redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       }),
-      tls.dispatcher ? { dispatcher: tls.dispatcher } : {},
+      agent.dispatcher ? { dispatcher: agent.dispatcher } : {},
     );
     status = response.status;
     location = response.headers.get("location");

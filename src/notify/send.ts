@@ -90,10 +90,10 @@ export async function postOnce(
   const request = buildRequest(endpoint, body, options.userAgent, signal);
   if (typeof request === "string")
     return { outcome: "unsent", error: request, ms: performance.now() - started };
-  const tls = await endpointDispatcher(endpoint);
-  if ("error" in tls) return { outcome: "unsent", error: tls.error, ms: performance.now() - started };
+  const agent = await endpointDispatcher(endpoint);
+  if ("error" in agent) return { outcome: "unsent", error: agent.error, ms: performance.now() - started };
   try {
-    const response = await fetch(request, tls.dispatcher ? { dispatcher: tls.dispatcher } : {});
+    const response = await fetch(request, agent.dispatcher ? { dispatcher: agent.dispatcher } : {});
     const text = await response.text();
     const ms = performance.now() - started;
     const status = response.status;
