@@ -1,32 +1,43 @@
 /**
- * The gateway's HTTPS certificate and key: read and checked at start (each fault named by its
- * flag), then checked again every interval, so that a renewed certificate (certbot, cert-manager,
+ * The gateway's HTTPS certificate and key, and the CA of the client certificates it may require:
+ * read and checked at start (each fault named by its flag), then checked again every interval, so that a renewed certificate (certbot, cert-manager,
  * an ACME client replacing the files or the symlinks to them) is served from the next connection
  * on without a restart. Files that cannot be used at that moment (half rewritten, a key of
  * another certificate) leave the served certificate as it is, with a warning.
  */
 import { X509Certificate } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
-import { certProblem, keyMatchesCert, keyProblem } from "../config/index.ts";
+import { caProblem, certProblem, keyMatchesCert, keyProblem } from "../config/index.ts";
+import type { HttpsFiles } from "../gateway/index.ts";
 import type { Logger } from "../lib/index.ts";
 
-export const HTTPS_ENV = { cert: "NATSMON_GATEWAY_HTTPS_CERT", key: "NATSMON_GATEWAY_HTTPS_KEY" } as const;
+export const HTTPS_ENV = {
+  cert: "NATSMON_GATEWAY_HTTPS_CERT",
+  key: "NATSMON_GATEWAY_HTTPS_KEY",
+  clientCa: "NATSMON_GATEWAY_HTTPS_CLIENT_CA",
+} as const;
 
-export interface HttpsPair {
-  readonly cert: Buffer;
-  readonly key: Buffer;
+/** The files' paths as given. */
+export interface HttpsPaths {
+  readonly cert?: string | undefined;
+  readonly key?: string | undefined;
+  readonly clientCa?: string | undefined;
 }
 
 /**
- * The certificate and key, or undefined for plain HTTP (neither file given) or when a problem
- * was found; problems go to `problems`, each naming its flag.
+ * The certificate, key and client CA, or undefined for plain HTTP (none given) or when a
+ * problem was found; problems go to `problems`, each naming its flag.
  */
-export async function readHttpsFiles(
-  certFile: string | undefined,
-  keyFile: string | undefined,
-  problems: string[],
-): Promise<HttpsPair | undefined> {
-  if (!certFile && !keyFile) return undefined;
+export async function readHttpsFiles(paths: HttpsPaths, problems: string[]): Promise<HttpsFiles | undefined> {
+  const { cert: certFile, key: keyFile, clientCa: clientCaFile } = paths;
+  if (!certFile && !keyFile) {
+    if (clientCaFile) {
+      problems.push(
+        `--https-client-ca needs --https-cert and --https-key: client certificates are asked for over HTTPS only`,
+      );
+    }
+    return undefined;
+  }
   if (!certFile || !keyFile) {
     problems.push(
       certFile
@@ -48,12 +59,13 @@ export async function readHttpsFiles(
   };
   const cert = await read("--https-cert", certFile, (c) => certProblem(c));
   const key = await read("--https-key", keyFile, keyProblem);
-  if (!cert || !key) return undefined;
+  const clientCa = clientCaFile ? await read("--https-client-ca", clientCaFile, caProblem) : undefined;
+  if (!cert || !key || (clientCaFile && !clientCa)) return undefined;
   if (!keyMatchesCert(cert, key)) {
     problems.push(`--https-key ${keyFile} is not the private key of the certificate in ${certFile}`);
     return undefined;
   }
-  return { cert, key };
+  return { cert, key, ...(clientCa ? { clientCa } : {}) };
 }
 
 /**
@@ -62,17 +74,18 @@ export async function readHttpsFiles(
  * files are not read. Returns a stop function.
  */
 export function renewHttps(
-  files: { readonly cert: string; readonly key: string },
+  files: HttpsPaths & { readonly cert: string; readonly key: string },
   intervalMs: number,
-  serve: (pair: HttpsPair) => void,
+  serve: (files: HttpsFiles) => void,
   log: Logger,
 ): () => void {
   let served: string | undefined;
   let refused: string | undefined;
   let busy = false;
   const identity = async () => {
-    const [c, k] = await Promise.all([stat(files.cert), stat(files.key)]);
-    return `${c.ino}:${c.size}:${c.mtimeMs}|${k.ino}:${k.size}:${k.mtimeMs}`;
+    const named = [files.cert, files.key, files.clientCa].filter((f) => f !== undefined);
+    const stats = await Promise.all(named.map((f) => stat(f)));
+    return stats.map((s) => `${s.ino}:${s.size}:${s.mtimeMs}`).join("|");
   };
   const ready = identity().then(
     (id) => (served = id),
@@ -89,12 +102,12 @@ export function renewHttps(
       problems.push((err as Error).message);
     }
     if (id === served || id === refused) return;
-    const pair = problems.length === 0 ? await readHttpsFiles(files.cert, files.key, problems) : undefined;
+    const pair = problems.length === 0 ? await readHttpsFiles(files, problems) : undefined;
     if (!pair) {
       refused = id;
       log.warn(
         { problems },
-        `the HTTPS certificate files changed but cannot be used: the gateway keeps serving its certificate; ` +
+        `the HTTPS files changed but cannot be used: the gateway keeps serving its certificate; ` +
           `fix them (checked again every ${intervalMs < 1000 ? `${intervalMs} ms` : `${Math.round(intervalMs / 1000)} s`})`,
       );
       return;

@@ -28,6 +28,7 @@ interface GatewayFlags extends ClientOptions {
   receiveTimeout: string;
   httpsCert?: string;
   httpsKey?: string;
+  httpsClientCa?: string;
   httpsCheck: string;
   logLevel: string;
 }
@@ -73,6 +74,10 @@ export function gatewayCommand(program: Command): void {
       )
       .option("--https-key <file>", `the HTTPS certificate's private key, PEM (env ${HTTPS_ENV.key})`)
       .option(
+        "--https-client-ca <file>",
+        `require client certificates signed by this CA, PEM, on every connection (env ${HTTPS_ENV.clientCa})`,
+      )
+      .option(
         "--https-check <duration>",
         "how often the HTTPS files are checked for a renewed certificate, served without a restart",
         "1m",
@@ -110,9 +115,12 @@ export function gatewayCommand(program: Command): void {
     if (!LOG_LEVELS.includes(flags.logLevel))
       problems.push(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
     const httpsCheckMs = durationFlag("--https-check", flags.httpsCheck, "1m");
-    const httpsCert = flags.httpsCert || process.env[HTTPS_ENV.cert];
-    const httpsKey = flags.httpsKey || process.env[HTTPS_ENV.key];
-    const https = await readHttpsFiles(httpsCert, httpsKey, problems);
+    const httpsPaths = {
+      cert: flags.httpsCert || process.env[HTTPS_ENV.cert],
+      key: flags.httpsKey || process.env[HTTPS_ENV.key],
+      clientCa: flags.httpsClientCa || process.env[HTTPS_ENV.clientCa],
+    };
+    const https = await readHttpsFiles(httpsPaths, problems);
     if (problems.length > 0) {
       fail(problems.join("\n"), 2);
       return;
@@ -135,10 +143,11 @@ export function gatewayCommand(program: Command): void {
     }).catch((cause: unknown) => {
       throw new Error(`gateway did not start: ${(cause as Error).message}`, { cause });
     });
+    const { cert: httpsCert, key: httpsKey } = httpsPaths;
     const stopRenewing =
       https && httpsCert && httpsKey
         ? renewHttps(
-            { cert: httpsCert, key: httpsKey },
+            { ...httpsPaths, cert: httpsCert, key: httpsKey },
             httpsCheckMs,
             (pair) => gateway.serveHttps(pair),
             log,

@@ -33,9 +33,28 @@ export interface GatewayOptions {
    * request gets 408 and the connection is closed. Unset: GATEWAY_DEFAULTS.receiveTimeoutMs.
    */
   readonly receiveTimeoutMs?: number;
-  /** Serve HTTPS with this certificate (its chain after it) and key, PEM; plain HTTP without. */
-  readonly https?: { readonly cert: Buffer; readonly key: Buffer };
+  /**
+   * Serve HTTPS with this certificate (its chain after it) and key, PEM; plain HTTP without.
+   * With `clientCa`, every client must present a certificate that CA signed.
+   */
+  readonly https?: HttpsFiles;
   readonly log: Logger;
+}
+
+/** The gateway's HTTPS certificate and key, and the CA of the client certificates it requires. */
+export interface HttpsFiles {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly clientCa?: Buffer;
+}
+
+/** Node's TLS server options for the files: a client certificate required when a client CA is given. */
+function tlsServerOptions(files: HttpsFiles) {
+  return {
+    cert: files.cert,
+    key: files.key,
+    ...(files.clientCa ? { ca: files.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+  };
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -57,8 +76,8 @@ export interface Gateway extends AsyncDisposable {
    * outages and refused credentials, so this is rare): the gateway can then never answer.
    */
   readonly lost: Promise<Error>;
-  /** Serves this certificate and key from the next TLS connection on (a renewal); HTTPS only. */
-  serveHttps(pair: { readonly cert: Buffer; readonly key: Buffer }): void;
+  /** Serves these files from the next TLS connection on (a renewal); HTTPS only. */
+  serveHttps(files: HttpsFiles): void;
   close(): Promise<void>;
 }
 
@@ -113,9 +132,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await link.close(DRAIN_TIMEOUT_MS);
       log.info("gateway stopped");
     })());
-  const serveHttps = (pair: { readonly cert: Buffer; readonly key: Buffer }) => {
+  const serveHttps = (files: HttpsFiles) => {
     if (!options.https) throw new Error("the gateway serves plain HTTP: it has no certificate to renew");
-    (app.server as HttpsServer).setSecureContext({ cert: pair.cert, key: pair.key });
+    (app.server as HttpsServer).setSecureContext(tlsServerOptions(files));
   };
   return { host: options.host, port, url, lost: link.lost, serveHttps, close, [Symbol.asyncDispose]: close };
 }
@@ -142,9 +161,7 @@ function buildApp(link: BusLink, options: GatewayOptions) {
     // connectionsCheckingInterval (30 s by default, which would let a 1 s bound run to 31 s).
     requestTimeout: receiveTimeoutMs,
     // Node's HTTPS server takes the same bounds with its certificate (Fastify then ignores `http`).
-    ...(options.https
-      ? { https: { ...server, cert: options.https.cert, key: options.https.key } }
-      : { http: server }),
+    ...(options.https ? { https: { ...server, ...tlsServerOptions(options.https) } } : { http: server }),
     // The router's default limit of 100 characters per path parameter would answer a longer
     // system id with its own 414, before the token and id checks. Node refuses a request line
     // longer than its header limit, so with that as the limit the router never cuts an id short

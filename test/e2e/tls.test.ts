@@ -209,7 +209,7 @@ describe("a node and its clients on a nats-server that requires TLS and client c
 
     // The certificate renewed, its key not yet: the pair does not match.
     await copyFile(certs.server2Cert, cert);
-    await waitFor(() => gateway.stderr().includes("the HTTPS certificate files changed but cannot be used"), {
+    await waitFor(() => gateway.stderr().includes("the HTTPS files changed but cannot be used"), {
       message: "the gateway to warn of the half-written pair",
     });
     assert.ok(
@@ -227,6 +227,55 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     const after = await httpsGet(`${base}/healthz`, certs.ca);
     assert.equal(after.status, 200, after.body);
     assert.equal(after.served, "natsmon test server2");
+  });
+
+  test("with --https-client-ca the gateway serves only clients with a certificate that CA signed", async () => {
+    await using gateway = spawnNatsmon([
+      "gateway",
+      ...app,
+      "--tlsca",
+      certs.ca,
+      "--tlscert",
+      certs.clientCert,
+      "--tlskey",
+      certs.clientKey,
+      "--allow-unauthenticated",
+      "--https-cert",
+      certs.serverCert,
+      "--https-key",
+      certs.serverKey,
+      "--https-client-ca",
+      certs.ca,
+      "--listen",
+      "127.0.0.1:0",
+    ]);
+    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+      message: "the gateway to print its https URL",
+    });
+    const client = { cert: certs.clientCert, key: certs.clientKey };
+    const systems = await httpsGet(`${base}/systems`, certs.ca, undefined, client);
+    assert.equal(systems.status, 200, systems.body);
+    // Without a certificate the handshake fails, /healthz included: no route is reached.
+    await assert.rejects(httpsGet(`${base}/healthz`, certs.ca));
+
+    const alone = await runNatsmon(["gateway", "--allow-unauthenticated", "--https-client-ca", certs.ca]);
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--https-client-ca needs --https-cert and --https-key/);
+    const notCa = await runNatsmon([
+      "gateway",
+      "--allow-unauthenticated",
+      "--https-cert",
+      certs.serverCert,
+      "--https-key",
+      certs.serverKey,
+      "--https-client-ca",
+      certs.clientKey,
+    ]);
+    assert.equal(notCa.code, 2);
+    assert.ok(
+      notCa.stderr.includes(`--https-client-ca ${certs.clientKey} holds no PEM certificate`),
+      notCa.stderr,
+    );
   });
 
   test("the gateway refuses a half or mismatched HTTPS pair at start", async () => {
@@ -344,18 +393,24 @@ test("TLS files start-up cannot use are refused by their paths, before anything 
 });
 
 /**
- * GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token if given,
- * on a new connection each time; `served` is the CN of the certificate the server showed.
+ * GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token and a client
+ * certificate if given, on a new connection each time; `served` is the CN of the certificate the server showed.
  */
 function httpsGet(
   url: string,
   ca: string,
   token?: string,
+  client?: { cert: string; key: string },
 ): Promise<{ status: number; body: string; served: string }> {
   return new Promise((resolve, reject) => {
     const request = https.get(
       url,
-      { ca: readFileSync(ca), agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
+      {
+        ca: readFileSync(ca),
+        ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
+        agent: false,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      },
       (response) => {
         const served = String((response.socket as TLSSocket).getPeerCertificate().subject.CN);
         let body = "";
