@@ -29,6 +29,27 @@ describe("a node and its clients on a nats-server that requires TLS and client c
   let node: NatsmonProcess;
   let app: string[];
 
+  /**
+   * A gateway on the TLS bus (APP's user, the client certificate) serving HTTPS with `https`
+   * flags, and its https base URL once it prints it.
+   */
+  async function httpsGateway(
+    https: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ gateway: NatsmonProcess; base: string }> {
+    const tlsFlags = ["--tlsca", certs.ca, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey];
+    const gateway = spawnNatsmon(["gateway", ...app, ...tlsFlags, ...https, "--listen", "127.0.0.1:0"], env);
+    try {
+      const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
+        message: "the gateway to print its https URL",
+      });
+      return { gateway, base };
+    } catch (err) {
+      await gateway[Symbol.asyncDispose]();
+      throw err;
+    }
+  }
+
   before(async () => {
     dir = await tempDir();
     certs = await makeTestCerts(dir.path);
@@ -147,25 +168,12 @@ describe("a node and its clients on a nats-server that requires TLS and client c
   });
 
   test("the gateway serves HTTPS with --https-cert and --https-key, its bearer token over TLS", async () => {
-    const tlsFlags = ["--tlsca", certs.ca, "--tlscert", certs.clientCert, "--tlskey", certs.clientKey];
     const token = "gw-https-token";
-    await using gateway = spawnNatsmon(
-      [
-        "gateway",
-        ...app,
-        ...tlsFlags,
-        "--https-cert",
-        certs.serverCert,
-        "--https-key",
-        certs.serverKey,
-        "--listen",
-        "127.0.0.1:0",
-      ],
+    const { gateway, base } = await httpsGateway(
+      ["--https-cert", certs.serverCert, "--https-key", certs.serverKey],
       { NATSMON_GATEWAY_AUTH_TOKEN: token },
     );
-    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
-      message: "the gateway to print its https URL",
-    });
+    await using _ = gateway;
     const health = await httpsGet(`${base}/healthz`, certs.ca);
     assert.equal(health.status, 200, health.body);
     assert.equal((await httpsGet(`${base}/systems`, certs.ca)).status, 401);
@@ -183,15 +191,7 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     const key = join(dir.path, "gateway.key");
     await copyFile(certs.serverCert, cert);
     await copyFile(certs.serverKey, key);
-    await using gateway = spawnNatsmon([
-      "gateway",
-      ...app,
-      "--tlsca",
-      certs.ca,
-      "--tlscert",
-      certs.clientCert,
-      "--tlskey",
-      certs.clientKey,
+    const { gateway, base } = await httpsGateway([
       "--allow-unauthenticated",
       "--https-cert",
       cert,
@@ -199,12 +199,8 @@ describe("a node and its clients on a nats-server that requires TLS and client c
       key,
       "--https-check",
       "100ms",
-      "--listen",
-      "127.0.0.1:0",
     ]);
-    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
-      message: "the gateway to print its https URL",
-    });
+    await using _ = gateway;
     assert.equal((await httpsGet(`${base}/healthz`, certs.ca)).served, "natsmon test server");
 
     // The certificate renewed, its key not yet: the pair does not match.
@@ -230,15 +226,7 @@ describe("a node and its clients on a nats-server that requires TLS and client c
   });
 
   test("with --https-client-ca the gateway serves only clients with a certificate that CA signed", async () => {
-    await using gateway = spawnNatsmon([
-      "gateway",
-      ...app,
-      "--tlsca",
-      certs.ca,
-      "--tlscert",
-      certs.clientCert,
-      "--tlskey",
-      certs.clientKey,
+    const { gateway, base } = await httpsGateway([
       "--allow-unauthenticated",
       "--https-cert",
       certs.serverCert,
@@ -246,12 +234,8 @@ describe("a node and its clients on a nats-server that requires TLS and client c
       certs.serverKey,
       "--https-client-ca",
       certs.ca,
-      "--listen",
-      "127.0.0.1:0",
     ]);
-    const base = await waitFor(() => /listens at (https:\/\/[\d.:]*\d)/.exec(gateway.stdout())?.[1], {
-      message: "the gateway to print its https URL",
-    });
+    await using _ = gateway;
     const client = { cert: certs.clientCert, key: certs.clientKey };
     const systems = await httpsGet(`${base}/systems`, certs.ca, undefined, client);
     assert.equal(systems.status, 200, systems.body);
