@@ -19,9 +19,14 @@ export function failureAdvice(
   last: AttemptResult,
 ): FailureAdvice {
   const status = "status" in last ? last.status : undefined;
+  const error = "error" in last ? last.error : "";
+  // The error names the setting when TLS or the proxy failed (endpoint-agent.ts's hints).
+  const setting = /endpoint's tls\.|proxy-url/.test(error);
   const check =
     status === undefined
-      ? "check that the receiver is up and reachable from this node"
+      ? setting
+        ? "the error names the endpoint setting to fix (tls or proxy-url)"
+        : "check that the receiver is up and reachable from this node"
       : checkFor(endpoint, status);
   return {
     fields: { ...(status === undefined ? {} : { status_code: status }), url: publicUrl(targetUrl(endpoint)) },

@@ -1,12 +1,18 @@
 /**
  * The warning a failing endpoint's sender logs, on a real nats-server and a real HTTP receiver:
- * a refused token, a wrong path and a receiver that is not there each get the status (when
- * there is one), the URL posted to without its query string, and the next step that fits.
+ * a refused token, a wrong path, a receiver that is not there and an HTTPS receiver whose CA
+ * the endpoint does not name each get the status (when there is one), the URL posted to
+ * without its query string, and the next step that fits.
  */
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
 import { startHttpReceiver, type HttpReceiver } from "../../harness/http-receiver.ts";
+import { tempDir } from "../../harness/temp-dir.ts";
+import { makeTestCerts } from "../../harness/tls-certs.ts";
 import { waitFor } from "../../harness/wait-for.ts";
 import { endpoint, finding, fire, startNotifyLab, FAST, type NotifyLab } from "./notify-lab.ts";
 
@@ -23,6 +29,9 @@ interface LogLine {
 describe("a failing endpoint's warning says what to check", () => {
   let lab: NotifyLab;
   let receiver: HttpReceiver;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let httpsReceiver: Server;
+  let httpsUrl: string;
   const lines: LogLine[] = [];
   const retrying = (name: string) =>
     waitFor(
@@ -37,6 +46,14 @@ describe("a failing endpoint's warning says what to check", () => {
     receiver.respondWith((req) =>
       req.path.startsWith("/auth") ? { status: 401, body: "token?" } : { status: 404, body: "no such path" },
     );
+    dir = await tempDir();
+    const certs = await makeTestCerts(dir.path);
+    httpsReceiver = createServer(
+      { cert: await readFile(certs.serverCert), key: await readFile(certs.serverKey) },
+      (_req, res) => res.end(),
+    );
+    await new Promise<void>((resolve) => httpsReceiver.listen(0, "127.0.0.1", resolve));
+    httpsUrl = `https://127.0.0.1:${(httpsReceiver.address() as AddressInfo).port}/hook`;
     const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
     await lab.start(
       [
@@ -50,6 +67,8 @@ describe("a failing endpoint's warning says what to check", () => {
         // Nothing listens on port 2, a privileged port no service uses (fetch will not even
         // try port 1, so that would not show a refused connection).
         endpoint({ name: "down", url: "http://127.0.0.1:2/hook" }),
+        // Its certificate is signed by the test CA, which the endpoint does not name.
+        endpoint({ name: "untrusted", url: httpsUrl }),
       ],
       FAST,
       new Map(),
@@ -62,6 +81,9 @@ describe("a failing endpoint's warning says what to check", () => {
   after(async () => {
     await lab?.[Symbol.asyncDispose]();
     await receiver?.[Symbol.asyncDispose]();
+    httpsReceiver?.closeAllConnections();
+    httpsReceiver?.close();
+    await dir?.[Symbol.asyncDispose]();
   });
 
   test("a 401 points at the endpoint's auth-type and auth-token, and the URL leaves its query string out", async () => {
@@ -94,6 +116,16 @@ describe("a failing endpoint's warning says what to check", () => {
     assert.match(
       line.msg,
       /: check that the receiver is up and reachable from this node; `natsmon notify test down` tries it$/,
+    );
+  });
+
+  test("an untrusted certificate: the error names tls.ca, and the warning sends the reader to it", async () => {
+    const line = await retrying("untrusted");
+    assert.equal("status_code" in line, false);
+    assert.match(line.error ?? "", /give the CA that signed it as the endpoint's tls\.ca/);
+    assert.match(
+      line.msg,
+      /: the error names the endpoint setting to fix \(tls or proxy-url\); `natsmon notify test untrusted` tries it$/,
     );
   });
 });

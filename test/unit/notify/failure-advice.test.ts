@@ -62,6 +62,30 @@ describe("failureAdvice", () => {
       next: "check that the receiver is up and reachable from this node",
     },
     {
+      name: "an untrusted certificate: the setting the error names",
+      endpoint: hook,
+      last: {
+        outcome: "retry",
+        error:
+          "fetch failed: unable to verify the first certificate: the receiver's certificate is not signed by a CA " +
+          "this machine trusts: give the CA that signed it as the endpoint's tls.ca, or add it to the machine's CA store",
+        ms: 1,
+      },
+      next: "the error names the endpoint setting to fix (tls or proxy-url)",
+    },
+    {
+      name: "a proxy that asks for credentials: the setting the error names",
+      endpoint: hook,
+      last: {
+        outcome: "retry",
+        error:
+          "fetch failed: Proxy Authentication Required (407): the proxy in proxy-url (http://p:3128) asks for " +
+          "credentials: give them in proxy-url (http://USER:PASSWORD@host:port)",
+        ms: 1,
+      },
+      next: "the error names the endpoint setting to fix (tls or proxy-url)",
+    },
+    {
       name: "a redirect: the url",
       endpoint: hook,
       last: { outcome: "retry", status: 302, error: "HTTP 302: redirects to /x", ms: 1 },
