@@ -102,7 +102,7 @@ const UNTRUSTED = new Set([
  */
 export function socketFailure(
   endpoint: Pick<EndpointConfig, "url" | "tls" | "proxyUrl">,
-  cause: Error & { code?: string },
+  cause: Error & { code?: unknown },
 ): string {
   const message = opensslReason(cause.message)
     // natsmon adds the machine's CA store itself: Node's advice would send the reader astray.
