@@ -49,8 +49,8 @@ async function benchProfile(name: keyof typeof PROFILES) {
       for (let i = 0; i < RUNS; i++) {
         // A new reader each run: the first read after an epoch, as each epoch's first scrape has it.
         const read = natsFiguresReader(name, scope, () => catalog, silentLogger());
-        const figures = await watched(read);
-        const families = figures.value?.families ?? [];
+        const figures = await watched(async () => (await (await read())?.families()) ?? []);
+        const families = figures.value;
         const text = await watched(() => renderFamilies(families));
         reads.push(figures.ms);
         renders.push(text.ms);

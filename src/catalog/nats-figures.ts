@@ -71,10 +71,11 @@ async function readSource(
 const CONNECTION_WAIT_MS = 3_000;
 
 /**
- * Reads the system's figures from its catalog's latest epoch, again only when a newer epoch
- * was folded. Undefined while the catalog is not open, or holds no epoch; `scope` "servers"
- * leaves out streams and consumers. When no connection frees up in time or the read fails,
- * the figures last read stand (logged), so a busy catalog does not blank the series.
+ * Reads the system's figures from its catalog's latest epoch. Undefined while the catalog is
+ * not open, or holds no epoch; `scope` "servers" leaves out streams and consumers. The key is
+ * the latest epoch's; the families are read only when asked for (a new epoch). When no
+ * connection frees up in time, or a read fails, the figures last rendered stand (logged): the
+ * key last given is given again, so a busy catalog does not blank the series.
  */
 export function natsFiguresReader(
   system: string,
@@ -82,45 +83,69 @@ export function natsFiguresReader(
   catalog: () => Catalog | undefined,
   log: Logger,
 ): FiguresReader {
-  let last: { key: string; families: MetricFamily[] } | undefined;
+  let lastKey: string | undefined;
+  const warn = (err: unknown) =>
+    log.warn(
+      { err },
+      "the system's figures for GET /metrics could not be read; the last ones read are served",
+    );
   return async () => {
     const open = catalog();
     if (!open || open.closing) return undefined;
     try {
-      return await read(open);
-    } catch (err) {
-      if (open.closing) return undefined;
-      log.warn(
-        { err },
-        "the system's figures for GET /metrics could not be read; the last ones read are served",
-      );
-      return last;
-    }
-  };
-  async function read(open: Catalog) {
-    return open.withReader(async (con) => {
-      const latest = await con.runAndReadAll(
-        `SELECT strftime(max(epoch), '${EPOCH_TEXT_FORMAT}'), epoch_us(max(epoch)) / 1e6 FROM hx.epochs`,
-      );
-      const [epoch, at] = latest.getRows()[0] ?? [];
+      const latest = await open.withReader(async (con) => {
+        const reader = await con.runAndReadAll(
+          `SELECT strftime(max(epoch), '${EPOCH_TEXT_FORMAT}'), epoch_us(max(epoch)) / 1e6 FROM hx.epochs`,
+        );
+        return reader.getRows()[0] ?? [];
+      }, AbortSignal.timeout(CONNECTION_WAIT_MS));
+      const [epoch, at] = latest;
       if (typeof epoch !== "string") return undefined;
       const key = `${system} ${epoch}`;
-      if (last?.key === key) return last;
-      const families: MetricFamily[] = [
-        {
-          name: "natsmon_nats_epoch_timestamp_seconds",
-          help: "The epoch whose figures the nats_* series of the system show (the catalog's latest).",
-          type: "gauge",
-          labelNames: ["system"],
-          samples: [{ labels: { system }, value: Number(at) }],
-        },
-      ];
-      for (const source of SOURCES) {
-        if (source.assets && scope !== "all") continue;
-        families.push(...(await readSource(con, source, system, epoch)));
-      }
-      last = { key, families };
-      return last;
-    }, AbortSignal.timeout(CONNECTION_WAIT_MS));
+      lastKey = key;
+      const families = () =>
+        open
+          .withReader(
+            (con) => readFamilies(con, system, scope, epoch, Number(at)),
+            AbortSignal.timeout(CONNECTION_WAIT_MS),
+          )
+          .catch((err: unknown) => {
+            if (!open.closing) warn(err);
+            throw err;
+          });
+      return { key, families };
+    } catch (err) {
+      if (open.closing) return undefined;
+      warn(err);
+      if (lastKey === undefined) return undefined;
+      return {
+        key: lastKey,
+        families: () => Promise.reject(err instanceof Error ? err : new Error(String(err))),
+      };
+    }
+  };
+}
+
+/** The system's families over `epoch` (`at`: its time in seconds). */
+async function readFamilies(
+  con: DuckDBConnection,
+  system: string,
+  scope: Exclude<NatsFiguresScope, "off">,
+  epoch: string,
+  at: number,
+): Promise<MetricFamily[]> {
+  const families: MetricFamily[] = [
+    {
+      name: "natsmon_nats_epoch_timestamp_seconds",
+      help: "The epoch whose figures the nats_* series of the system show (the catalog's latest).",
+      type: "gauge",
+      labelNames: ["system"],
+      samples: [{ labels: { system }, value: at }],
+    },
+  ];
+  for (const source of SOURCES) {
+    if (source.assets && scope !== "all") continue;
+    families.push(...(await readSource(con, source, system, epoch)));
   }
+  return families;
 }

@@ -32,6 +32,9 @@ export interface MetricFamily {
  */
 const SAMPLES_PER_TURN = 5_000;
 
+/** One source's families rendered: by name, its HELP and TYPE lines and its sample lines. */
+export type RenderedFamilies = ReadonlyMap<string, { readonly head: string; readonly lines: string }>;
+
 /**
  * The families' text; a family of a name already given adds its samples to the first. A
  * label set given twice in a family is one series: a gauge keeps the last value, a counter
@@ -41,13 +44,22 @@ const SAMPLES_PER_TURN = 5_000;
  * left out, and one the family does not name is not written.
  */
 export async function renderFamilies(families: Iterable<MetricFamily>): Promise<string> {
+  return joinRendered([await renderSource(families)]).join("");
+}
+
+/**
+ * One source's families (a system's), rendered as renderFamilies renders them, to be joined
+ * with other sources' by joinRendered: a source whose figures did not change is not
+ * rendered again. Sources must not share label sets (each system's have its `system`).
+ */
+export async function renderSource(families: Iterable<MetricFamily>): Promise<RenderedFamilies> {
   const byName = new Map<string, MetricFamily[]>();
   for (const family of families) {
     const group = byName.get(family.name);
     if (group) group.push(family);
     else byName.set(family.name, [family]);
   }
-  const texts: string[] = [];
+  const rendered = new Map<string, { head: string; lines: string }>();
   let handled = 0;
   // Families read from one row share its labels object (and their labelNames): its text is
   // made once for all of them.
@@ -70,15 +82,34 @@ export async function renderFamilies(families: Iterable<MetricFamily>): Promise<
         series.set(key, type === "counter" ? (series.get(key) ?? 0) + value : value);
       }
     }
-    const lines = [`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`];
+    const lines: string[] = [];
     for (const [key, value] of series) {
       if (++handled % SAMPLES_PER_TURN === 0) await yieldToEventLoop();
-      lines.push(key ? `${name}{${key}} ${value}` : `${name} ${value}`);
+      lines.push(key ? `${name}{${key}} ${value}\n` : `${name} ${value}\n`);
     }
-    lines.push("");
-    texts.push(lines.join("\n"));
+    rendered.set(name, {
+      head: `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`,
+      lines: lines.join(""),
+    });
   }
-  return texts.join("");
+  return rendered;
+}
+
+/**
+ * The text of several sources' families, as parts to be written one after another: each
+ * name once, in the order the sources first give it, with the first source's HELP and TYPE
+ * and every source's samples under them.
+ */
+export function joinRendered(sources: readonly RenderedFamilies[]): string[] {
+  const names = new Map<string, string[]>();
+  for (const source of sources) {
+    for (const [name, { head, lines }] of source) {
+      const parts = names.get(name);
+      if (parts) parts.push(lines);
+      else names.set(name, [head, lines]);
+    }
+  }
+  return [...names.values()].flat().filter((part) => part !== "");
 }
 
 /** `a="x",b="y"`: the labels the family names, in its order, values escaped. */

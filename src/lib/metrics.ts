@@ -4,7 +4,7 @@
  * handed the recording functions they need; lag gauges are read when the metrics are asked for.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { renderFamilies, type MetricFamily } from "./metric-families.ts";
+import { joinRendered, renderSource, type MetricFamily, type RenderedFamilies } from "./metric-families.ts";
 
 /** Lag figures read at collection time: consumer pending counts. */
 export type LagReader = () => Promise<
@@ -13,10 +13,13 @@ export type LagReader = () => Promise<
 
 /**
  * A system's figures (its monitored NATS system's, from the catalog), or undefined while it
- * has none; `key` changes whenever the families do (the epoch they were read from).
+ * has none. `key` names what `families` would read (the epoch), and changes whenever they
+ * would: they are read (and rendered) only when the key is new. A reader that cannot tell
+ * the key now gives the last one it gave, so the figures last rendered stand; when
+ * `families` fails, those stand too and it is asked again at the next rendering.
  */
 export type FiguresReader = () => Promise<
-  { readonly key: string; readonly families: readonly MetricFamily[] } | undefined
+  { readonly key: string; readonly families: () => Promise<readonly MetricFamily[]> } | undefined
 >;
 
 export interface NodeMetrics {
@@ -42,8 +45,17 @@ export interface NodeMetrics {
   addSystemFigures(read: FiguresReader): void;
   /** The text exposition, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
-  /** render's text followed by every system's figures. */
-  renderAll(): Promise<{ text: string; contentType: string }>;
+  /**
+   * render's text followed by every system's figures, as parts to write one after another
+   * (a large system's are a hundred megabytes: they are not copied into one string).
+   */
+  renderAll(): Promise<{ parts: readonly string[]; contentType: string }>;
+}
+
+/** A system's figures as rendered, and the key they were read under (FiguresReader). */
+interface RenderedEntry {
+  readonly key: string;
+  readonly text: Promise<RenderedFamilies | undefined>;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -140,10 +152,36 @@ export function createMetrics(nodeId: string): NodeMetrics {
   const commitLag: LagReader[] = [];
   const figures: FiguresReader[] = [];
   /**
-   * The systems' figures as last rendered, by their keys: rendered again only when a key
-   * changes, once for scrapes that come together (two Prometheus servers of an HA pair).
+   * Each system's figures as last rendered, by the key they were read under: rendered again
+   * only when its key changes, once for scrapes that come together (two Prometheus servers
+   * of an HA pair). Only the text is kept, not the samples it was made from.
    */
-  let figuresText = { keys: "", text: Promise.resolve("") };
+  const rendered = new Map<FiguresReader, RenderedEntry>();
+  const renderedFigures = async (read: FiguresReader): Promise<RenderedFamilies | undefined> => {
+    const now = await read().catch(() => undefined);
+    if (!now) {
+      rendered.delete(read);
+      return undefined;
+    }
+    const last = rendered.get(read);
+    if (last?.key === now.key) return last.text;
+    const entry: RenderedEntry = {
+      key: now.key,
+      text: now.families().then(
+        (families) => renderSource(families),
+        () => {
+          // The figures last rendered stand; the next rendering asks for these again.
+          if (rendered.get(read) === entry) {
+            if (last) rendered.set(read, last);
+            else rendered.delete(read);
+          }
+          return last?.text;
+        },
+      ),
+    };
+    rendered.set(read, entry);
+    return entry.text;
+  };
   const outboxLag: LagReader[] = [];
   const lagGauge = (name: string, help: string, labelNames: string[], readers: LagReader[]) =>
     new Gauge({
@@ -221,13 +259,12 @@ export function createMetrics(nodeId: string): NodeMetrics {
       return { text: await registry.metrics(), contentType: registry.contentType };
     },
     async renderAll() {
-      const read = (await Promise.all(figures.map((f) => f().catch(() => undefined)))).filter((r) => !!r);
-      const keys = read.map((r) => r.key).join("\n");
-      if (keys !== figuresText.keys)
-        figuresText = { keys, text: renderFamilies(read.flatMap((r) => r.families)) };
-      const figuresNow = figuresText.text;
+      const systems = await Promise.all(figures.map(renderedFigures));
       const own = await registry.metrics();
-      return { text: own + (await figuresNow), contentType: registry.contentType };
+      return {
+        parts: [own, ...joinRendered(systems.filter((s) => s !== undefined))],
+        contentType: registry.contentType,
+      };
     },
   };
 }
@@ -249,6 +286,6 @@ export function noMetrics(): NodeMetrics {
     addOutboxLag: () => {},
     addSystemFigures: () => {},
     render: () => Promise.resolve({ text: "", contentType: "text/plain" }),
-    renderAll: () => Promise.resolve({ text: "", contentType: "text/plain" }),
+    renderAll: () => Promise.resolve({ parts: [], contentType: "text/plain" }),
   };
 }

@@ -30,9 +30,11 @@ export async function listenForMetrics(
       return;
     }
     metrics.renderAll().then(
-      ({ text, contentType }) => {
-        response.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
-        response.end(request.method === "HEAD" ? undefined : text);
+      ({ parts, contentType }) => {
+        const length = parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
+        response.writeHead(200, { "content-type": contentType, "content-length": length });
+        if (request.method !== "HEAD") for (const part of parts) response.write(part);
+        response.end();
       },
       (err: unknown) => {
         log.error({ err }, "rendering the metrics failed");

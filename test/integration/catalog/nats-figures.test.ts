@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { foldEpoch, natsFiguresReader } from "../../../src/catalog/index.ts";
-import type { MetricFamily } from "../../../src/lib/index.ts";
+import { createMetrics, type MetricFamily } from "../../../src/lib/index.ts";
 import { captureLog } from "../../harness/capture-log.ts";
 import {
   ALL_LAB_SOURCES,
@@ -45,29 +45,31 @@ test("the latest epoch's figures, read once an epoch; what a server's version do
   await foldEpoch(t.catalog, labEpoch(E1, 1, replies));
   const first = await read();
   assert.equal(first?.key, keyOf(E1));
-  const up = family(first?.families, "nats_server_up");
+  const firstFamilies = await first?.families();
+  const up = family(firstFamilies, "nats_server_up");
   assert.deepEqual(Object.keys(byServer(up)).sort(), LAB_SERVERS);
   assert.ok(up.samples.every((s) => s.value === 1 && s.labels.system === "lab"));
-  assert.deepEqual(byServer(family(first?.families, "nats_server_stale_connections_total")), { n1: 4 });
-  assert.equal(family(first?.families, "nats_server_stale_connections_total").type, "counter");
+  assert.deepEqual(byServer(family(firstFamilies, "nats_server_stale_connections_total")), { n1: 4 });
+  assert.equal(family(firstFamilies, "nats_server_stale_connections_total").type, "counter");
   assert.equal(
-    family(first?.families, "natsmon_nats_epoch_timestamp_seconds").samples[0]?.value,
+    family(firstFamilies, "natsmon_nats_epoch_timestamp_seconds").samples[0]?.value,
     Date.parse(E1) / 1000,
   );
-  const info = family(first?.families, "nats_server_info");
+  const info = family(firstFamilies, "nats_server_info");
   assert.ok(info.samples.every((s) => s.labels.version === "2.9.10" && s.value === 1));
-  assert.ok(family(first?.families, "nats_stream_messages").samples.length > 0, "the lab's streams");
+  assert.ok(family(firstFamilies, "nats_stream_messages").samples.length > 0, "the lab's streams");
 
-  assert.equal(await read(), first, "the same epoch is not read again");
+  // The same epoch, the same key: GET /metrics does not read or render its figures again.
+  assert.equal((await read())?.key, first?.key);
   await foldEpoch(t.catalog, labEpoch(E2, 2));
   const second = await read();
   assert.equal(second?.key, keyOf(E2));
-  assert.deepEqual(family(second?.families, "nats_server_stale_connections_total").samples, []);
+  assert.deepEqual(family(await second?.families(), "nats_server_stale_connections_total").samples, []);
 
-  const servers = await natsFiguresReader("lab", "servers", () => t.catalog, log)();
-  assert.ok(servers?.families.some((f) => f.name === "nats_account_connections"));
+  const servers = await (await natsFiguresReader("lab", "servers", () => t.catalog, log)())?.families();
+  assert.ok(servers?.some((f) => f.name === "nats_account_connections"));
   assert.deepEqual(
-    servers?.families.filter((f) => /^nats_(stream|consumer)_/.test(f.name)),
+    servers?.filter((f) => /^nats_(stream|consumer)_/.test(f.name)),
     [],
     "no stream or consumer series",
   );
@@ -77,9 +79,14 @@ test("while every read connection is held, the figures last read stand, and the 
   await using t = await tempCatalog();
   const { log, lines } = captureLog();
   const read = natsFiguresReader("lab", "all", () => t.catalog, log);
+  // Through the node's metrics, as GET /metrics renders them.
+  const metrics = createMetrics("n1");
+  metrics.addSystemFigures(read);
+  const text = async () => (await metrics.renderAll()).parts.join("");
+  const epochLine = (epoch: string) =>
+    `natsmon_nats_epoch_timestamp_seconds{system="lab"} ${Date.parse(epoch) / 1000}\n`;
   await foldEpoch(t.catalog, labEpoch(E1, 1));
-  const first = await read();
-  assert.ok(first);
+  assert.ok((await text()).includes(epochLine(E1)));
 
   await foldEpoch(t.catalog, labEpoch(E2, 2));
   let release!: () => void;
@@ -88,13 +95,16 @@ test("while every read connection is held, the figures last read stand, and the 
     t.catalog.withReader(() => held),
   );
   try {
-    assert.equal(await read(), first, "the last figures, not none");
+    const figures = await text();
+    assert.ok(figures.includes(epochLine(E1)), "the last figures, not none");
+    assert.match(figures, /^nats_server_up\{system="lab",server="n1"\} 1$/m);
     assert.ok(lines.some((l) => l.msg.includes("could not be read; the last ones read are served")));
   } finally {
     release();
     await Promise.all(holders);
   }
   assert.equal((await read())?.key, keyOf(E2), "read again once a connection is free");
+  assert.ok((await text()).includes(epochLine(E2)));
   assert.equal(
     await natsFiguresReader("lab", "all", () => undefined, log)(),
     undefined,
@@ -107,9 +117,9 @@ test("routes, gateways and leafnodes: a series per connection, every series of a
   const { log } = captureLog();
   const replies = ALL_LAB_SOURCES.flatMap((source) => sourceReplies(source));
   await foldEpoch(t.catalog, labEpoch(E1, 1, replies));
-  const figures = await natsFiguresReader("lab", "all", () => t.catalog, log)();
+  const figures = await (await natsFiguresReader("lab", "all", () => t.catalog, log)())?.families();
   // The east cluster's three servers each route to the other two; west's two to each other.
-  const routes = family(figures?.families, "nats_route_rtt_seconds").samples;
+  const routes = family(figures, "nats_route_rtt_seconds").samples;
   assert.deepEqual(routes.map((s) => `${s.labels.server}>${s.labels.remote}`).sort(), [
     "n1>n2",
     "n1>n3",
@@ -124,12 +134,12 @@ test("routes, gateways and leafnodes: a series per connection, every series of a
     routes.every((s) => s.value > 0 && s.value < 1),
     "round trips in seconds",
   );
-  const gateways = family(figures?.families, "nats_gateway_connected").samples;
+  const gateways = family(figures, "nats_gateway_connected").samples;
   assert.ok(gateways.length > 0);
   assert.ok(gateways.every((s) => s.value === 1 && ["inbound", "outbound"].includes(s.labels.direction!)));
-  assert.ok(family(figures?.families, "nats_leafnode_received_messages_total").samples.length > 0);
+  assert.ok(family(figures, "nats_leafnode_received_messages_total").samples.length > 0);
   // Two series of one family with the same labels would be one series to Prometheus.
-  for (const f of figures?.families ?? []) {
+  for (const f of figures ?? []) {
     const keys = f.samples.map((s) => JSON.stringify(s.labels));
     assert.equal(new Set(keys).size, keys.length, `${f.name}: series labelled apart`);
   }

@@ -54,25 +54,35 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
     samples: [{ labels: { system, server: "s1" }, value }],
   });
   let epoch = 1;
-  metrics.addSystemFigures(() => Promise.resolve({ key: `a ${epoch}`, families: [family("a", epoch * 10)] }));
+  let readsOfA = 0;
+  metrics.addSystemFigures(() =>
+    Promise.resolve({
+      key: `a ${epoch}`,
+      families: () => {
+        readsOfA++;
+        return Promise.resolve([family("a", epoch * 10)]);
+      },
+    }),
+  );
   metrics.addSystemFigures(() =>
     Promise.resolve({
       key: "b",
-      families: [
-        family("b", 7),
-        {
-          name: "nats_server_received_messages_total",
-          help: "Messages received.",
-          type: "counter",
-          labelNames: ["system", "server"],
-          // A negative total or a value that is no number is not believed: left out.
-          samples: [
-            { labels: { system: "b", server: "s1" }, value: 42 },
-            { labels: { system: "b", server: "s2" }, value: -1 },
-            { labels: { system: "b", server: "s3" }, value: Number.NaN },
-          ],
-        },
-      ],
+      families: () =>
+        Promise.resolve([
+          family("b", 7),
+          {
+            name: "nats_server_received_messages_total",
+            help: "Messages received.",
+            type: "counter",
+            labelNames: ["system", "server"],
+            // A negative total or a value that is no number is not believed: left out.
+            samples: [
+              { labels: { system: "b", server: "s1" }, value: 42 },
+              { labels: { system: "b", server: "s2" }, value: -1 },
+              { labels: { system: "b", server: "s3" }, value: Number.NaN },
+            ],
+          },
+        ]),
     }),
   );
   // A system whose catalog is not open, or failing, adds nothing.
@@ -80,7 +90,7 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
   metrics.addSystemFigures(() => Promise.reject(new Error("closed")));
 
   const { text: own } = await metrics.render();
-  const first = (await metrics.renderAll()).text;
+  const first = (await metrics.renderAll()).parts.join("");
   assert.ok(first.startsWith(own));
   const figures = first.slice(own.length);
   assert.equal(figures.match(/^# TYPE nats_server_connections gauge$/gm)?.length, 1);
@@ -91,8 +101,14 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
   assert.doesNotMatch(figures, /server="s[23]"/);
   assert.doesNotMatch(own, /nats_server/, "ops.metrics has none of them");
 
+  // The same keys: nothing read again.
+  assert.equal((await metrics.renderAll()).parts.join(""), first);
+  assert.equal(readsOfA, 1);
   epoch = 2;
-  assert.match((await metrics.renderAll()).text, /^nats_server_connections\{system="a",server="s1"\} 20$/m);
+  const second = (await metrics.renderAll()).parts.join("");
+  assert.match(second, /^nats_server_connections\{system="a",server="s1"\} 20$/m);
+  assert.match(second, /^nats_server_connections\{system="b",server="s1"\} 7$/m);
+  assert.equal(readsOfA, 2);
 });
 
 test("scrapes that come together while a system's figures are new render them once", async () => {
@@ -101,9 +117,9 @@ test("scrapes that come together while a system's figures are new render them on
   metrics.addSystemFigures(() =>
     Promise.resolve({
       key: "a 1",
-      get families() {
+      families() {
         rendered++;
-        return [
+        return Promise.resolve([
           {
             name: "nats_server_up",
             help: "Up.",
@@ -111,11 +127,58 @@ test("scrapes that come together while a system's figures are new render them on
             labelNames: ["system", "server"],
             samples: [{ labels: { system: "a", server: "s1" }, value: 1 }],
           },
-        ];
+        ]);
       },
     }),
   );
   const texts = await Promise.all([metrics.renderAll(), metrics.renderAll(), metrics.renderAll()]);
   assert.equal(rendered, 1);
-  for (const { text } of texts) assert.match(text, /^nats_server_up\{system="a",server="s1"\} 1$/m);
+  for (const { parts } of texts)
+    assert.match(parts.join(""), /^nats_server_up\{system="a",server="s1"\} 1$/m);
+});
+
+test("a system whose new figures cannot be read keeps the ones last rendered, and is asked again at the next rendering; the others are not read again", async () => {
+  const metrics = createMetrics("n1");
+  const up = (system: string, value: number) => [
+    {
+      name: "nats_server_up",
+      help: "Up.",
+      type: "gauge" as const,
+      labelNames: ["system", "server"],
+      samples: [{ labels: { system, server: "s1" }, value }],
+    },
+  ];
+  let epoch = 1;
+  let failing = false;
+  const reads = { a: 0, b: 0 };
+  metrics.addSystemFigures(() =>
+    Promise.resolve({
+      key: `a ${epoch}`,
+      families: () => {
+        reads.a++;
+        return failing ? Promise.reject(new Error("no connection")) : Promise.resolve(up("a", epoch));
+      },
+    }),
+  );
+  metrics.addSystemFigures(() =>
+    Promise.resolve({
+      key: "b 1",
+      families: () => {
+        reads.b++;
+        return Promise.resolve(up("b", 5));
+      },
+    }),
+  );
+  const text = async () => (await metrics.renderAll()).parts.join("");
+  assert.match(await text(), /^nats_server_up\{system="a",server="s1"\} 1$/m);
+  epoch = 2;
+  failing = true;
+  const held = await text();
+  assert.match(held, /^nats_server_up\{system="a",server="s1"\} 1$/m, "the last figures, not none");
+  assert.match(held, /^nats_server_up\{system="b",server="s1"\} 5$/m);
+  failing = false;
+  const after = await text();
+  assert.match(after, /^nats_server_up\{system="a",server="s1"\} 2$/m);
+  assert.equal(after.match(/^# TYPE nats_server_up gauge$/gm)?.length, 1);
+  assert.deepEqual(reads, { a: 3, b: 1 });
 });
