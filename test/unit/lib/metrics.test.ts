@@ -44,15 +44,18 @@ test("natsmon_findings_firing counts each system's firing set by check and sever
   assert.match(text, /^natsmon_findings_firing\{[^}]*node_id="n1"[^}]*\} /m);
 });
 
+/** A one-sample gauge family of `system`'s server s1. */
+const serverGauge = (system: string, value: number, name = "nats_server_connections") => ({
+  name,
+  help: `${name}.`,
+  type: "gauge" as const,
+  labelNames: ["system", "server"],
+  samples: [{ labels: { system, server: "s1" }, value }],
+});
+
 test("renderAll follows ops.metrics's text with every system's figures, one family per name, and a system's new figures once its key changes", async () => {
   const metrics = createMetrics("n1");
-  const family = (system: string, value: number) => ({
-    name: "nats_server_connections",
-    help: "Client connections.",
-    type: "gauge" as const,
-    labelNames: ["system", "server"],
-    samples: [{ labels: { system, server: "s1" }, value }],
-  });
+  const family = (system: string, value: number) => serverGauge(system, value);
   let epoch = 1;
   let readsOfA = 0;
   metrics.addSystemFigures(() =>
@@ -139,15 +142,7 @@ test("scrapes that come together while a system's figures are new render them on
 
 test("a system whose new figures cannot be read keeps the ones last rendered, and is asked again at the next rendering; the others are not read again", async () => {
   const metrics = createMetrics("n1");
-  const up = (system: string, value: number) => [
-    {
-      name: "nats_server_up",
-      help: "Up.",
-      type: "gauge" as const,
-      labelNames: ["system", "server"],
-      samples: [{ labels: { system, server: "s1" }, value }],
-    },
-  ];
+  const up = (system: string, value: number) => [serverGauge(system, value, "nats_server_up")];
   let epoch = 1;
   let failing = false;
   const reads = { a: 0, b: 0 };
