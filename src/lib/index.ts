@@ -10,7 +10,7 @@ export { IpcMessageEncoder, END_OF_STREAM, ipcRowCount } from "./arrow-ipc.ts";
 export type { IpcCompression } from "./arrow-ipc.ts";
 export { uniqueNames } from "./unique-names.ts";
 export { createMetrics, noMetrics } from "./metrics.ts";
-export type { NodeMetrics, LagReader, FiguresReader } from "./metrics.ts";
+export type { NodeMetrics, LagReader, FiguresReader, RenderedMetrics } from "./metrics.ts";
 export { renderFamilies } from "./metric-families.ts";
 export type { MetricFamily, MetricSample } from "./metric-families.ts";
 export { isoDate, isoTimestamp } from "./iso-time.ts";

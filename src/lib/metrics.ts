@@ -45,11 +45,30 @@ export interface NodeMetrics {
   addSystemFigures(read: FiguresReader): void;
   /** The text exposition, and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
+  /** render's text and every system's figures (GET /metrics). */
+  renderAll(): Promise<RenderedMetrics>;
+}
+
+/** What GET /metrics serves: natsmon's own metrics, and the systems' figures. */
+export interface RenderedMetrics {
+  /** render's text. */
+  readonly own: string;
   /**
-   * render's text followed by every system's figures, as parts to write one after another
-   * (a large system's are a hundred megabytes: they are not copied into one string).
+   * Every system's figures, as parts to write one after another (a large system's are a
+   * hundred megabytes: they are not copied into one string); `key` is the same for the same
+   * parts, and changes when any system's do.
    */
-  renderAll(): Promise<{ parts: readonly string[]; contentType: string }>;
+  readonly figures: { readonly key: string; readonly parts: readonly string[] };
+  readonly contentType: string;
+}
+
+/** Numbers each rendered system's figures: RenderedMetrics.figures.key. */
+const renderedIds = new WeakMap<RenderedFamilies, number>();
+let lastRenderedId = 0;
+function renderedId(rendered: RenderedFamilies): number {
+  let id = renderedIds.get(rendered);
+  if (id === undefined) renderedIds.set(rendered, (id = ++lastRenderedId));
+  return id;
 }
 
 /** A system's figures as rendered, and the key they were read under (FiguresReader). */
@@ -259,10 +278,10 @@ export function createMetrics(nodeId: string): NodeMetrics {
       return { text: await registry.metrics(), contentType: registry.contentType };
     },
     async renderAll() {
-      const systems = await Promise.all(figures.map(renderedFigures));
-      const own = await registry.metrics();
+      const systems = (await Promise.all(figures.map(renderedFigures))).filter((s) => s !== undefined);
       return {
-        parts: [own, ...joinRendered(systems.filter((s) => s !== undefined))],
+        own: await registry.metrics(),
+        figures: { key: systems.map(renderedId).join(","), parts: joinRendered(systems) },
         contentType: registry.contentType,
       };
     },
@@ -286,6 +305,6 @@ export function noMetrics(): NodeMetrics {
     addOutboxLag: () => {},
     addSystemFigures: () => {},
     render: () => Promise.resolve({ text: "", contentType: "text/plain" }),
-    renderAll: () => Promise.resolve({ parts: [], contentType: "text/plain" }),
+    renderAll: () => Promise.resolve({ own: "", figures: { key: "", parts: [] }, contentType: "text/plain" }),
   };
 }

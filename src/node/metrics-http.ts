@@ -9,6 +9,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { acceptsGzip, MetricsGzip } from "./metrics-gzip.ts";
 import { httpBaseUrl, type ListenAddress, type Logger, type NodeMetrics } from "../lib/index.ts";
 
 export interface MetricsListener extends AsyncDisposable {
@@ -21,6 +22,7 @@ export async function listenForMetrics(
   metrics: NodeMetrics,
   log: Logger,
 ): Promise<MetricsListener> {
+  const compressed = new MetricsGzip();
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://any").pathname;
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
@@ -29,18 +31,25 @@ export async function listenForMetrics(
         .end("not found: GET /metrics\n");
       return;
     }
-    metrics.renderAll().then(
-      ({ parts, contentType }) => {
+    const gzip = acceptsGzip(request.headers["accept-encoding"]);
+    metrics
+      .renderAll()
+      .then(async (rendered) => {
+        const parts = gzip ? await compressed.body(rendered) : [rendered.own, ...rendered.figures.parts];
         const length = parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
-        response.writeHead(200, { "content-type": contentType, "content-length": length });
+        response.writeHead(200, {
+          "content-type": rendered.contentType,
+          "content-length": length,
+          vary: "Accept-Encoding",
+          ...(gzip ? { "content-encoding": "gzip" } : {}),
+        });
         if (request.method !== "HEAD") for (const part of parts) response.write(part);
         response.end();
-      },
-      (err: unknown) => {
+      })
+      .catch((err: unknown) => {
         log.error({ err }, "rendering the metrics failed");
         response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
-      },
-    );
+      });
   });
   server.listen(address.port, address.host);
   try {

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { get } from "node:http";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -119,6 +120,40 @@ describe("the monitored system's figures at GET /metrics, on a real 3-node JetSt
     assert.equal(check.status, 0, check.stderr.toString());
     assert.match(text, /^# TYPE nats_server_received_messages_total counter$/m);
     assert.match(text, /^# TYPE nats_stream_messages gauge$/m);
+
+    // As Prometheus asks for it, compressed (fetch above asked for gzip too, and decompressed);
+    // without Accept-Encoding, plain. The same series either way.
+    const raw = async (acceptEncoding?: string) => {
+      const response = await request(metricsUrl, acceptEncoding ? { "accept-encoding": acceptEncoding } : {});
+      assert.equal(response.status, 200);
+      return response;
+    };
+    const series = (body: string) =>
+      body
+        .split("\n")
+        .filter((l) => l.startsWith("nats_"))
+        .map((l) => l.replace(/ [^ ]+$/, ""))
+        .sort();
+    // Taken again should an epoch land between the two requests and change the series.
+    const { gzipped, unpacked } = await waitFor(
+      async () => {
+        const gzipped = await raw("gzip");
+        const plain = await raw();
+        assert.equal(gzipped.headers["content-encoding"], "gzip");
+        assert.equal(plain.headers["content-encoding"], undefined);
+        assert.equal(Number(gzipped.headers["content-length"]), gzipped.body.byteLength);
+        assert.ok(gzipped.body.byteLength * 5 < plain.body.byteLength, "compressed to under a fifth");
+        const unpacked = spawnSync("gzip", ["-dc"], { input: gzipped.body });
+        assert.equal(unpacked.status, 0, unpacked.stderr.toString());
+        const same =
+          JSON.stringify(series(unpacked.stdout.toString())) ===
+          JSON.stringify(series(plain.body.toString()));
+        return same && { gzipped, unpacked };
+      },
+      { timeoutMs: 30_000, message: "the same series compressed and plain" },
+    );
+    assert.ok(gzipped.body.byteLength > 0);
+    assert.equal(spawnSync("promtool", ["check", "metrics"], { input: unpacked.stdout }).status, 0);
 
     for (const server of ["n1", "n2", "n3"]) {
       assert.equal(one(all, "nats_server_up", { system: "east", server }), 1);
@@ -301,3 +336,20 @@ describe("node.metrics-nats: servers leaves out streams and consumers, off serve
     assert.equal(own.filter((s) => /^nats(mon_nats)?_/.test(s.name)).length, 0);
   });
 });
+
+/** GET `url` with `headers`, the body as sent (node's http client decompresses nothing). */
+function request(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on("error", reject);
+    }).on("error", reject);
+  });
+}

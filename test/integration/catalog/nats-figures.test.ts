@@ -82,7 +82,7 @@ test("while every read connection is held, the figures last read stand, and the 
   // Through the node's metrics, as GET /metrics renders them.
   const metrics = createMetrics("n1");
   metrics.addSystemFigures(read);
-  const text = async () => (await metrics.renderAll()).parts.join("");
+  const text = async () => (await metrics.renderAll()).figures.parts.join("");
   const epochLine = (epoch: string) =>
     `natsmon_nats_epoch_timestamp_seconds{system="lab"} ${Date.parse(epoch) / 1000}\n`;
   await foldEpoch(t.catalog, labEpoch(E1, 1));

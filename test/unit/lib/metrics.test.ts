@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createMetrics } from "../../../src/lib/index.ts";
+import { createMetrics, type RenderedMetrics } from "../../../src/lib/index.ts";
 
 /** The natsmon_findings_firing samples of the exposition: `code severity system` → value. */
 async function firing(metrics: ReturnType<typeof createMetrics>): Promise<Record<string, number>> {
@@ -43,6 +43,9 @@ test("natsmon_findings_firing counts each system's firing set by check and sever
   assert.match(text, /^# TYPE natsmon_findings_firing gauge$/m);
   assert.match(text, /^natsmon_findings_firing\{[^}]*node_id="n1"[^}]*\} /m);
 });
+
+/** What GET /metrics serves, uncompressed. */
+const allText = (rendered: RenderedMetrics) => rendered.own + rendered.figures.parts.join("");
 
 /** A one-sample gauge family of `system`'s server s1. */
 const serverGauge = (system: string, value: number, name = "nats_server_connections") => ({
@@ -93,7 +96,7 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
   metrics.addSystemFigures(() => Promise.reject(new Error("closed")));
 
   const { text: own } = await metrics.render();
-  const first = (await metrics.renderAll()).parts.join("");
+  const first = allText(await metrics.renderAll());
   assert.ok(first.startsWith(own));
   const figures = first.slice(own.length);
   assert.equal(figures.match(/^# TYPE nats_server_connections gauge$/gm)?.length, 1);
@@ -105,10 +108,10 @@ test("renderAll follows ops.metrics's text with every system's figures, one fami
   assert.doesNotMatch(own, /nats_server/, "ops.metrics has none of them");
 
   // The same keys: nothing read again.
-  assert.equal((await metrics.renderAll()).parts.join(""), first);
+  assert.equal(allText(await metrics.renderAll()), first);
   assert.equal(readsOfA, 1);
   epoch = 2;
-  const second = (await metrics.renderAll()).parts.join("");
+  const second = allText(await metrics.renderAll());
   assert.match(second, /^nats_server_connections\{system="a",server="s1"\} 20$/m);
   assert.match(second, /^nats_server_connections\{system="b",server="s1"\} 7$/m);
   assert.equal(readsOfA, 2);
@@ -136,8 +139,8 @@ test("scrapes that come together while a system's figures are new render them on
   );
   const texts = await Promise.all([metrics.renderAll(), metrics.renderAll(), metrics.renderAll()]);
   assert.equal(rendered, 1);
-  for (const { parts } of texts)
-    assert.match(parts.join(""), /^nats_server_up\{system="a",server="s1"\} 1$/m);
+  for (const rendered of texts)
+    assert.match(allText(rendered), /^nats_server_up\{system="a",server="s1"\} 1$/m);
 });
 
 test("a system whose new figures cannot be read keeps the ones last rendered, and is asked again at the next rendering; the others are not read again", async () => {
@@ -164,7 +167,7 @@ test("a system whose new figures cannot be read keeps the ones last rendered, an
       },
     }),
   );
-  const text = async () => (await metrics.renderAll()).parts.join("");
+  const text = async () => allText(await metrics.renderAll());
   assert.match(await text(), /^nats_server_up\{system="a",server="s1"\} 1$/m);
   epoch = 2;
   failing = true;
