@@ -44,7 +44,14 @@ export class MetricsGzip {
 
   async body(metrics: RenderedMetrics): Promise<Buffer[]> {
     const { key, parts } = metrics.figures;
-    if (this.figures?.key !== key) this.figures = { key, compressed: compressFigures(parts) };
+    if (this.figures?.key !== key) {
+      const figures = { key, compressed: compressFigures(parts) };
+      // A failure is not kept: the next scrape compresses them again.
+      figures.compressed.catch(() => {
+        if (this.figures === figures) this.figures = undefined;
+      });
+      this.figures = figures;
+    }
     const head = await this.figures.compressed;
     const own = Buffer.from(metrics.own);
     const trailer = Buffer.alloc(8);
