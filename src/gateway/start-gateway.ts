@@ -1,6 +1,7 @@
 import { maxHeaderSize } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
 import { httpBaseUrl, redactUrl, type Logger } from "../lib/index.ts";
@@ -113,7 +114,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const link = watchBus(nc, log);
   let app;
   try {
-    app = buildApp(link, { ...options, authToken: token });
+    app = await buildApp(link, { ...options, authToken: token });
     await app.listen({ host: options.host, port: options.port });
   } catch (err) {
     await link.close(DRAIN_TIMEOUT_MS);
@@ -139,7 +140,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return { host: options.host, port, url, lost: link.lost, serveHttps, close, [Symbol.asyncDispose]: close };
 }
 
-function buildApp(link: BusLink, options: GatewayOptions) {
+async function buildApp(link: BusLink, options: GatewayOptions) {
   const check = bearerCheck(options.authToken);
   /** The 401 for a request without the right token, sent; `undefined` lets it through. */
   const refuseUnauthorized = (request: FastifyRequest, reply: FastifyReply) => {
@@ -183,6 +184,11 @@ function buildApp(link: BusLink, options: GatewayOptions) {
       send(reply, errorReply(500, "internal server error"));
     },
   });
+
+  // Answers of 1 KiB or more are compressed for a client that accepts it: a 100,000-row
+  // result is 15.7 MB of JSON, 1.8 MB as gzip (170 ms). Brotli is left out: at the plugin's
+  // quality it took 376 ms for 8% less.
+  await app.register(fastifyCompress, { encodings: ["gzip", "deflate"], threshold: 1024 });
 
   // Bodies are checked to be JSON but forwarded as received: parsing and re-serialising would
   // round integers past 2^53. Any content type is read as JSON, so a plain `curl -d` works too.

@@ -10,6 +10,7 @@
  * of a body made of several.
  */
 import { once } from "node:events";
+import { negotiate } from "@fastify/accept-negotiator";
 import { constants, crc32, createDeflateRaw, deflateRawSync } from "node:zlib";
 import type { RenderedMetrics } from "../lib/index.ts";
 
@@ -25,17 +26,9 @@ interface Compressed {
   readonly length: number;
 }
 
-/** Whether `Accept-Encoding` takes gzip (by name or `*`, with a q-value above 0). */
+/** Whether `Accept-Encoding` takes gzip (as the gateway's compression negotiates it). */
 export function acceptsGzip(header: string | undefined): boolean {
-  let accepted = false;
-  for (const item of (header ?? "").split(",")) {
-    const [coding = "", ...params] = item.split(";").map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith("q="));
-    const ok = q === undefined || Number(q.slice(2)) > 0;
-    if (coding === "gzip") return ok;
-    if (coding === "*") accepted = ok;
-  }
-  return accepted;
+  return header !== undefined && negotiate(header, ["gzip"]) === "gzip";
 }
 
 /** Builds gzip bodies of the figures followed by the node's own metrics. */

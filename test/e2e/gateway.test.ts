@@ -1,6 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createConnection } from "node:net";
+import { gunzipSync } from "node:zlib";
 import { connect } from "@nats-io/transport-node";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import {
@@ -19,7 +20,7 @@ import {
   type SchemasReply,
   type TablesReply,
 } from "../../src/protocol/index.ts";
-import { httpCall } from "../harness/http-call.ts";
+import { httpCall, rawHttpCall } from "../harness/http-call.ts";
 import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -131,6 +132,32 @@ describe("the HTTP gateway in front of a real node", () => {
     assert.equal(csv.status, 200, csv.text);
     assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
     assert.equal(csv.text, 'a,b\r\n1,"x,y"\r\n');
+  });
+
+  test("answers of 1 KiB or more are gzip-compressed for a client that accepts it, JSON and CSV alike", async () => {
+    const query = async (sql: string, headers: Record<string, string>) => {
+      const answer = await rawHttpCall(new URL("/sys/local/db/query", gateway.url).href, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        body: JSON.stringify({ sql }),
+      });
+      assert.equal(answer.status, 200, answer.body.toString());
+      return answer;
+    };
+    const wide = "SELECT i, repeat('natsmon ', 200) AS s FROM range(3) t(i)";
+    for (const accept of ["application/json", "text/csv"]) {
+      const plain = await query(wide, { accept, "accept-encoding": "identity" });
+      assert.equal(plain.headers["content-encoding"], undefined);
+      const gzipped = await query(wide, { accept, "accept-encoding": "gzip" });
+      assert.equal(gzipped.headers["content-encoding"], "gzip", accept);
+      assert.equal(gunzipSync(gzipped.body).toString(), plain.body.toString());
+      assert.ok(gzipped.body.byteLength * 5 < plain.body.byteLength, `${accept} compressed`);
+      assert.equal(gzipped.headers["content-type"], plain.headers["content-type"]);
+    }
+    // A small answer is not worth compressing.
+    const small = await query("SELECT 1 AS n", { "accept-encoding": "gzip" });
+    assert.equal(small.headers["content-encoding"], undefined);
+    assert.deepEqual(JSON.parse(small.body.toString()), [{ n: 1 }]);
   });
 
   test("GET /systems returns the discovery replies as a JSON array", async () => {

@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { get } from "node:http";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -23,6 +22,7 @@ import {
   writeMonitorConfig,
   type NatsmonProcess,
 } from "../harness/natsmon-process.ts";
+import { rawHttpCall } from "../harness/http-call.ts";
 import { startPrometheus } from "../harness/start-prometheus.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -124,7 +124,9 @@ describe("the monitored system's figures at GET /metrics, on a real 3-node JetSt
     // As Prometheus asks for it, compressed (fetch above asked for gzip too, and decompressed);
     // without Accept-Encoding, plain. The same series either way.
     const raw = async (acceptEncoding?: string) => {
-      const response = await request(metricsUrl, acceptEncoding ? { "accept-encoding": acceptEncoding } : {});
+      const response = await rawHttpCall(metricsUrl, {
+        headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+      });
       assert.equal(response.status, 200);
       return response;
     };
@@ -336,20 +338,3 @@ describe("node.metrics-nats: servers leaves out streams and consumers, off serve
     assert.equal(own.filter((s) => /^nats(mon_nats)?_/.test(s.name)).length, 0);
   });
 });
-
-/** GET `url` with `headers`, the body as sent (node's http client decompresses nothing). */
-function request(
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-      );
-      response.on("error", reject);
-    }).on("error", reject);
-  });
-}

@@ -1,3 +1,5 @@
+import { request, type IncomingHttpHeaders } from "node:http";
+
 /** One HTTP exchange as the tests look at it. */
 export interface HttpAnswer {
   readonly status: number;
@@ -26,4 +28,38 @@ export async function httpCall(
     text,
     json: <T>() => JSON.parse(text) as T,
   };
+}
+
+/** One HTTP exchange with the body as sent: node's http client decompresses nothing (fetch would). */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** Sends one real HTTP request through node:http, so `Content-Encoding` and the bytes can be checked. */
+export function rawHttpCall(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      { method: init.method ?? "GET", headers: init.headers ?? {} },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        response.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(init.body);
+  });
 }
