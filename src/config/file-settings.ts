@@ -3,6 +3,7 @@ import { access, readFile, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { RawConfig, RawSystem } from "./schema.ts";
 import type { Salvaged } from "./salvage.ts";
+import { tokenFileProblem } from "../lib/index.ts";
 import { credsProblem } from "./creds-file.ts";
 import { nkeyProblem } from "./nkey-file.ts";
 import { caProblem, certProblem, keyMatchesCert, keyProblem } from "./tls-files.ts";
@@ -16,14 +17,15 @@ interface Issue {
 interface FileSetting {
   readonly path: string;
   readonly file: string;
-  readonly use: "creds" | "nkey" | "run" | Pem;
+  readonly use: "creds" | "nkey" | "run" | "token" | Pem;
 }
 
 type Pem = "tls-ca" | "tls-cert" | "tls-key";
 
 /** How each file read whole is checked. */
-const CONTENT_CHECKS: Record<"creds" | "nkey" | Pem, (content: Buffer) => string | undefined> = {
+const CONTENT_CHECKS: Record<"creds" | "nkey" | "token" | Pem, (content: Buffer) => string | undefined> = {
   creds: credsProblem,
+  token: tokenFileProblem,
   nkey: nkeyProblem,
   "tls-ca": caProblem,
   "tls-cert": (content) => certProblem(content),
@@ -92,6 +94,8 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
     if (files?.cert) settings.push({ path: `${at}.tls.cert`, file: files.cert, use: "tls-cert" });
     if (files?.key) settings.push({ path: `${at}.tls.key`, file: files.key, use: "tls-key" });
   };
+  const token = view.node?.["metrics-token-file"];
+  if (token) settings.push({ path: "node.metrics-token-file", file: token, use: "token" });
   // The sink's credentials are used even with the embedded sink, by the commands that
   // connect to the node's bus as its configuration names it (deliveries, notify).
   creds("sink.creds", view.sink?.creds);

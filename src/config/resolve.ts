@@ -262,6 +262,9 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
         ? { metricsListen: parseListenAddress(raw.node["metrics-listen"]) }
         : {}),
       metricsNats: raw.node?.["metrics-nats"] ?? "all",
+      ...(raw.node?.["metrics-token-file"] !== undefined
+        ? { metricsTokenFile: raw.node["metrics-token-file"] }
+        : {}),
     },
     sink: {
       ...(sink.url ? { url: sink.url } : {}),

@@ -226,6 +226,12 @@ export const fileSchema = z.strictObject({
       "data-dir": z.string().min(1).optional(),
       "metrics-listen": listenAddress.optional(),
       "metrics-nats": z.enum(["all", "servers", "off"]).optional(),
+      "metrics-token-file": z.string().min(1).optional(),
+    })
+    .refine((n) => n["metrics-token-file"] === undefined || n["metrics-listen"] !== undefined, {
+      message:
+        "metrics-token-file protects GET /metrics, which is served only with node.metrics-listen: set it, or leave the token out",
+      path: ["metrics-token-file"],
     })
     .optional(),
   sink: z

@@ -10,6 +10,7 @@ const LEAVES: Record<string, Kind> = {
   "node.data-dir": "string",
   "node.metrics-listen": "string",
   "node.metrics-nats": "string",
+  "node.metrics-token-file": "string",
   "sink.url": "string",
   "sink.creds": "string",
   "sink.nkey": "string",

@@ -30,6 +30,8 @@ export interface NodeConfig {
    * consumers), off.
    */
   readonly metricsNats: "all" | "servers" | "off";
+  /** A file holding the bearer token GET /metrics requires; none required when unset. */
+  readonly metricsTokenFile?: string;
 }
 
 export interface NatsAuth {

@@ -2,14 +2,17 @@
  * The node's metrics over HTTP, where `node.metrics-listen` asks for them: `GET /metrics`
  * answers what `ops.metrics` answers on the bus, in the Prometheus text format, so a
  * Prometheus server scrapes natsmon as it scrapes anything else (it cannot ask the bus).
- * Nothing else is served (404). One route needs no framework: node's own HTTP server, as
+ * Nothing else is served (404). With node.metrics-token-file every request needs its bearer
+ * token (401 and a Bearer challenge otherwise), as Prometheus sends it from `authorization`'s
+ * `credentials_file`. One route needs no framework: node's own HTTP server, as
  * prom-client's documentation serves a registry, keeps the node's heap (and so its heap
  * snapshots over ops.pprof) as it was.
  */
 import { once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { acceptsGzip, MetricsGzip } from "./metrics-gzip.ts";
+import { metricsTokenCheck } from "./metrics-token.ts";
 import { httpBaseUrl, type ListenAddress, type Logger, type NodeMetrics } from "../lib/index.ts";
 
 export interface MetricsListener extends AsyncDisposable {
@@ -21,9 +24,34 @@ export async function listenForMetrics(
   address: ListenAddress,
   metrics: NodeMetrics,
   log: Logger,
+  options: { tokenFile?: string } = {},
 ): Promise<MetricsListener> {
   const compressed = new MetricsGzip();
+  const tokenCheck = options.tokenFile ? await metricsTokenCheck(options.tokenFile, log) : undefined;
   const server = createServer((request, response) => {
+    if (!tokenCheck) {
+      serve(request, response);
+      return;
+    }
+    tokenCheck().then(
+      (check) => {
+        const outcome = check(request.headers.authorization);
+        if (outcome.kind === "ok") serve(request, response);
+        else
+          response
+            .writeHead(401, {
+              "content-type": "text/plain; charset=utf-8",
+              "www-authenticate": outcome.challenge,
+            })
+            .end(`${outcome.description} (node.metrics-token-file)\n`);
+      },
+      (err: unknown) => {
+        log.error({ err }, "checking the metrics token failed");
+        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
+      },
+    );
+  });
+  function serve(request: IncomingMessage, response: ServerResponse) {
     const path = new URL(request.url ?? "/", "http://any").pathname;
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
       response
@@ -50,7 +78,7 @@ export async function listenForMetrics(
         log.error({ err }, "rendering the metrics failed");
         response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
       });
-  });
+  }
   server.listen(address.port, address.host);
   try {
     await Promise.race([

@@ -200,7 +200,9 @@ export async function startNode(
     stopIfAborted();
     api = await startApi(sink.nc, { nodeId, discovery, log, metrics });
     if (config.node.metricsListen)
-      metricsHttp = await listenForMetrics(config.node.metricsListen, metrics, log);
+      metricsHttp = await listenForMetrics(config.node.metricsListen, metrics, log, {
+        ...(config.node.metricsTokenFile ? { tokenFile: config.node.metricsTokenFile } : {}),
+      });
     const nodeOps = nodeOpsPort({
       nodeId,
       sink,

@@ -24,7 +24,12 @@ export interface PrometheusProcess extends AsyncDisposable {
  * OS-chosen port, scraping `targets` (host:port, path /metrics) every second as job `natsmon`,
  * its storage in a temporary directory removed on dispose. Resolves once GET /-/ready answers.
  */
-export async function startPrometheus(targets: readonly string[]): Promise<PrometheusProcess> {
+export async function startPrometheus(
+  targets: readonly string[],
+  options: {
+    /** Sent as the bearer token of each scrape (`authorization.credentials_file`). */ credentialsFile?: string;
+  } = {},
+): Promise<PrometheusProcess> {
   const dir = await mkdtemp(join(tmpdir(), "natsmon-prometheus-"));
   const config = join(dir, "prometheus.yml");
   await writeFile(
@@ -34,6 +39,9 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       "scrape_configs:",
       "  - job_name: natsmon",
       `    static_configs: [{targets: [${targets.map((t) => JSON.stringify(t)).join(", ")}]}]`,
+      ...(options.credentialsFile
+        ? [`    authorization: {credentials_file: ${JSON.stringify(options.credentialsFile)}}`]
+        : []),
       "",
     ].join("\n"),
   );

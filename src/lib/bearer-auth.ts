@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 /** The realm named in every challenge. */
 export const AUTH_REALM = "natsmon";
 
-/** What the gateway answers a request's credentials with; `ok` lets it through. */
+/** What a request's credentials are answered with (the gateway, GET /metrics); `ok` lets it through. */
 export type AuthOutcome =
   | { readonly kind: "ok" }
   | { readonly kind: "missing"; readonly challenge: string; readonly description: string }
@@ -47,4 +47,18 @@ const OK: AuthOutcome = { kind: "ok" };
 
 function digest(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
+}
+
+/** The token a token file holds: its content without surrounding whitespace (a final line break). */
+export function fileToken(content: Buffer | string): string {
+  return content.toString().trim();
+}
+
+/** Why a token file's content cannot be a bearer token, or undefined when it can. */
+export function tokenFileProblem(content: Buffer | string): string | undefined {
+  const token = fileToken(content);
+  if (token === "") return "it holds no token (the file is empty)";
+  // A header carries the token as one run of visible characters; any other could never match.
+  if (!/^[\x21-\x7e]+$/.test(token)) return "the token must be visible ASCII characters without spaces";
+  return undefined;
 }

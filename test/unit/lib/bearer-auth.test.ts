@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bearerCheck } from "../../../src/gateway/bearer-auth.ts";
+import { bearerCheck } from "../../../src/lib/bearer-auth.ts";
 
 test("the configured bearer token lets a request in, with the scheme in any case", () => {
   const check = bearerCheck("s3cret-token");
