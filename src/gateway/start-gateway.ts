@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
-import { AUTH_REALM, bearerCheck, httpBaseUrl, redactUrl, type Logger } from "../lib/index.ts";
+import { AUTH_REALM, bearerCheck, httpBaseUrl, redactUrl, tokenProblem, type Logger } from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { checkSystemId } from "./check-system-id.ts";
@@ -95,10 +95,8 @@ const HEALTH_ROUND_TRIP_MS = 2000;
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const token = options.authToken === "" ? undefined : options.authToken;
   if (token === undefined && options.allowUnauthenticated !== true) throw new Error(MISSING_TOKEN_MESSAGE);
-  // A header carries the token as one run of visible characters; any other token could never match.
-  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
-    throw new Error("the auth token must be visible ASCII characters without spaces");
-  }
+  const unusable = token === undefined ? undefined : tokenProblem(token);
+  if (unusable) throw new Error(`the auth token is refused: ${unusable}`);
   const log = options.log;
   if (token === undefined) log.warn("the gateway serves without authentication (--allow-unauthenticated)");
 

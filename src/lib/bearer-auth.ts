@@ -54,11 +54,16 @@ export function fileToken(content: Buffer | string): string {
   return content.toString().trim();
 }
 
+/** Why `token` can never be matched, or undefined when it can. */
+export function tokenProblem(token: string): string | undefined {
+  // A header carries the token as one run of visible characters; any other could never match.
+  return /^[\x21-\x7e]+$/.test(token)
+    ? undefined
+    : "the token must be visible ASCII characters without spaces";
+}
+
 /** Why a token file's content cannot be a bearer token, or undefined when it can. */
 export function tokenFileProblem(content: Buffer | string): string | undefined {
   const token = fileToken(content);
-  if (token === "") return "it holds no token (the file is empty)";
-  // A header carries the token as one run of visible characters; any other could never match.
-  if (!/^[\x21-\x7e]+$/.test(token)) return "the token must be visible ASCII characters without spaces";
-  return undefined;
+  return token === "" ? "it holds no token (the file is empty)" : tokenProblem(token);
 }

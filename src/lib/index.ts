@@ -21,5 +21,5 @@ export type { UrlCredentials } from "./url-credentials.ts";
 export { watchPublishRefusals } from "./publish-refusals.ts";
 export { httpBaseUrl, parseListenAddress } from "./listen-address.ts";
 export type { ListenAddress } from "./listen-address.ts";
-export { AUTH_REALM, bearerCheck, fileToken, tokenFileProblem } from "./bearer-auth.ts";
+export { AUTH_REALM, bearerCheck, fileToken, tokenFileProblem, tokenProblem } from "./bearer-auth.ts";
 export type { AuthOutcome, BearerCheck } from "./bearer-auth.ts";
