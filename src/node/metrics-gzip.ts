@@ -1,6 +1,6 @@
 /**
  * GET /metrics gzip-compressed, as Prometheus asks for it (`Accept-Encoding: gzip`): a large
- * system's figures are a hundred megabytes of text a scrape, a tenth of that compressed.
+ * system's figures are 134.5 MB of text a scrape, 7.1 MB compressed (bench:metrics).
  *
  * The figures change once an epoch, natsmon's own metrics at every scrape. So the figures
  * are compressed once per change (on libuv's thread pool, not the event loop) and ended with
@@ -14,7 +14,7 @@ import { negotiate } from "@fastify/accept-negotiator";
 import { constants, crc32, createDeflateRaw, deflateRawSync } from "node:zlib";
 import type { RenderedMetrics } from "../lib/index.ts";
 
-/** Fast, and the text of a scrape still shrinks about tenfold. */
+/** Fast (0.5 s for 134.5 MB), and the text still shrinks about nineteenfold. */
 const LEVEL = 1;
 /** ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown). */
 const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
