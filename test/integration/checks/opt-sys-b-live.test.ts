@@ -67,7 +67,20 @@ describe("opt-sys-015 to 025 on a real 3-node 2.9.10 cluster, conditions made (A
     await live?.close();
   });
 
-  const scrape = () => live.scrape();
+  /**
+   * One epoch that every server answered. Under load a server's VARZ can come after the
+   * scraper's quiet window, and the growth checks count the epochs each server answered:
+   * CI once saw n3 miss one of phase A's five, and opt-sys-022 not fire for it.
+   */
+  const scrape = () =>
+    waitFor(
+      async () => {
+        const epoch = await live.scrape();
+        const answered = new Set(epoch.replies.filter((r) => r.source === "varz").map((r) => r.server));
+        return SERVERS.every((s) => answered.has(s)) && epoch;
+      },
+      { timeoutMs: 60_000, message: "an epoch every server answered" },
+    );
 
   /** Everything phase A holds from its first epoch; returns proc's unacknowledged first message. */
   async function makeConditions(jsm: JetStreamManager): Promise<JsMsg> {
