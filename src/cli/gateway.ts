@@ -1,6 +1,6 @@
 import { untilStopSignal } from "./stop-signal.ts";
 import type { Command } from "commander";
-import { MAX_TIMER_MS, parseDuration } from "../config/index.ts";
+import { MAX_TIMER_MS, parseDuration, renewListenerTls } from "../config/index.ts";
 import {
   GATEWAY_DEFAULTS,
   MISSING_TOKEN_MESSAGE,
@@ -16,7 +16,7 @@ import {
   withClientOptions,
   type ClientOptions,
 } from "./client.ts";
-import { HTTPS_ENV, readHttpsFiles, renewHttps } from "./gateway-https.ts";
+import { HTTPS_ENV, HTTPS_FLAGS, readHttpsFiles } from "./gateway-https.ts";
 
 interface GatewayFlags extends ClientOptions {
   authToken?: string;
@@ -146,11 +146,11 @@ export function gatewayCommand(program: Command): void {
     const { cert: httpsCert, key: httpsKey } = httpsPaths;
     const stopRenewing =
       https && httpsCert && httpsKey
-        ? renewHttps(
+        ? renewListenerTls(
             { ...httpsPaths, cert: httpsCert, key: httpsKey },
-            httpsCheckMs,
-            (pair) => gateway.serveHttps(pair),
-            log,
+            HTTPS_FLAGS,
+            { intervalMs: httpsCheckMs, server: "the gateway", log },
+            (files) => gateway.serveHttps(files),
           )
         : () => undefined;
     // The bus URL may carry credentials, so only the gateway's own address is printed.

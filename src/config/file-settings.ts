@@ -96,6 +96,11 @@ function fileSettings(view: Salvaged<RawConfig>): FileSetting[] {
   };
   const token = view.node?.["metrics-token-file"];
   if (token) settings.push({ path: "node.metrics-token-file", file: token, use: "token" });
+  const served = view.node?.["metrics-tls"];
+  if (served?.cert) settings.push({ path: "node.metrics-tls.cert", file: served.cert, use: "tls-cert" });
+  if (served?.key) settings.push({ path: "node.metrics-tls.key", file: served.key, use: "tls-key" });
+  if (served?.["client-ca"])
+    settings.push({ path: "node.metrics-tls.client-ca", file: served["client-ca"], use: "tls-ca" });
   // The sink's credentials are used even with the embedded sink, by the commands that
   // connect to the node's bus as its configuration names it (deliveries, notify).
   creds("sink.creds", view.sink?.creds);

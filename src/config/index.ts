@@ -8,6 +8,8 @@ export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
 export { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 export { envName } from "./sources.ts";
 export { caProblem, certProblem, keyMatchesCert, keyProblem } from "./tls-files.ts";
+export { readListenerTls, renewListenerTls } from "./listener-tls.ts";
+export type { ListenerTlsNames, ListenerTlsPaths } from "./listener-tls.ts";
 export type {
   Config,
   NodeConfig,
@@ -20,6 +22,7 @@ export type {
   NotificationsConfig,
   NatsAuth,
   TlsFiles,
+  MetricsTls,
   MonitoredAccount,
   MonitoredNats,
   AuthType,

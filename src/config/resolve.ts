@@ -265,6 +265,18 @@ export function buildConfig(raw: RawConfig, hostname: string): Config {
       ...(raw.node?.["metrics-token-file"] !== undefined
         ? { metricsTokenFile: raw.node["metrics-token-file"] }
         : {}),
+      ...(raw.node?.["metrics-tls"]?.cert && raw.node["metrics-tls"].key
+        ? {
+            metricsTls: {
+              cert: raw.node["metrics-tls"].cert,
+              key: raw.node["metrics-tls"].key,
+              ...(raw.node["metrics-tls"]["client-ca"]
+                ? { clientCa: raw.node["metrics-tls"]["client-ca"] }
+                : {}),
+              checkMs: raw.node["metrics-tls"].check ?? 60_000,
+            },
+          }
+        : {}),
     },
     sink: {
       ...(sink.url ? { url: sink.url } : {}),

@@ -98,6 +98,32 @@ const tlsSchema = z
       ctx.addIssue({ code: "custom", path: ["cert"], message: "is required with tls.key" });
   });
 
+/**
+ * GET /metrics over HTTPS: the node's certificate (its chain after it) and key, the CA whose
+ * client certificates it requires, and how often the files are checked for a renewal.
+ */
+const metricsTlsSchema = z
+  .strictObject({
+    cert: z.string().min(1).optional(),
+    key: z.string().min(1).optional(),
+    "client-ca": z.string().min(1).optional(),
+    check: period.optional(),
+  })
+  .superRefine((tls, ctx) => {
+    if (!tls.cert)
+      ctx.addIssue({
+        code: "custom",
+        path: ["cert"],
+        message: "is required: the PEM certificate GET /metrics is served with over HTTPS",
+      });
+    if (!tls.key)
+      ctx.addIssue({
+        code: "custom",
+        path: ["key"],
+        message: "is required: the certificate's private key, PEM",
+      });
+  });
+
 const natsAuth = {
   creds: z.string().optional(),
   /** A file holding a user's NKEY seed (config-mode `nkey` users). */
@@ -227,11 +253,17 @@ export const fileSchema = z.strictObject({
       "metrics-listen": listenAddress.optional(),
       "metrics-nats": z.enum(["all", "servers", "off"]).optional(),
       "metrics-token-file": z.string().min(1).optional(),
+      "metrics-tls": metricsTlsSchema.optional(),
     })
     .refine((n) => n["metrics-token-file"] === undefined || n["metrics-listen"] !== undefined, {
       message:
         "metrics-token-file protects GET /metrics, which is served only with node.metrics-listen: set it, or leave the token out",
       path: ["metrics-token-file"],
+    })
+    .refine((n) => n["metrics-tls"] === undefined || n["metrics-listen"] !== undefined, {
+      message:
+        "metrics-tls serves GET /metrics over HTTPS, which is served only with node.metrics-listen: set it, or leave metrics-tls out",
+      path: ["metrics-tls"],
     })
     .optional(),
   sink: z

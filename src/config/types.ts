@@ -32,6 +32,19 @@ export interface NodeConfig {
   readonly metricsNats: "all" | "servers" | "off";
   /** A file holding the bearer token GET /metrics requires; none required when unset. */
   readonly metricsTokenFile?: string;
+  /** GET /metrics over HTTPS with these files; plain HTTP when unset. */
+  readonly metricsTls?: MetricsTls;
+}
+
+export interface MetricsTls {
+  /** The certificate, its chain after it, PEM. */
+  readonly cert: string;
+  /** Its private key, PEM, unencrypted. */
+  readonly key: string;
+  /** The CA whose client certificates every connection must present; none asked for when unset. */
+  readonly clientCa?: string;
+  /** How often the files are checked for a renewed certificate. */
+  readonly checkMs: number;
 }
 
 export interface NatsAuth {

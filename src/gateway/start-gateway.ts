@@ -4,7 +4,16 @@ import type { AddressInfo } from "node:net";
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { connectNats, discoverNodes, type ConnectTarget } from "../bus/index.ts";
-import { AUTH_REALM, bearerCheck, httpBaseUrl, redactUrl, tokenProblem, type Logger } from "../lib/index.ts";
+import {
+  AUTH_REALM,
+  bearerCheck,
+  httpBaseUrl,
+  redactUrl,
+  tlsServerOptions,
+  tokenProblem,
+  type ListenerTls,
+  type Logger,
+} from "../lib/index.ts";
 import { API_VERSION_HEADER } from "../protocol/index.ts";
 import { wantsCsv } from "./accept.ts";
 import { checkSystemId } from "./check-system-id.ts";
@@ -37,24 +46,8 @@ export interface GatewayOptions {
    * Serve HTTPS with this certificate (its chain after it) and key, PEM; plain HTTP without.
    * With `clientCa`, every client must present a certificate that CA signed.
    */
-  readonly https?: HttpsFiles;
+  readonly https?: ListenerTls;
   readonly log: Logger;
-}
-
-/** The gateway's HTTPS certificate and key, and the CA of the client certificates it requires. */
-export interface HttpsFiles {
-  readonly cert: Buffer;
-  readonly key: Buffer;
-  readonly clientCa?: Buffer;
-}
-
-/** Node's TLS server options for the files: a client certificate required when a client CA is given. */
-function tlsServerOptions(files: HttpsFiles) {
-  return {
-    cert: files.cert,
-    key: files.key,
-    ...(files.clientCa ? { ca: files.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
-  };
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -77,7 +70,7 @@ export interface Gateway extends AsyncDisposable {
    */
   readonly lost: Promise<Error>;
   /** Serves these files from the next TLS connection on (a renewal); HTTPS only. */
-  serveHttps(files: HttpsFiles): void;
+  serveHttps(files: ListenerTls): void;
   close(): Promise<void>;
 }
 
@@ -130,7 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await link.close(DRAIN_TIMEOUT_MS);
       log.info("gateway stopped");
     })());
-  const serveHttps = (files: HttpsFiles) => {
+  const serveHttps = (files: ListenerTls) => {
     if (!options.https) throw new Error("the gateway serves plain HTTP: it has no certificate to renew");
     (app.server as HttpsServer).setSecureContext(tlsServerOptions(files));
   };

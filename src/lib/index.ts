@@ -23,3 +23,5 @@ export { httpBaseUrl, parseListenAddress } from "./listen-address.ts";
 export type { ListenAddress } from "./listen-address.ts";
 export { AUTH_REALM, bearerCheck, fileToken, tokenFileProblem, tokenProblem } from "./bearer-auth.ts";
 export type { AuthOutcome, BearerCheck } from "./bearer-auth.ts";
+export { tlsServerOptions } from "./tls-listener.ts";
+export type { ListenerTls } from "./tls-listener.ts";

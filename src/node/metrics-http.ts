@@ -4,16 +4,38 @@
  * Prometheus server scrapes natsmon as it scrapes anything else (it cannot ask the bus).
  * Nothing else is served (404). With node.metrics-token-file every request needs its bearer
  * token (401 and a Bearer challenge otherwise), as Prometheus sends it from `authorization`'s
- * `credentials_file`. One route needs no framework: node's own HTTP server, as
+ * `credentials_file`. With node.metrics-tls the node serves HTTPS, a renewed certificate
+ * from the next connection on, and with its client-ca only to clients with a certificate that
+ * CA signed (Prometheus's `tls_config`). One route needs no framework: node's own HTTP server, as
  * prom-client's documentation serves a registry, keeps the node's heap (and so its heap
  * snapshots over ops.pprof) as it was.
  */
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { acceptsGzip, MetricsGzip } from "./metrics-gzip.ts";
 import { metricsTokenCheck } from "./metrics-token.ts";
-import { httpBaseUrl, type ListenAddress, type Logger, type NodeMetrics } from "../lib/index.ts";
+import {
+  readListenerTls,
+  renewListenerTls,
+  type ListenerTlsNames,
+  type MetricsTls,
+} from "../config/index.ts";
+import {
+  httpBaseUrl,
+  tlsServerOptions,
+  type ListenAddress,
+  type ListenerTls,
+  type Logger,
+  type NodeMetrics,
+} from "../lib/index.ts";
+
+const TLS_SETTINGS: ListenerTlsNames = {
+  cert: "node.metrics-tls.cert",
+  key: "node.metrics-tls.key",
+  clientCa: "node.metrics-tls.client-ca",
+};
 
 export interface MetricsListener extends AsyncDisposable {
   /** Where the metrics are: `http://host:port/metrics`, with the port the OS chose for port 0. */
@@ -24,11 +46,12 @@ export async function listenForMetrics(
   address: ListenAddress,
   metrics: NodeMetrics,
   log: Logger,
-  options: { tokenFile?: string } = {},
+  options: { tokenFile?: string; tls?: MetricsTls } = {},
 ): Promise<MetricsListener> {
   const compressed = new MetricsGzip();
   const tokenCheck = options.tokenFile ? await metricsTokenCheck(options.tokenFile, log) : undefined;
-  const server = createServer((request, response) => {
+  const tls = options.tls ? await readTls(options.tls) : undefined;
+  const handle: RequestListener = (request, response) => {
     if (!tokenCheck) {
       serve(request, response);
       return;
@@ -50,7 +73,8 @@ export async function listenForMetrics(
         response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
       },
     );
-  });
+  };
+  const server = tls ? createHttpsServer(tlsServerOptions(tls), handle) : createServer(handle);
   function serve(request: IncomingMessage, response: ServerResponse) {
     const path = new URL(request.url ?? "/", "http://any").pathname;
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
@@ -93,11 +117,22 @@ export async function listenForMetrics(
       { cause: err },
     );
   }
-  const url = `${httpBaseUrl(address.host, (server.address() as AddressInfo).port)}/metrics`;
-  log.info({ url }, "metrics served over HTTP");
+  const port = (server.address() as AddressInfo).port;
+  const url = `${httpBaseUrl(address.host, port, tls ? "https" : "http")}/metrics`;
+  log.info({ url }, tls ? "metrics served over HTTPS" : "metrics served over HTTP");
+  const stopRenewing =
+    options.tls && "setSecureContext" in server
+      ? renewListenerTls(
+          options.tls,
+          TLS_SETTINGS,
+          { intervalMs: options.tls.checkMs, server: "GET /metrics", log },
+          (files) => server.setSecureContext(tlsServerOptions(files)),
+        )
+      : () => undefined;
   return {
     url,
     async [Symbol.asyncDispose]() {
+      stopRenewing();
       const closed = once(server, "close");
       server.close();
       // Keep-alive connections a Prometheus server holds open would keep the close waiting.
@@ -105,4 +140,12 @@ export async function listenForMetrics(
       await closed;
     },
   };
+}
+
+/** The files, read again as the node starts (the configuration checked them as it loaded). */
+async function readTls(paths: MetricsTls): Promise<ListenerTls> {
+  const problems: string[] = [];
+  const files = await readListenerTls(paths, TLS_SETTINGS, problems);
+  if (!files) throw new Error(`cannot serve GET /metrics over HTTPS: ${problems.join("; ")}`);
+  return files;
 }

@@ -202,6 +202,7 @@ export async function startNode(
     if (config.node.metricsListen)
       metricsHttp = await listenForMetrics(config.node.metricsListen, metrics, log, {
         ...(config.node.metricsTokenFile ? { tokenFile: config.node.metricsTokenFile } : {}),
+        ...(config.node.metricsTls ? { tls: config.node.metricsTls } : {}),
       });
     const nodeOps = nodeOpsPort({
       nodeId,

@@ -9,12 +9,10 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { copyFile, writeFile } from "node:fs/promises";
-import https from "node:https";
-import type { TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { httpCall } from "../harness/http-call.ts";
+import { httpsGet } from "../harness/https-get.ts";
 import { runNatsmon, spawnNatsmon, type NatsmonProcess, startupExample } from "../harness/natsmon-process.ts";
 import { APP_USER, startTestServer, SYS_USER, type TestServer } from "../harness/start-nats-server.ts";
 import { refusedAtStart } from "../harness/refused-config.ts";
@@ -217,7 +215,7 @@ describe("a node and its clients on a nats-server that requires TLS and client c
     assert.equal(during.served, "natsmon test server", "the served certificate is kept");
 
     await copyFile(certs.server2Key, key);
-    await waitFor(() => gateway.stderr().includes("serving the renewed HTTPS certificate"), {
+    await waitFor(() => gateway.stderr().includes("the gateway serves the renewed HTTPS certificate"), {
       message: "the gateway to serve the renewed certificate",
     });
     const after = await httpsGet(`${base}/healthz`, certs.ca);
@@ -375,34 +373,3 @@ test("TLS files start-up cannot use are refused by their paths, before anything 
   ];
   await refusedAtStart(file, errors);
 });
-
-/**
- * GET over HTTPS trusting `ca` (fetch takes no CA of its own), with a bearer token and a client
- * certificate if given, on a new connection each time; `served` is the CN of the certificate the server showed.
- */
-function httpsGet(
-  url: string,
-  ca: string,
-  token?: string,
-  client?: { cert: string; key: string },
-): Promise<{ status: number; body: string; served: string }> {
-  return new Promise((resolve, reject) => {
-    const request = https.get(
-      url,
-      {
-        ca: readFileSync(ca),
-        ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
-        agent: false,
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-      },
-      (response) => {
-        const served = String((response.socket as TLSSocket).getPeerCertificate().subject.CN);
-        let body = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (body += chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body, served }));
-      },
-    );
-    request.on("error", reject);
-  });
-}

@@ -28,6 +28,8 @@ export async function startPrometheus(
   targets: readonly string[],
   options: {
     /** Sent as the bearer token of each scrape (`authorization.credentials_file`). */ credentialsFile?: string;
+    /** Scrape over HTTPS trusting `caFile`, with the client certificate `certFile` and `keyFile` if given. */
+    tls?: { caFile: string; certFile?: string; keyFile?: string };
   } = {},
 ): Promise<PrometheusProcess> {
   const dir = await mkdtemp(join(tmpdir(), "natsmon-prometheus-"));
@@ -41,6 +43,16 @@ export async function startPrometheus(
       `    static_configs: [{targets: [${targets.map((t) => JSON.stringify(t)).join(", ")}]}]`,
       ...(options.credentialsFile
         ? [`    authorization: {credentials_file: ${JSON.stringify(options.credentialsFile)}}`]
+        : []),
+      ...(options.tls
+        ? [
+            "    scheme: https",
+            `    tls_config: {${[
+              `ca_file: ${JSON.stringify(options.tls.caFile)}`,
+              ...(options.tls.certFile ? [`cert_file: ${JSON.stringify(options.tls.certFile)}`] : []),
+              ...(options.tls.keyFile ? [`key_file: ${JSON.stringify(options.tls.keyFile)}`] : []),
+            ].join(", ")}}`,
+          ]
         : []),
       "",
     ].join("\n"),
