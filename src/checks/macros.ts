@@ -37,7 +37,13 @@ FROM (
   WHERE e.epoch >= coalesce((SELECT max(p.epoch) FROM hx.epochs p WHERE p.epoch < ep_from), ep_from)
     AND e.epoch <= ep_to
 ) w
-ASOF LEFT JOIN hx.check_runs r ON w.epoch > r.epoch
+-- Only the runs from the last one before ep_from on: an ASOF join over every run sorted the
+-- whole table, one row per epoch of the retention, for every check of every epoch.
+ASOF LEFT JOIN (
+  SELECT c.epoch FROM hx.check_runs c
+  WHERE c.epoch >= coalesce((SELECT max(q.epoch) FROM hx.check_runs q WHERE q.epoch < ep_from), ep_from)
+    AND c.epoch < ep_to
+) r ON w.epoch > r.epoch
 WHERE w.epoch >= ep_from;
 COMMENT ON MACRO TABLE checks.epochs_in IS 'Epochs between ep_from and ep_to, each with prev_epoch (the epoch the checks last ran over before it, else the epoch folded before it) and the servers expected and answered';`,
   `CREATE OR REPLACE MACRO checks.version_at_least(version, minimum) AS

@@ -68,7 +68,9 @@ WITH cur AS (
   JOIN hx.account_stats a ON a.epoch = b.epoch AND a.server_pk = b.server_pk
   JOIN hx.account_stats pa ON pa.epoch = b.before AND pa.server_pk = b.server_pk AND pa.account_pk = a.account_pk
   ANTI JOIN checks.accounts_gone(ep_from, ep_to) g ON g.epoch = a.epoch AND g.account_pk = a.account_pk
-  WHERE a.slow_consumers IS NOT NULL AND pa.slow_consumers IS NOT NULL
+  -- The bounds of servers_before, written out: the joins alone read every epoch's rows.
+  WHERE a.epoch BETWEEN ep_from AND ep_to AND pa.epoch >= ep_from - INTERVAL 1 HOUR AND pa.epoch < ep_to
+    AND a.slow_consumers IS NOT NULL AND pa.slow_consumers IS NOT NULL
 ), summed AS (
   SELECT c.epoch, c.account_pk, sum(c.new_events) AS new_events, sum(c.slow_consumers) AS slow_consumers,
          list_sort(list(i.name) FILTER (WHERE c.new_events > 0)) AS servers

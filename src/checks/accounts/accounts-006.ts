@@ -58,6 +58,8 @@ WITH limits AS (
   FROM limits l
   JOIN hx.account_ident i ON i.account_pk = l.account_pk
   JOIN hx.connections c ON c.epoch = l.epoch AND c.account = i.name
+  -- Bounds the view's scan: the join alone would read every epoch's connections.
+  WHERE c.epoch BETWEEN ep_from AND ep_to
   GROUP BY ALL
 )
 SELECT w.epoch, w.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), i.name) AS entity_name,

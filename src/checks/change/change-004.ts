@@ -60,5 +60,5 @@ FROM diffs d
 JOIN hx.stream_ident i ON i.stream_pk = d.stream_pk
 JOIN hx.stream_stats s ON s.stream_pk = d.stream_pk AND s.epoch = d.epoch
 LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
-WHERE len(d.changes) > 0`,
+WHERE s.epoch BETWEEN ep_from AND ep_to AND len(d.changes) > 0`,
 };

@@ -84,7 +84,7 @@ WITH r AS (
   JOIN hx.server_ident sv ON sv.server_pk = ri.server_pk
   -- The leader's figures; a stream without a trusted leader this epoch has no row and is not judged.
   JOIN hx.stream_stats st ON st.epoch = rs.epoch AND st.stream_pk = ri.stream_pk
-  WHERE rs.epoch BETWEEN ep_from AND ep_to
+  WHERE rs.epoch BETWEEN ep_from AND ep_to AND st.epoch BETWEEN ep_from AND ep_to
   GROUP BY rs.epoch, ri.stream_pk
   HAVING count(*) > 1
 )
@@ -99,7 +99,7 @@ FROM r
 JOIN hx.stream_stats s ON s.epoch = r.epoch AND s.stream_pk = r.stream_pk
 JOIN hx.stream_ident i ON i.stream_pk = r.stream_pk
 LEFT JOIN hx.server_ident l ON l.server_pk = s.leader_server_pk
-WHERE r.all_current AND r.compared >= 2
+WHERE s.epoch BETWEEN ep_from AND ep_to AND r.all_current AND r.compared >= 2
   AND r.max_messages - r.min_messages > p_min_divergence
   AND 100.0 * (r.max_messages - r.min_messages) / r.max_messages > p_divergence_percent`,
 };

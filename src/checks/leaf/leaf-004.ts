@@ -53,7 +53,7 @@ judged AS (
   JOIN hx.server_ident sv ON list_contains(e.servers_answered, sv.name) AND NOT list_contains(e.partial, sv.name)
   JOIN hx.server_stats s ON s.epoch = e.epoch AND s.server_pk = sv.server_pk AND list_contains(s.sources, 'varz')
   ASOF JOIN hx.server_opts o ON o.server_pk = s.server_pk AND s.epoch >= o.epoch
-  WHERE len(o.leaf_remote_accounts) > 0
+  WHERE s.epoch BETWEEN ep_from AND ep_to AND len(o.leaf_remote_accounts) > 0
 ),
 -- One row per remote account: two remotes bound to one account are one link to look for.
 remotes AS (

@@ -32,11 +32,12 @@ export const meta003: Check = {
     { name: "window_minutes", type: "DOUBLE", description: "Length of the rolling window, minutes." },
     { name: "max_changes", type: "DOUBLE", description: "Leader changes allowed within the window." },
   ],
-  // The scan starts at the last epoch at or before the first window's start, so that a change
-  // early in the window has the leader before it. Leaderless epochs (elections) are skipped:
-  // a change is a different leader than the last one seen.
+  // The scan starts an hour before the first window's start, so that a change early in the
+  // window has the leader before it (changes before the window are not counted); a bound of
+  // its own, not the last epoch before the window, which read every epoch's rows. Leaderless
+  // epochs (elections) are skipped: a change is a different leader than the last one seen.
   sql: `
-WITH ${metaGroupsCte(`(SELECT coalesce(max(epoch), ep_from - ${WINDOW}) FROM hx.epochs WHERE epoch <= ep_from - ${WINDOW})`, "ep_to")}, led AS (
+WITH ${metaGroupsCte(`ep_from - ${WINDOW} - INTERVAL 1 HOUR`, "ep_to")}, led AS (
   SELECT epoch, meta_pk, leader, lag(leader) OVER (PARTITION BY meta_pk ORDER BY epoch) AS before
   FROM meta_groups WHERE leader IS NOT NULL
 ), changes AS (

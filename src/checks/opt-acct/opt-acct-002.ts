@@ -48,6 +48,7 @@ WITH latest AS (
   FROM latest l
   JOIN hx.account_stats a ON a.account_pk = l.account_pk AND a.epoch = l.epoch
   JOIN hx.server_ident sv ON sv.server_pk = a.server_pk
+  WHERE a.epoch BETWEEN ep_from AND ep_to
   GROUP BY l.epoch, l.account_pk
 )
 SELECT z.epoch, z.account_pk AS entity_pk, coalesce(nullif(o.name_tag, ''), i.name) AS entity_name,

@@ -55,24 +55,24 @@ WITH latest AS (
   JOIN hx.raft_group_ident g ON g.raft_group_pk = x.raft_group_pk
   WHERE (g.kind = 'stream' AND EXISTS (
           SELECT 1 FROM hx.stream_replica_stats r JOIN hx.stream_replica_ident i USING (stream_replica_pk)
-          WHERE r.epoch = x.epoch AND i.stream_pk = g.stream_pk AND r.leader_seen IS NOT NULL
+          WHERE r.epoch = x.epoch AND r.epoch BETWEEN ep_from AND ep_to AND i.stream_pk = g.stream_pk AND r.leader_seen IS NOT NULL
             AND NOT EXISTS (
               SELECT 1 FROM hx.stream_replica_stats r2 JOIN hx.stream_replica_ident i2 USING (stream_replica_pk)
               JOIN hx.server_ident s2 ON s2.server_pk = i2.server_pk
-              WHERE r2.epoch = x.epoch AND i2.stream_pk = g.stream_pk AND s2.name = r.leader_seen AND r2.answered)))
+              WHERE r2.epoch = x.epoch AND r2.epoch BETWEEN ep_from AND ep_to AND i2.stream_pk = g.stream_pk AND s2.name = r.leader_seen AND r2.answered)))
      OR (g.kind = 'consumer' AND EXISTS (
           SELECT 1 FROM hx.consumer_replica_stats r JOIN hx.consumer_replica_ident i USING (consumer_replica_pk)
-          WHERE r.epoch = x.epoch AND i.consumer_pk = g.consumer_pk AND r.leader_seen IS NOT NULL
+          WHERE r.epoch = x.epoch AND r.epoch BETWEEN ep_from AND ep_to AND i.consumer_pk = g.consumer_pk AND r.leader_seen IS NOT NULL
             AND NOT EXISTS (
               SELECT 1 FROM hx.consumer_replica_stats r2 JOIN hx.consumer_replica_ident i2 USING (consumer_replica_pk)
               JOIN hx.server_ident s2 ON s2.server_pk = i2.server_pk
-              WHERE r2.epoch = x.epoch AND i2.consumer_pk = g.consumer_pk AND s2.name = r.leader_seen AND r2.answered)))
+              WHERE r2.epoch = x.epoch AND r2.epoch BETWEEN ep_from AND ep_to AND i2.consumer_pk = g.consumer_pk AND s2.name = r.leader_seen AND r2.answered)))
      OR (g.kind = 'meta' AND EXISTS (
           SELECT 1 FROM hx.meta_stats m JOIN hx.meta_ident mi USING (meta_pk)
-          WHERE m.epoch = x.epoch AND mi.domain = g.domain AND m.leader IS NOT NULL
+          WHERE m.epoch = x.epoch AND m.epoch BETWEEN ep_from AND ep_to AND mi.domain = g.domain AND m.leader IS NOT NULL
             AND NOT EXISTS (
               SELECT 1 FROM hx.meta_stats m2 JOIN hx.server_ident s2 ON s2.server_pk = m2.server_pk
-              WHERE m2.epoch = x.epoch AND m2.meta_pk = m.meta_pk AND s2.name = m.leader)))
+              WHERE m2.epoch = x.epoch AND m2.epoch BETWEEN ep_from AND ep_to AND m2.meta_pk = m.meta_pk AND s2.name = m.leader)))
 )
 SELECT x.epoch, x.raft_group_pk AS entity_pk, g.name AS entity_name, NULL::VARCHAR AS entity_key,
        NULL::VARCHAR AS server, 'critical' AS severity, ${ASSET} AS asset,

@@ -51,7 +51,10 @@ export const scrape001: Check = {
   ],
   sql: `
 WITH heard AS (
-  SELECT epoch FROM hx.epochs WHERE len(coalesce(servers_answered, [])) > 0
+  -- Heard before the grace period began or never: both report every server alike, so the
+  -- epochs before it are not read (all of them, one per epoch of the retention).
+  SELECT epoch FROM hx.epochs
+  WHERE len(coalesce(servers_answered, [])) > 0 AND epoch >= ep_from - to_seconds(p_blind_grace_s) AND epoch <= ep_to
 ),
 windows AS (
   SELECT e.*, h.epoch AS last_heard

@@ -51,6 +51,8 @@ WITH gathered AS (
   FROM compared c
   JOIN hx.service_stats s ON s.epoch = c.before
   JOIN hx.service_ident i ON i.service_pk = s.service_pk AND i.account = c.account
+  -- gathered's bounds, written out: the join alone reads every epoch's services.
+  WHERE s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch <= ep_to
   GROUP BY c.epoch, c.account, c.before, i.name
 )
 SELECT b.epoch, coalesce(a.account_pk, 0) AS entity_pk, b.service || ' (' || b.account || ')' AS entity_name,
@@ -59,6 +61,6 @@ SELECT b.epoch, coalesce(a.account_pk, 0) AS entity_pk, b.service || ' (' || b.a
 FROM before_services b LEFT JOIN hx.account_ident a ON a.name = b.account
 WHERE NOT EXISTS (
   SELECT 1 FROM hx.service_stats s JOIN hx.service_ident i ON i.service_pk = s.service_pk
-  WHERE s.epoch = b.epoch AND i.account = b.account AND i.name = b.service
+  WHERE s.epoch = b.epoch AND s.epoch BETWEEN ep_from AND ep_to AND i.account = b.account AND i.name = b.service
 )`,
 };
