@@ -5,8 +5,11 @@
  * the new epoch exactly as the catalog side runs them (runEpochChecks). Once every epoch is
  * folded, each optimization check runs three times over the window of all of them, as
  * checks.findings runs it (findingsRowsSql). Prints each check's median time, all checks
- * together, and the five slowest. Asserts nothing.
+ * together, and the five slowest. With BENCH_CHECK_HISTORY=N, the per-epoch tables are then
+ * grown to N epochs (check-history.ts) and the last epoch's operational checks run again:
+ * what checking an epoch costs once a node holds its retention. Asserts nothing.
  *   BENCH_PROFILES=medium,large BENCH_CHECK_EPOCHS=6 npm run bench:checks
+ *   BENCH_PROFILES=small BENCH_CHECK_HISTORY=92160 npm run bench:checks
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,10 +18,13 @@ import { foldEpoch, installCheckMacros, openCatalog, runEpochChecks } from "../s
 import { CHECKS, epochCheckStatements, findingsRowsSql, installStatements } from "../src/checks/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
 import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
+import { checkAgain, growHistory } from "./check-history.ts";
 
 /** Epochs per profile; the first ones give the delta and history checks something to compare with. */
 const profiles = benchProfiles();
 const EPOCHS = Number(process.env.BENCH_CHECK_EPOCHS ?? 6);
+/** Epochs of history to check the last epoch again with; 0: not measured. */
+const HISTORY = Number(process.env.BENCH_CHECK_HISTORY ?? 0);
 const fmt = (ms: number) => ms.toFixed(1).padStart(8);
 const OPERATIONAL = CHECKS.filter((c) => !c.optimization);
 const OPTIMIZATION = CHECKS.filter((c) => c.optimization);
@@ -35,6 +41,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
   const findings: number[] = [];
   const failed = new Set<string>();
   let statsRows = 0;
+  let history: { epochs: number; total: number; byCheck: { code: string; ms: number }[] } | undefined;
   try {
     await installCheckMacros(catalog, installStatements());
     for await (const epoch of simulatedEpochs(name, EPOCHS, dir)) {
@@ -67,6 +74,22 @@ async function benchProfile(name: keyof typeof PROFILES) {
       }
       windowed.push({ code: check.code, ms: median(runs), rows });
     }
+    if (HISTORY > 0) {
+      const t0 = performance.now();
+      const held = await growHistory(catalog, epochs, HISTORY);
+      console.log(
+        `  ${name}: ${held} epochs of history made in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      );
+      const again = await checkAgain(catalog, epochs.at(-1)!, statements, 5);
+      const byCode = new Map<string, number[]>();
+      for (const r of again)
+        for (const t of r.timings) byCode.set(t.code, [...(byCode.get(t.code) ?? []), t.ms]);
+      history = {
+        epochs: held,
+        total: median(again.map((r) => r.ms)),
+        byCheck: [...byCode].map(([code, ms]) => ({ code, ms: median(ms) })),
+      };
+    }
   } finally {
     await catalog[Symbol.asyncDispose]();
     await rm(dir, { recursive: true, force: true });
@@ -81,6 +104,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
     max: Math.max(...measured),
     byCheck,
     windowed,
+    history,
     findings,
     failed,
   };
@@ -107,6 +131,18 @@ for (const r of results) {
       (r.failed.size ? `; FAILED: ${[...r.failed].join(", ")}` : ""),
   );
   console.log(`  five slowest: ${slowest.map((s) => `${s.code} ${s.ms.toFixed(1)} ms`).join(", ")}`);
+  if (r.history) {
+    const without = new Map(r.byCheck.map((c) => [c.code, c.ms]));
+    const grown = [...r.history.byCheck]
+      .map((c) => ({ ...c, more: c.ms - (without.get(c.code) ?? 0) }))
+      .sort((a, b) => b.more - a.more)
+      .slice(0, 5);
+    console.log(
+      `  with ${r.history.epochs} epochs of history: all ${OPERATIONAL.length} operational checks ${r.history.total.toFixed(0)} ms ` +
+        `(median of 5 runs over the last epoch, against ${r.total.toFixed(0)} ms with ${EPOCHS}); ` +
+        `grown most: ${grown.map((c) => `${c.code} ${(without.get(c.code) ?? 0).toFixed(1)} -> ${c.ms.toFixed(1)} ms`).join(", ")}`,
+    );
+  }
 }
 
 console.log(
