@@ -1,7 +1,7 @@
 /**
  * bench:checks with BENCH_CHECK_HISTORY: the catalog's per-epoch tables grown to that many
  * epochs, as a node holds them after running for its retention (768h of 30 s epochs is
- * 92,160), and the last epoch's checks run again over them. The simulated epochs' rows are
+ * 92,160), for one more epoch to be folded and checked on top. The simulated epochs' rows are
  * copied back in time, one minute an epoch as they were gathered, in epoch order as folds
  * append them (DuckDB's zone maps then skip what a check does not read, as on a real
  * catalog).
