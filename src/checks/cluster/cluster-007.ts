@@ -68,11 +68,36 @@ candidates AS (
   SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway
   FROM judged j JOIN outbound o ON o.epoch = j.epoch AND o.server_pk = j.server_pk AND NOT o.connected
 ),
--- When each candidate link was last up, from all history, so a link down for days still
--- fires and names it; only the candidates' rows are read. A link never up is no loss.
-history AS (
+-- When each candidate link was last up, so that a link down for days still fires and names
+-- it (a link never up is no loss). Up in the hour before the window, or else as the run
+-- before reported it (its finding's detail); only a link neither up lately nor reported then
+-- reads its whole history, once, not at every epoch it stays down. Each row is a time the
+-- link was up, so the latest before the epoch judged is the answer.
+recent AS (
   SELECT s.epoch, s.gateway_pk, s.remote_server FROM hx.gateway_stats s
-  WHERE s.connected AND s.epoch < ep_to AND s.gateway_pk IN (SELECT gateway_pk FROM candidates)
+  WHERE s.connected AND s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch < ep_to
+    AND s.gateway_pk IN (SELECT gateway_pk FROM candidates)
+),
+carried AS (
+  SELECT c.epoch AS judged, c.gateway_pk,
+         CAST(json_extract_string(f.detail, '$.last_connected_epoch') AS TIMESTAMPTZ) AS epoch,
+         json_extract_string(f.detail, '$.last_remote_server') AS remote_server
+  FROM candidates c
+  JOIN e ON e.epoch = c.epoch
+  JOIN hx.check_findings f ON f.epoch = e.prev_epoch AND f.code = 'cluster-007' AND f.entity_ref = c.gateway_pk
+  WHERE f.epoch >= ep_from - INTERVAL 1 HOUR AND f.epoch < ep_to
+),
+unknown AS (
+  SELECT DISTINCT c.gateway_pk FROM candidates c
+  WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.gateway_pk = c.gateway_pk AND r.epoch < c.epoch)
+    AND NOT EXISTS (SELECT 1 FROM carried k WHERE k.judged = c.epoch AND k.gateway_pk = c.gateway_pk)
+),
+history AS (
+  SELECT epoch, gateway_pk, remote_server FROM recent
+  UNION ALL SELECT epoch, gateway_pk, remote_server FROM carried
+  UNION ALL
+  SELECT s.epoch, s.gateway_pk, s.remote_server FROM hx.gateway_stats s
+  WHERE s.connected AND s.epoch < ep_from - INTERVAL 1 HOUR AND s.gateway_pk IN (SELECT gateway_pk FROM unknown)
 ),
 lost AS (
   SELECT c.*, h.epoch AS last_connected_epoch, h.remote_server AS last_remote_server

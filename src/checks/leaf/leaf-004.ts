@@ -43,7 +43,7 @@ export const leaf004: Check = {
   ],
   sql: `
 WITH e AS (
-  SELECT w.epoch, w.servers_answered, coalesce(x.servers_partial, []) AS partial
+  SELECT w.epoch, w.prev_epoch, w.servers_answered, coalesce(x.servers_partial, []) AS partial
   FROM checks.epochs_in(ep_from, ep_to) w JOIN hx.epochs x ON x.epoch = w.epoch
 ),
 judged AS (
@@ -74,11 +74,38 @@ missing AS (
   SELECT r.* FROM remotes r
   WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.epoch = r.epoch AND l.server_pk = r.server_pk AND l.account = r.account)
 ),
--- When each missing link was last up, from all history, so a link down for days names it.
-history AS (
+-- When each missing link was last up, so that a link down for days names it: up in the hour
+-- before the window, or else as the run before reported it (its finding's detail, NULL for a
+-- link never up); only a link neither up lately nor reported then reads its whole history,
+-- once, not at every epoch it stays down.
+recent AS (
   SELECT DISTINCT s.epoch, i.server_pk, i.account
   FROM hx.leafnode_stats s JOIN hx.leafnode_ident i ON i.leafnode_pk = s.leafnode_pk
-  WHERE s.epoch < ep_to AND i.server_pk IN (SELECT server_pk FROM missing)
+  WHERE s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch < ep_to AND i.server_pk IN (SELECT server_pk FROM missing)
+),
+carried AS (
+  SELECT m.epoch AS judged, m.server_pk, m.account,
+         CAST(json_extract_string(f.detail, '$.last_connected_epoch') AS TIMESTAMPTZ) AS epoch
+  FROM missing m
+  JOIN e ON e.epoch = m.epoch
+  JOIN hx.check_findings f
+    ON f.epoch = e.prev_epoch AND f.code = 'leaf-004' AND f.entity_ref = m.server_pk AND f.entity_key = m.account
+  WHERE f.epoch >= ep_from - INTERVAL 1 HOUR AND f.epoch < ep_to
+),
+unknown AS (
+  SELECT DISTINCT m.server_pk FROM missing m
+  WHERE NOT EXISTS (
+      SELECT 1 FROM recent r WHERE r.server_pk = m.server_pk AND r.account = m.account AND r.epoch < m.epoch)
+    AND NOT EXISTS (
+      SELECT 1 FROM carried k WHERE k.judged = m.epoch AND k.server_pk = m.server_pk AND k.account = m.account)
+),
+history AS (
+  SELECT epoch, server_pk, account FROM recent
+  UNION ALL SELECT epoch, server_pk, account FROM carried WHERE epoch IS NOT NULL
+  UNION ALL
+  SELECT DISTINCT s.epoch, i.server_pk, i.account
+  FROM hx.leafnode_stats s JOIN hx.leafnode_ident i ON i.leafnode_pk = s.leafnode_pk
+  WHERE s.epoch < ep_from - INTERVAL 1 HOUR AND i.server_pk IN (SELECT server_pk FROM unknown)
 )
 SELECT m.epoch, m.server_pk AS entity_pk, sv.name || ' -> remote (' || m.account || ')' AS entity_name,
        m.account AS entity_key, sv.name AS server, 'warning' AS severity, m.account, m.urls,

@@ -108,8 +108,10 @@ const MORE = 120;
 
 /**
  * Checks that read one entity's whole history on purpose, and the table they read it from:
- * when a link that is down was last up, read only while it is down, so that a link down for
- * days still names it.
+ * when a link that is down was last up, so that a link down for days still names it. Through
+ * the engine they read it once, the first epoch the link is judged lost, and then carry it
+ * from the run before's finding (link-history.test.ts); run here without stored findings,
+ * they read it every time.
  */
 const WHOLE_HISTORY: Readonly<Record<string, string>> = {
   "cluster-007": "gateway_stats",
