@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
 import { httpsGet } from "../harness/https-get.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { spawnMetricsNode, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { startPrometheus } from "../harness/start-prometheus.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { makeTestCerts, type TestCerts } from "../harness/tls-certs.ts";
@@ -33,18 +33,12 @@ describe("GET /metrics over HTTPS with node.metrics-tls", () => {
     key = join(dir.path, "metrics.key");
     await copyFile(certs.serverCert, cert);
     await copyFile(certs.serverKey, key);
-    node = spawnNatsmon(["run", "--data-dir", join(dir.path, "data")], {
-      NATSMON_SINK_EMBEDDED_PORT: "-1",
-      NATSMON_NODE_METRICS_LISTEN: "127.0.0.1:0",
+    ({ node, url } = await spawnMetricsNode(join(dir.path, "data"), {
       NATSMON_NODE_METRICS_TLS_CERT: cert,
       NATSMON_NODE_METRICS_TLS_KEY: key,
       NATSMON_NODE_METRICS_TLS_CLIENT_CA: certs.ca,
       NATSMON_NODE_METRICS_TLS_CHECK: "100ms",
-    });
-    await node.waitForUrl();
-    const found = /Its metrics, for Prometheus to scrape: (\S+)\n/.exec(node.stdout())?.[1];
-    assert.ok(found, node.stdout());
-    url = found;
+    }));
   });
 
   after(async () => {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { rawHttpCall } from "../harness/http-call.ts";
-import { spawnNatsmon, type NatsmonProcess } from "../harness/natsmon-process.ts";
+import { spawnMetricsNode, type NatsmonProcess } from "../harness/natsmon-process.ts";
 import { startPrometheus } from "../harness/start-prometheus.ts";
 import { tempDir } from "../harness/temp-dir.ts";
 import { waitFor } from "../harness/wait-for.ts";
@@ -26,15 +26,9 @@ describe("GET /metrics with node.metrics-token-file", () => {
     dir = await tempDir();
     tokenFile = join(dir.path, "metrics.token");
     await writeFile(tokenFile, "first-token\n");
-    node = spawnNatsmon(["run", "--data-dir", join(dir.path, "data")], {
-      NATSMON_SINK_EMBEDDED_PORT: "-1",
-      NATSMON_NODE_METRICS_LISTEN: "127.0.0.1:0",
+    ({ node, url } = await spawnMetricsNode(join(dir.path, "data"), {
       NATSMON_NODE_METRICS_TOKEN_FILE: tokenFile,
-    });
-    await node.waitForUrl();
-    const found = /Its metrics, for Prometheus to scrape: (\S+)\n/.exec(node.stdout())?.[1];
-    assert.ok(found, node.stdout());
-    url = found;
+    }));
   });
 
   after(async () => {

@@ -229,3 +229,28 @@ export function startupExample(node: Pick<NatsmonProcess, "stdout">): string | u
     .split("\n")
     .find((l) => l.startsWith("Try, in another terminal:"));
 }
+
+/**
+ * `natsmon run` on its embedded bus with `dataDir`, serving GET /metrics on an OS-chosen
+ * port, with `env` added (node.metrics-* settings); resolves with its metrics URL as it
+ * prints it, once it serves.
+ */
+export async function spawnMetricsNode(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ node: NatsmonProcess; url: string }> {
+  const node = spawnNatsmon(["run", "--data-dir", dataDir], {
+    NATSMON_SINK_EMBEDDED_PORT: "-1",
+    NATSMON_NODE_METRICS_LISTEN: "127.0.0.1:0",
+    ...env,
+  });
+  try {
+    await node.waitForUrl();
+    const url = /Its metrics, for Prometheus to scrape: (\S+)\n/.exec(node.stdout())?.[1];
+    if (!url) throw new Error(`the node printed no metrics URL:\n${node.stdout()}`);
+    return { node, url };
+  } catch (err) {
+    await node[Symbol.asyncDispose]();
+    throw err;
+  }
+}
