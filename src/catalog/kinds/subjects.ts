@@ -50,11 +50,11 @@ const NUID = /^[0-9A-Za-z]{22}$/;
  * Whether a subscription's subject is a reply inbox: a subject under `_INBOX.` (the
  * default prefix of every client), or, under a custom inbox prefix, one whose last token
  * (or the token before a last `*`, a muxed inbox) is nuid-shaped: 22 characters of
- * [0-9A-Za-z] with a digit, an upper-case and a lower-case letter among them. The server
+ * [0-9A-Za-z] with both cases, and a digit or at least six letters of each case. The server
  * does not say which prefix a client was given, so a custom prefix is known only by the
- * nuid the clients put after it. The digit and both cases keep out a name of 22 letters
- * (`CustomerAddressUpdated`); a nuid has all three but for about one in fifty, which then
- * counts as a subscription.
+ * nuid the clients put after it. A name of 22 letters (`CustomerAddressUpdated`, three
+ * capitals) is kept out. About one nuid in fifty has no digit; it is told by its letters,
+ * random in case, and only about one in 3,000 nuids then still counts as a subscription.
  */
 export function isReplyInbox(subject: string): boolean {
   if (subject.startsWith(DEFAULT_INBOX_PREFIX)) return true;
@@ -64,8 +64,12 @@ export function isReplyInbox(subject: string): boolean {
     t.length > 1 &&
     last !== undefined &&
     NUID.test(last) &&
-    /[0-9]/.test(last) &&
     /[A-Z]/.test(last) &&
-    /[a-z]/.test(last)
+    /[a-z]/.test(last) &&
+    (/[0-9]/.test(last) || (countOf(last, /[A-Z]/g) >= 6 && countOf(last, /[a-z]/g) >= 6))
   );
+}
+
+function countOf(text: string, pattern: RegExp): number {
+  return text.match(pattern)?.length ?? 0;
 }

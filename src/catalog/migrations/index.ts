@@ -38,6 +38,7 @@ import { migration as m0032 } from "./0032-stream-account-id.ts";
 import { migration as m0033 } from "./0033-catalog-identity.ts";
 import { migration as m0034 } from "./0034-account-jwt-expiry.ts";
 import { migration as m0035 } from "./0035-account-name-everywhere.ts";
+import { migration as m0036 } from "./0036-connection-subjects-nuid-letters.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -83,6 +84,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0033,
   m0034,
   m0035,
+  m0036,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
