@@ -39,12 +39,15 @@ import { migration as m0033 } from "./0033-catalog-identity.ts";
 import { migration as m0034 } from "./0034-account-jwt-expiry.ts";
 import { migration as m0035 } from "./0035-account-name-everywhere.ts";
 import { migration as m0036 } from "./0036-connection-subjects-nuid-letters.ts";
+import { migration as m0037 } from "./0037-views-opts-in-force.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /** Work SQL alone cannot say, run after `sql` in the same transaction (a rewrite of stored views). */
+  readonly run?: (con: DuckDBConnection) => Promise<void>;
 }
 
 /** Every migration, in order. */
@@ -85,6 +88,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0034,
   m0035,
   m0036,
+  m0037,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
@@ -125,7 +129,11 @@ export async function migrate(con: DuckDBConnection, migrations = MIGRATIONS): P
     // first open take seconds. A run that fails part way leaves the comments to the next.
     const last = m === pending.at(-1);
     try {
-      await inTransaction(con, m.sql, ...(last ? [() => inheritViewComments(con)] : []), () =>
+      const steps = [
+        ...(m.run ? [() => m.run!(con)] : []),
+        ...(last ? [() => inheritViewComments(con)] : []),
+      ];
+      await inTransaction(con, m.sql, ...steps, () =>
         con
           .run(`INSERT INTO hx.migrations VALUES (${m.version}, ${quote(m.name)}, now())`)
           .then(() => undefined),
@@ -145,7 +153,7 @@ async function inTransaction(
 ): Promise<void> {
   await con.run("BEGIN TRANSACTION");
   try {
-    await con.run(sql);
+    if (sql.trim() !== "") await con.run(sql);
     for (const step of steps) await step();
     await con.run("COMMIT");
   } catch (err) {
