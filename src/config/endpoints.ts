@@ -203,37 +203,38 @@ function tlsFiles(tls: { ca?: string; cert?: string; key?: string } | undefined)
 }
 
 /**
- * Why `text` cannot be an endpoint's URL, or undefined. WHATWG parsing takes `http:///x`
- * as host `x`, so the host is checked in the text as written; credentials in the URL are
- * refused by fetch on every attempt (and would be echoed into logs), so they are refused here.
+ * Why `text` cannot be an endpoint's URL, or undefined. Credentials in the URL are refused by
+ * fetch on every attempt (and would be echoed into logs), so they are refused here.
  */
 function urlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return "must be an http or https URL with a host";
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    return "must be an http or https URL with a host";
-  if (url.hostname === "" || !/^https?:\/\/[^/?#]/i.test(text.trim()))
-    return "must be an http or https URL with a host";
+  const url = httpUrl(text);
+  if (!url) return "must be an http or https URL with a host";
   if (url.username || url.password) {
     return "must not carry credentials (user:password@): set auth-type basic with auth-user and auth-token instead";
   }
   return undefined;
 }
 
-/** Why `text` cannot be a proxy's URL: an http or https URL with a host, credentials allowed. */
-function proxyUrlProblem(text: string): string | undefined {
+/**
+ * `text` as an http or https URL with a host, or undefined. WHATWG parsing takes `http:///x`
+ * as host `x`, so the host is checked in the text as written.
+ */
+function httpUrl(text: string): URL | undefined {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
+    return undefined;
   }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "")
-    return "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.hostname === "" || !/^https?:\/\/[^/?#]/i.test(text.trim())) return undefined;
+  return url;
+}
+
+/** Why `text` cannot be a proxy's URL: an http or https URL with a host, credentials allowed. */
+function proxyUrlProblem(text: string): string | undefined {
+  const url = httpUrl(text);
+  if (!url) return "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
   if (url.pathname !== "/" || url.search !== "" || url.hash !== "")
     return "must be the proxy's address alone, without a path (http://host:port)";
   return undefined;

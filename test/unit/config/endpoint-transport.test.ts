@@ -108,6 +108,9 @@ describe("a notification endpoint's proxy-url", () => {
     const NOT_HTTP = "must be the proxy's http URL, e.g. http://proxy.example.com:3128";
     assert.deepEqual(await refused("proxy.example.com:3128"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
     assert.deepEqual(await refused("socks5://proxy.example.com:1080"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
+    // WHATWG parsing makes proxy.example.com the host of these; the text names none.
+    assert.deepEqual(await refused("http:///proxy.example.com:3128"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
+    assert.deepEqual(await refused("http:proxy.example.com:3128"), [`${AT}.proxy-url: ${NOT_HTTP}`]);
     assert.deepEqual(await refused("http://proxy.example.com:3128/alerts"), [
       `${AT}.proxy-url: must be the proxy's address alone, without a path (http://host:port)`,
     ]);
