@@ -1,6 +1,6 @@
 /**
  * Migration 37: the views find each entity's configuration in force by range joins on its
- * _opts rows instead of ASOF joins (hx.connections and hx.closed_connections keep ASOF). A
+ * _opts rows instead of ASOF joins (hx.connections keeps ASOF). A
  * catalog at migration 36 holding rows of every table, with configurations that change
  * between epochs, must show the same rows in every view after it; a filter on epoch known
  * only as the query runs must reach the views' scans, as DuckDB's EXPLAIN ANALYZE counts
@@ -18,8 +18,8 @@ const EPOCHS = 5;
 const ENTITIES = 3;
 /** The epochs at which each entity's configuration changes: 1 at 0, 2 and 3; 2 at 1; 3 never. */
 const OPTS_AT: Readonly<Record<number, readonly number[]>> = { 1: [0, 2, 3], 2: [1], 3: [] };
-/** The views keeping their ASOF join (hx.connection_opts can change every epoch). */
-const ASOF_KEPT = ["closed_connections", "connections"];
+/** The view keeping its ASOF join (hx.connection_opts can change every epoch). */
+const ASOF_KEPT = ["connections"];
 
 const epochAt = (e: number) => `TIMESTAMPTZ '2026-11-01 00:00:00+00' + INTERVAL ${e} MINUTE`;
 
@@ -119,6 +119,7 @@ const BOUNDED: readonly (readonly [string, string])[] = [
   ["consumer_replicas", "consumer_replica_stats"],
   ["raft_groups", "raft_group_stats"],
   ["routes", "route_stats"],
+  ["closed_connections", "connection_closes"],
 ];
 
 test("migration 37 keeps every view's rows, and a filter on epoch by subquery reaches their scans", async () => {
@@ -201,11 +202,13 @@ test("migration 37 keeps every view's rows, and a filter on epoch by subquery re
   }
 });
 
-test("the rewrite keeps the ASOF join on hx.connection_opts and refuses what it would get wrong", () => {
+test("the rewrite keeps hx.connections' ASOF join on hx.connection_opts and refuses what it would get wrong", () => {
   const opts = (table: string, alias: string, pk: string) =>
     `ASOF LEFT JOIN hx.${table} AS ${alias} ON (((${alias}.${pk} = s.${pk}) AND (s.epoch >= ${alias}.epoch)))`;
-  const connections = `CREATE VIEW hx.c AS SELECT o.* EXCLUDE (connection_pk, epoch) FROM hx.connection_stats AS s ${opts("connection_opts", "o", "connection_pk")};`;
-  assert.equal(rangeJoins("c", connections), connections);
+  const connections = `CREATE VIEW hx.connections AS SELECT o.* EXCLUDE (connection_pk, epoch) FROM hx.connection_stats AS s ${opts("connection_opts", "o", "connection_pk")};`;
+  assert.equal(rangeJoins("connections", connections), connections);
+  // A connection closes once: the range join pairs each close with its connection's _opts rows alone.
+  assert.doesNotMatch(rangeJoins("closed_connections", connections), /ASOF/);
   const streams = `CREATE VIEW hx.s AS SELECT o.* EXCLUDE (stream_pk, epoch), ao.name_tag FROM hx.stream_stats AS s ${opts("stream_opts", "o", "stream_pk")} ${opts("account_opts", "ao", "account_pk")};`;
   const rewritten = rangeJoins("s", streams);
   assert.doesNotMatch(rewritten, /ASOF/);
