@@ -68,3 +68,57 @@ export async function checkAgain(
   }
   return results;
 }
+
+/** How long reading one view at the latest epoch took, by a subquery and by a parameter. */
+export interface ViewTiming {
+  readonly view: string;
+  readonly rows: number;
+  readonly subqueryMs: number;
+  readonly parameterMs: number;
+}
+
+/**
+ * Each hx view with an epoch column read at the catalog's latest epoch, named by a subquery
+ * (`epoch = (SELECT max(epoch) FROM hx.epochs)`, which DuckDB learns only as the query runs)
+ * and by a parameter (pushed into the scans when the query is planned); the median of 3 each.
+ */
+export async function viewTimings(catalog: Catalog): Promise<ViewTiming[]> {
+  return catalog.withReader(async (con) => {
+    const views = (
+      await con.runAndReadAll(
+        `SELECT v.view_name FROM duckdb_views() v
+         WHERE v.schema_name = 'hx' AND NOT v.internal
+           AND EXISTS (SELECT 1 FROM duckdb_columns() c
+                       WHERE c.schema_name = 'hx' AND c.table_name = v.view_name AND c.column_name = 'epoch')
+         ORDER BY 1`,
+      )
+    )
+      .getRowsJS()
+      .map((r) => r[0] as string);
+    const latest = (
+      await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")
+    ).getRowsJS()[0]?.[0] as string;
+    const timed = async (sql: string, params: unknown[]) => {
+      const runs: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        rows = Number((await con.runAndReadAll(sql, params as string[])).getRowsJS()[0]?.[0]);
+        runs.push(performance.now() - t0);
+      }
+      return { rows, ms: runs.sort((a, b) => a - b)[1]! };
+    };
+    const timings: ViewTiming[] = [];
+    for (const view of views) {
+      const bySubquery = await timed(
+        `SELECT count(*) FROM hx.${view} WHERE epoch = (SELECT max(epoch) FROM hx.epochs)`,
+        [],
+      );
+      const byParameter = await timed(`SELECT count(*) FROM hx.${view} WHERE epoch = $1::TIMESTAMPTZ`, [
+        latest,
+      ]);
+      timings.push({ view, rows: bySubquery.rows, subqueryMs: bySubquery.ms, parameterMs: byParameter.ms });
+    }
+    return timings;
+  });
+}

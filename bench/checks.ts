@@ -7,8 +7,9 @@
  * checks.findings runs it (findingsRowsSql). Prints each check's median time, all checks
  * together, and the five slowest. With BENCH_CHECK_HISTORY=N, the per-epoch tables are then
  * grown to N epochs (check-history.ts), and one more epoch is folded and its operational
- * checks run: what folding and checking an epoch cost once a node holds its retention.
- * Asserts nothing.
+ * checks run: what folding and checking an epoch cost once a node holds its retention. Then
+ * each view is read at the latest epoch, named by a subquery and by a parameter. Asserts
+ * nothing.
  *   BENCH_PROFILES=medium,large BENCH_CHECK_EPOCHS=6 npm run bench:checks
  *   BENCH_PROFILES=small BENCH_CHECK_HISTORY=92160 npm run bench:checks
  */
@@ -20,7 +21,7 @@ import type { SimulatedEpoch } from "./simulated-epochs.ts";
 import { CHECKS, epochCheckStatements, findingsRowsSql, installStatements } from "../src/checks/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
 import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
-import { checkAgain, growHistory } from "./check-history.ts";
+import { checkAgain, growHistory, viewTimings, type ViewTiming } from "./check-history.ts";
 
 /** Epochs per profile; the first ones give the delta and history checks something to compare with. */
 const profiles = benchProfiles();
@@ -45,7 +46,14 @@ async function benchProfile(name: keyof typeof PROFILES) {
   let statsRows = 0;
   const foldMs: number[] = [];
   let history:
-    { epochs: number; foldMs: number; total: number; byCheck: { code: string; ms: number }[] } | undefined;
+    | {
+        epochs: number;
+        foldMs: number;
+        total: number;
+        byCheck: { code: string; ms: number }[];
+        views: ViewTiming[];
+      }
+    | undefined;
   try {
     await installCheckMacros(catalog, installStatements());
     let extra: SimulatedEpoch | undefined;
@@ -107,6 +115,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
         foldMs: extraFoldMs,
         total: median(again.map((r) => r.ms)),
         byCheck: [...byCode].map(([code, ms]) => ({ code, ms: median(ms) })),
+        views: await viewTimings(catalog),
       };
     }
   } finally {
@@ -163,6 +172,13 @@ for (const r of results) {
         `(median of 5 runs, against ${r.total.toFixed(0)} ms); ` +
         `grown most: ${grown.map((c) => `${c.code} ${(without.get(c.code) ?? 0).toFixed(1)} -> ${c.ms.toFixed(1)} ms`).join(", ")}`,
     );
+    console.log(
+      `  each view at the latest epoch, median ms of 3: by subquery (max(epoch) of hx.epochs), by parameter`,
+    );
+    for (const v of r.history.views)
+      console.log(
+        `    ${`hx.${v.view}`.padEnd(24)}${fmt(v.subqueryMs)}${fmt(v.parameterMs)}   ${v.rows} rows`,
+      );
   }
 }
 
