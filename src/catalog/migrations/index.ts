@@ -129,10 +129,8 @@ export async function migrate(con: DuckDBConnection, migrations = MIGRATIONS): P
     // first open take seconds. A run that fails part way leaves the comments to the next.
     const last = m === pending.at(-1);
     try {
-      const steps = [
-        ...(m.run ? [() => m.run!(con)] : []),
-        ...(last ? [() => inheritViewComments(con)] : []),
-      ];
+      const { run } = m;
+      const steps = [...(run ? [() => run(con)] : []), ...(last ? [() => inheritViewComments(con)] : [])];
       await inTransaction(con, m.sql, ...steps, () =>
         con
           .run(`INSERT INTO hx.migrations VALUES (${m.version}, ${quote(m.name)}, now())`)
