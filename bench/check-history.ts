@@ -12,6 +12,7 @@ import {
   type CheckStatement,
   type EpochCheckResult,
 } from "../src/catalog/index.ts";
+import { median } from "./simulated-epochs.ts";
 
 /** Tables gaining rows with every epoch (their `_ident` and `_opts` rows are written once or on change). */
 const PER_EPOCH = /^(\w+_stats|epochs|check_runs|check_findings)$/;
@@ -106,7 +107,7 @@ export async function viewTimings(catalog: Catalog): Promise<ViewTiming[]> {
         rows = Number((await con.runAndReadAll(sql, params as string[])).getRowsJS()[0]?.[0]);
         runs.push(performance.now() - t0);
       }
-      return { rows, ms: runs.sort((a, b) => a - b)[1]! };
+      return { rows, ms: median(runs) };
     };
     const timings: ViewTiming[] = [];
     for (const view of views) {

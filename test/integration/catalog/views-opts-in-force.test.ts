@@ -1,7 +1,6 @@
 /**
  * Migration 37: the views find each entity's configuration in force by range joins on its
- * _opts rows instead of ASOF joins (hx.connections keeps ASOF). A
- * catalog at migration 36 holding rows of every table, with configurations that change
+ * _opts rows instead of ASOF joins (hx.connections keeps ASOF). A catalog at migration 36 holding rows of every table, with configurations that change
  * between epochs, must show the same rows in every view after it; a filter on epoch known
  * only as the query runs must reach the views' scans, as DuckDB's EXPLAIN ANALYZE counts
  * the rows they read.
@@ -12,6 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { MIGRATIONS } from "../../../src/catalog/index.ts";
 import { migrate } from "../../../src/catalog/migrations/index.ts";
 import { rangeJoins } from "../../../src/catalog/migrations/0037-views-opts-in-force.ts";
+import { rowsReadByTable } from "../../harness/plan-rows.ts";
 import { sampleValue } from "./sample-values.ts";
 
 const EPOCHS = 5;
@@ -87,26 +87,12 @@ async function views(con: DuckDBConnection): Promise<string[]> {
   ).map((r) => String(r.v));
 }
 
-interface PlanNode {
-  readonly operator_cardinality?: number;
-  readonly extra_info?: Readonly<Record<string, unknown>>;
-  readonly children?: readonly PlanNode[];
-}
-
-/** Rows the scans of `table` gave the query. */
-function scanned(node: PlanNode, table: string): number {
-  const scan = node.extra_info?.Table;
-  const own =
-    typeof scan === "string" && scan.split(".").at(-1) === table ? (node.operator_cardinality ?? 0) : 0;
-  return own + (node.children ?? []).reduce((n, c) => n + scanned(c, table), 0);
-}
-
 /** Rows of `table` read to answer `view` at the latest epoch, named by a subquery. */
 async function readAtLatest(con: DuckDBConnection, view: string, table: string): Promise<number> {
   const plan = await con.runAndReadAll(
     `EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM hx.${view} WHERE epoch = (SELECT max(epoch) FROM hx.epochs)`,
   );
-  return scanned(JSON.parse(plan.getRowsJS()[0]?.[1] as string) as PlanNode, table);
+  return rowsReadByTable(plan.getRowsJS()[0]?.[1] as string).get(table) ?? 0;
 }
 
 /** Views over a per-epoch table, with that table: what a filter on epoch should bound. */

@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Catalog } from "../../../src/catalog/index.ts";
 import { CHECKS, macroName, type Check } from "../../../src/checks/index.ts";
+import { rowsReadByTable } from "../../harness/plan-rows.ts";
 import { catalogWith } from "./check-harness.ts";
 import { FIXTURES } from "./fixtures/index.ts";
 
@@ -23,23 +24,6 @@ import { FIXTURES } from "./fixtures/index.ts";
 const PER_EPOCH = /^(\w+_stats|connection_closes|check_findings)$/;
 /** Tables with one row an epoch: added to as well, but not checked. */
 const EPOCH_LISTS = ["epochs", "check_runs"];
-
-interface PlanNode {
-  readonly operator_cardinality?: number;
-  readonly extra_info?: Readonly<Record<string, unknown>>;
-  readonly children?: readonly PlanNode[];
-}
-
-/** Rows each per-epoch table's scans gave the check, summed by table. */
-function rowsRead(node: PlanNode, into: Map<string, number> = new Map()): Map<string, number> {
-  const table = node.extra_info?.Table;
-  if (typeof table === "string") {
-    const name = table.split(".").at(-1)!;
-    if (PER_EPOCH.test(name)) into.set(name, (into.get(name) ?? 0) + (node.operator_cardinality ?? 0));
-  }
-  for (const child of node.children ?? []) rowsRead(child, into);
-  return into;
-}
 
 /** What the check returns over [from, to] and the rows its scans read. */
 async function runMeasured(
@@ -61,7 +45,9 @@ async function runMeasured(
       .runAndReadAll(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, [from, to])
       .then((r) => r.getRowsJS())
       .finally(() => con.run("RESET disabled_optimizers"));
-    const read = rowsRead(JSON.parse(plan[0]?.[1] as string) as PlanNode);
+    const read = new Map(
+      [...rowsReadByTable(plan[0]?.[1] as string)].filter(([table]) => PER_EPOCH.test(table)),
+    );
     return {
       rows: JSON.stringify(result, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
       read: Object.fromEntries([...read].sort()),
