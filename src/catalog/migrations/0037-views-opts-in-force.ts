@@ -20,7 +20,7 @@
  * rewrite refuses a view whose columns it would change.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { quote } from "./ddl.ts";
+import { rewriteStoredViews } from "./view-rewrite.ts";
 
 /** Views keeping their ASOF join on an _opts table whose rows can change every epoch. */
 const KEEP_ASOF: ReadonlySet<string> = new Set(["connections.connection_opts"]);
@@ -67,62 +67,9 @@ export function rangeJoins(view: string, sql: string): string {
   return body;
 }
 
-/** A VARCHAR DuckDB's catalog functions return. */
-function text(value: unknown): string {
-  if (typeof value !== "string") throw new Error(`expected text from DuckDB's catalog, got ${typeof value}`);
-  return value;
-}
-
-interface ViewColumn {
-  readonly name: string;
-  readonly type: string;
-  readonly comment: string | null;
-}
-
-async function viewColumns(con: DuckDBConnection, view: string): Promise<ViewColumn[]> {
-  const read = await con.runAndReadAll(
-    `SELECT column_name, data_type, comment FROM duckdb_columns()
-     WHERE schema_name = 'hx' AND table_name = ${quote(view)} ORDER BY column_index`,
-  );
-  return read.getRowsJS().map(([name, type, comment]) => ({
-    name: text(name),
-    type: text(type),
-    comment: typeof comment === "string" ? comment : null,
-  }));
-}
-
-/** Recreates each hx view that joins an _opts table by ASOF with range joins, keeping its comments. */
-async function rewriteViews(con: DuckDBConnection): Promise<void> {
-  const views = (
-    await con.runAndReadAll(
-      "SELECT view_name, sql, comment FROM duckdb_views() WHERE schema_name = 'hx' AND NOT internal ORDER BY view_name",
-    )
-  ).getRowsJS();
-  for (const [name, sql, comment] of views) {
-    const view = text(name);
-    const rewritten = rangeJoins(view, text(sql));
-    if (rewritten === sql) continue;
-    const before = await viewColumns(con, view);
-    await con.run(rewritten.replace(/^CREATE VIEW /, "CREATE OR REPLACE VIEW "));
-    const after = await viewColumns(con, view);
-    const shape = (cols: ViewColumn[]) => cols.map((c) => `${c.name} ${c.type}`).join(", ");
-    if (shape(after) !== shape(before))
-      throw new Error(
-        `hx.${view}: the rewrite changed its columns from (${shape(before)}) to (${shape(after)})`,
-      );
-    const comments = [
-      ...(typeof comment === "string" ? [`COMMENT ON VIEW hx.${view} IS ${quote(comment)};`] : []),
-      ...before.flatMap((c) =>
-        c.comment === null ? [] : [`COMMENT ON COLUMN hx.${view}."${c.name}" IS ${quote(c.comment)};`],
-      ),
-    ];
-    if (comments.length > 0) await con.run(comments.join("\n"));
-  }
-}
-
 export const migration = {
   version: 37,
   name: "views find the configuration in force by its range of epochs, so a filter on epoch known only as the query runs reaches their scans",
   sql: "",
-  run: rewriteViews,
+  run: (con: DuckDBConnection) => rewriteStoredViews(con, rangeJoins),
 };
