@@ -12,7 +12,7 @@ import type { Logger } from "../lib/index.ts";
 import { ConnectionPool, type PoolStats } from "./connection-pool.ts";
 import { loadKeyCache, type KeyCache } from "./key-cache.ts";
 import { KIND_NAMES, identTable, optsTable, statsTable } from "./kinds/entity-kinds.ts";
-import { migrate } from "./migrations/index.ts";
+import { MIGRATIONS, migrate } from "./migrations/index.ts";
 import { loadTableShapes, type TableShapes } from "./table-writer.ts";
 
 /**
@@ -89,7 +89,12 @@ export async function openCatalog(options: {
     // TimeZone belongs to the ICU extension, unknown at create time; GLOBAL reaches every
     // connection made after this one.
     await con.run("SET GLOBAL TimeZone = 'UTC'");
-    const applied = await migrate(con);
+    const applied = await migrate(con, MIGRATIONS, (pending) =>
+      options.logger?.info(
+        { path, pending: pending.map((m) => m.version) },
+        "applying catalog migrations; on a large catalog, one that rewrites a table can take minutes",
+      ),
+    );
     if (applied.length > 0) options.logger?.info({ path, applied }, "catalog migrations applied");
     const tables = await loadTableShapes(con);
     for (const kind of KIND_NAMES) {

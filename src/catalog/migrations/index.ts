@@ -40,6 +40,7 @@ import { migration as m0034 } from "./0034-account-jwt-expiry.ts";
 import { migration as m0035 } from "./0035-account-name-everywhere.ts";
 import { migration as m0036 } from "./0036-connection-subjects-nuid-letters.ts";
 import { migration as m0037 } from "./0037-views-opts-in-force.ts";
+import { migration as m0038 } from "./0038-connection-opts-epoch.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -89,6 +90,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0035,
   m0036,
   m0037,
+  m0038,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
@@ -101,7 +103,12 @@ const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to th
  * Applies the pending migrations and returns their versions. Refuses a catalog whose schema
  * is newer than this code knows: folding into it could write rows a newer natsmon would misread.
  */
-export async function migrate(con: DuckDBConnection, migrations = MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  con: DuckDBConnection,
+  migrations = MIGRATIONS,
+  /** Told the pending migrations before the first runs: one that rewrites a large table takes a while. */
+  starting?: (pending: readonly Migration[]) => void,
+): Promise<number[]> {
   migrations.forEach((m, i) => {
     if (m.version !== i + 1)
       throw new Error(`migration ${m.name} is numbered ${m.version}, expected ${i + 1}`);
@@ -123,6 +130,7 @@ export async function migrate(con: DuckDBConnection, migrations = MIGRATIONS): P
   }
   const pending = migrations.filter((m) => !done.has(m.version));
   const applied: number[] = [];
+  if (pending.length > 0) starting?.(pending);
   for (const m of pending) {
     // The views' columns inherit their tables' comments once, with the last migration: done
     // after each one, it read every view's columns 34 times over and made a new catalog's
