@@ -28,6 +28,9 @@ const FILLED: Record<KindName, ReadonlySet<string>> = Object.fromEntries(
   KIND_NAMES.map((kind) => [kind, new Set<string>([ENTITY_KINDS[kind].pk, "first_epoch"])]),
 ) as Record<KindName, Set<string>>;
 
+/** The _stats column naming the epoch of the entity's _opts row in force (hx.connection_stats). */
+const OPTS_EPOCH = "opts_epoch";
+
 /** hx.epochs.errors keeps this many messages; the rest are counted. */
 const MAX_PROBLEMS = 100;
 
@@ -91,16 +94,22 @@ export class FoldContext {
     if (!changed) return;
     buffer.set(values, pkColumn, pk);
     buffer.set(values, "epoch", this.epoch);
-    buffer.push(values, what, (m) => this.problem(m));
+    if (buffer.push(values, what, (m) => this.problem(m))) this.keys.optsWritten(kind, pk, this.epoch);
   }
 
-  /** Buffers this epoch's _stats row of an entity (none for an entity left out: pk undefined). */
+  /**
+   * Buffers this epoch's _stats row of an entity (none for an entity left out: pk undefined).
+   * A _stats table with an `opts_epoch` column gets the epoch of the entity's _opts row in
+   * force, so its view joins that row by equality (migration 38); call `opts` first.
+   */
   stats(kind: KindName, pk: number | undefined, row: PlainRow, what: string): void {
     if (pk === undefined) return;
     const buffer = this.buffer(TABLES[kind].stats);
     const values = buffer.convert(row, what, (m) => this.problem(m));
     buffer.set(values, ENTITY_KINDS[kind].pk, pk);
     buffer.set(values, "epoch", this.epoch);
+    if (buffer.shape.index.has(OPTS_EPOCH))
+      buffer.set(values, OPTS_EPOCH, this.keys.optsEpoch(kind, pk) ?? null);
     buffer.push(values, what, (m) => this.problem(m));
   }
 

@@ -22,10 +22,14 @@ import {
 export interface KindKeys {
   readonly pks: Map<NaturalKey, number>;
   readonly opts: Map<number, string>;
+  /** The epoch of each entity's latest _opts row: the one in force (a _stats row's opts_epoch). */
+  readonly optsEpoch: Map<number, DuckDBTimestampTZValue>;
   /**
    * The fold's input row that gave each entity's latest _opts fingerprint in this process:
    * an identical row next epoch (sameRow) needs neither conversion nor fingerprint. Not
-   * loaded from the file; the first fold after open compares fingerprints.
+   * loaded from the file; the first fold after open compares fingerprints. Only the entities
+   * the last fold saw are kept: a connection that closed is never seen again, and keeping
+   * its row would grow the cache with every connection the system ever had.
    */
   readonly raw: Map<number, RawRow>;
   next: number;
@@ -70,15 +74,20 @@ async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys
     max = Math.max(max, value);
   }
   const opts = new Map<number, string>();
+  const optsEpoch = new Map<number, DuckDBTimestampTZValue>();
   const latest = await con.runAndReadAll(
     `SELECT * FROM hx.${optsTable(kind)} QUALIFY row_number() OVER (PARTITION BY ${pk} ORDER BY epoch DESC) = 1`,
   );
   const columns = latest.columnNames();
   const pkIndex = columns.indexOf(pk);
+  const epochIndex = columns.indexOf("epoch");
   for (const row of latest.getRows()) {
-    opts.set(Number(row[pkIndex]), fingerprint(optsValues(columns, pk, row)));
+    const entity = Number(row[pkIndex]);
+    opts.set(entity, fingerprint(optsValues(columns, pk, row)));
+    const epoch = row[epochIndex];
+    if (epoch instanceof DuckDBTimestampTZValue) optsEpoch.set(entity, epoch);
   }
-  return { pks, opts, raw: new Map(), next: max + 1 };
+  return { pks, opts, optsEpoch, raw: new Map(), next: max + 1 };
 }
 
 export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
@@ -92,6 +101,8 @@ interface StagedKind {
   readonly committed: KindKeys;
   readonly pks: Map<NaturalKey, number>;
   readonly opts: Map<number, string>;
+  readonly optsEpoch: Map<number, DuckDBTimestampTZValue>;
+  /** The input rows of this fold's entities, new or unchanged: the committed `raw` once published. */
   readonly raw: Map<number, RawRow>;
   next: number;
 }
@@ -106,7 +117,14 @@ export class StagedKeys {
     const kinds: Partial<Record<KindName, StagedKind>> = {};
     for (const kind of KIND_NAMES) {
       const committed = cache[kind];
-      kinds[kind] = { committed, pks: new Map(), opts: new Map(), raw: new Map(), next: committed.next };
+      kinds[kind] = {
+        committed,
+        pks: new Map(),
+        opts: new Map(),
+        optsEpoch: new Map(),
+        raw: new Map(),
+        next: committed.next,
+      };
     }
     this.kinds = kinds as { readonly [K in KindName]: StagedKind };
   }
@@ -130,7 +148,9 @@ export class StagedKeys {
     const staged = this.kinds[kind];
     if (staged.raw.has(pk)) return false;
     const last = staged.committed.raw.get(pk);
-    return last !== undefined && sameRow(last, row);
+    if (last === undefined || !sameRow(last, row)) return false;
+    staged.raw.set(pk, last);
+    return true;
   }
 
   /** Remembers the input row that gave the entity's latest _opts row (after optsChanged). */
@@ -147,12 +167,29 @@ export class StagedKeys {
     return true;
   }
 
-  /** Call after COMMIT: the staged pks and fingerprints become the committed state. */
+  /** Records that the entity's _opts row of `epoch` was written: the one in force from now on. */
+  optsWritten(kind: KindName, pk: number, epoch: DuckDBTimestampTZValue): void {
+    this.kinds[kind].optsEpoch.set(pk, epoch);
+  }
+
+  /** The epoch of the entity's _opts row in force, this fold's included; undefined when it has none. */
+  optsEpoch(kind: KindName, pk: number): DuckDBTimestampTZValue | undefined {
+    const staged = this.kinds[kind];
+    return staged.optsEpoch.get(pk) ?? staged.committed.optsEpoch.get(pk);
+  }
+
+  /**
+   * Call after COMMIT: the staged pks, fingerprints and epochs become the committed state,
+   * and the input rows of the entities this fold saw replace those of the last fold of their kind.
+   */
   publish(): void {
     for (const kind of KIND_NAMES) {
-      const { committed, pks, opts, raw, next } = this.kinds[kind];
+      const { committed, pks, opts, optsEpoch, raw, next } = this.kinds[kind];
       for (const [key, pk] of pks) committed.pks.set(key, pk);
       for (const [pk, print] of opts) committed.opts.set(pk, print);
+      for (const [pk, epoch] of optsEpoch) committed.optsEpoch.set(pk, epoch);
+      // A kind this fold did not see at all (its replies missing) keeps its rows.
+      if (raw.size > 0) committed.raw.clear();
       for (const [pk, row] of raw) committed.raw.set(pk, row);
       committed.next = next;
     }

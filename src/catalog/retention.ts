@@ -256,7 +256,7 @@ async function removeIdentities(
 
 /**
  * Drops removed identities from the committed key cache: their natural keys (read back from
- * the deleted rows, as `loadKeyCache` reads them) and their _opts fingerprints. `next`
+ * the deleted rows, as `loadKeyCache` reads them), their _opts fingerprints and epochs. `next`
  * stays, so pks are not reused within this process either.
  */
 function forget(keys: KeyCache, removed: ReadonlyMap<string, readonly Record<string, unknown>[]>): void {
@@ -268,6 +268,8 @@ function forget(keys: KeyCache, removed: ReadonlyMap<string, readonly Record<str
       const key = keyOf(row);
       if (cache.pks.get(key) === pk) cache.pks.delete(key);
       cache.opts.delete(pk);
+      cache.optsEpoch.delete(pk);
+      cache.raw.delete(pk);
     }
   }
 }
