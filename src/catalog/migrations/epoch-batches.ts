@@ -1,0 +1,48 @@
+/**
+ * Filling a new column of a per-epoch table, a range of epochs at a time. One UPDATE over a
+ * whole table joins all of its rows at once: under the default `db.memory-limit` (1GB) the
+ * join spills, and filling 51 M replica rows took 401 s, against 10 s unbounded. A range of
+ * epochs, bound on both sides of the join, keeps each join small.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+
+/** Rows one batch takes at most (whole epochs: an epoch with more is a batch alone). */
+export const BATCH_ROWS = 2_000_000;
+
+/** Consecutive [first, last] epoch ranges of at most `batchRows` rows, from each epoch's row count. */
+export function epochBatches(
+  counts: readonly (readonly [epoch: string, rows: number])[],
+  batchRows = BATCH_ROWS,
+): [first: string, last: string][] {
+  const batches: [string, string][] = [];
+  let rows = 0;
+  for (const [epoch, n] of counts) {
+    const last = batches.at(-1);
+    if (last && rows + n <= batchRows) {
+      last[1] = epoch;
+      rows += n;
+    } else {
+      batches.push([epoch, epoch]);
+      rows = n;
+    }
+  }
+  return batches;
+}
+
+/**
+ * Runs `sql` once per batch of `hx.<table>`'s epochs, with the batch's first and last epoch
+ * as `$1` and `$2` (TIMESTAMPTZ text with its offset: cast them with `::TIMESTAMPTZ`).
+ */
+export async function inEpochBatches(con: DuckDBConnection, table: string, sql: string): Promise<void> {
+  const counts = (
+    await con.runAndReadAll(
+      `SELECT epoch::VARCHAR, count(*)::INTEGER FROM hx.${table} GROUP BY epoch ORDER BY epoch`,
+    )
+  )
+    .getRowsJS()
+    .map(([epoch, n]) => {
+      if (typeof epoch !== "string") throw new Error(`hx.${table}: an epoch read as ${typeof epoch}`);
+      return [epoch, Number(n)] as const;
+    });
+  for (const [first, last] of epochBatches(counts)) await con.run(sql, [first, last]);
+}
