@@ -101,6 +101,11 @@ interface Target {
    */
   readonly row: () => Record<string, unknown>;
   readonly own: (detail: Json, row: Record<string, unknown>) => void;
+  /**
+   * The trusted leader's figure each replica is compared with, from the reply its _stats
+   * row is written from (jetstream.ts), so the views need not join that row (migration 39).
+   */
+  readonly leader: (detail: Json, row: Record<string, unknown>) => void;
 }
 
 const STREAM_REPLICA: Target = {
@@ -132,8 +137,12 @@ const STREAM_REPLICA: Target = {
     last_seq: undefined,
     num_deleted: undefined,
     peers_offline_seen: undefined,
+    leader_last_seq: undefined,
   }),
   own: streamOwn,
+  leader: (detail, row) => {
+    row.leader_last_seq = obj(detail.state).last_seq;
+  },
 };
 const CONSUMER_REPLICA: Target = {
   kind: "consumer_replica",
@@ -167,8 +176,12 @@ const CONSUMER_REPLICA: Target = {
     num_redelivered: undefined,
     num_waiting: undefined,
     peers_offline_seen: undefined,
+    leader_ack_floor_stream_seq: undefined,
   }),
   own: consumerOwn,
+  leader: (detail, row) => {
+    row.leader_ack_floor_stream_seq = obj(detail.ack_floor).stream_seq;
+  },
 };
 
 function foldReplicas(
@@ -204,6 +217,7 @@ function foldReplicas(
     row.is_leader = sighting !== undefined && (sighting.leader === name || sighting === trusted);
     row.leader_seen = sighting?.leader;
     if (sighting) target.own(sighting.report.detail, row);
+    if (trusted) target.leader(trusted.report.detail, row);
     leaderView(row, trusted, name, peerNamed(peers, name));
     raftzColumns(row, context.raftz, name, context.group);
     ctx.stats(target.kind, pk, row, what);

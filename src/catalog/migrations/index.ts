@@ -41,6 +41,7 @@ import { migration as m0035 } from "./0035-account-name-everywhere.ts";
 import { migration as m0036 } from "./0036-connection-subjects-nuid-letters.ts";
 import { migration as m0037 } from "./0037-views-opts-in-force.ts";
 import { migration as m0038 } from "./0038-connection-opts-epoch.ts";
+import { migration as m0039 } from "./0039-replica-leader-figures.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -91,6 +92,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0036,
   m0037,
   m0038,
+  m0039,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [

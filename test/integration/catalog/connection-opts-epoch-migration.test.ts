@@ -40,11 +40,11 @@ test("migration 38 names each connection row's configuration, keeps every view's
 
     const told: number[][] = [];
     assert.deepEqual(
-      await migrate(con, MIGRATIONS, (pending) => told.push(pending.map((m) => m.version))),
+      await migrate(con, MIGRATIONS.slice(0, 38), (pending) => told.push(pending.map((m) => m.version))),
       [38],
     );
     assert.deepEqual(told, [[38]], "told what it would apply before it did");
-    assert.deepEqual(await migrate(con, MIGRATIONS, () => assert.fail("nothing pending")), []);
+    assert.deepEqual(await migrate(con, MIGRATIONS.slice(0, 38), () => assert.fail("nothing pending")), []);
 
     await assertViewsShowSnapshot(con, before);
     // Entity 1's configuration changed at epochs 0, 2 and 3, entity 2's at 1; entity 3 has none.

@@ -263,3 +263,38 @@ test("in operator mode, raft groups, KV buckets and object stores name the accou
     { account: null, account_name: null },
   ]);
 });
+
+test("each replica row carries its leader's figure of the epoch, the one the leader's own row holds", async () => {
+  await using t = await folded();
+  for (const [stats, ident, pk, asset, leader, figure, column] of [
+    [
+      "stream_replica_stats",
+      "stream_replica_ident",
+      "stream_replica_pk",
+      "stream_pk",
+      "stream_stats",
+      "last_seq",
+      "leader_last_seq",
+    ],
+    [
+      "consumer_replica_stats",
+      "consumer_replica_ident",
+      "consumer_replica_pk",
+      "consumer_pk",
+      "consumer_stats",
+      "ack_floor_stream_seq",
+      "leader_ack_floor_stream_seq",
+    ],
+  ]) {
+    const [counts] = await q(
+      t.catalog,
+      `SELECT count(*) AS n, count(s.${column}) AS carried,
+              count(*) FILTER (WHERE s.${column} IS DISTINCT FROM l.${figure}) AS differ
+       FROM hx.${stats} s JOIN hx.${ident} i USING (${pk})
+       LEFT JOIN hx.${leader} l ON l.${asset} = i.${asset} AND l.epoch = s.epoch`,
+    );
+    assert.ok(Number(counts!.n) > 0, `${stats} has rows`);
+    assert.equal(counts!.carried, counts!.n, `every ${stats} row has a trusted leader here`);
+    assert.equal(counts!.differ, 0, `${stats}.${column} is ${leader}.${figure}`);
+  }
+});
