@@ -4,7 +4,7 @@
  * fold-epoch.ts appends everything in one transaction and publishes the keys after COMMIT.
  */
 import type { DuckDBConnection, DuckDBTimestampTZValue } from "@duckdb/node-api";
-import { fingerprint, optsValues, StagedKeys, type KeyCache } from "./key-cache.ts";
+import { fingerprint, optsValues, StagedKeys, type CarriedValues, type KeyCache } from "./key-cache.ts";
 import {
   ENTITY_KINDS,
   KIND_NAMES,
@@ -111,6 +111,19 @@ export class FoldContext {
     if (buffer.shape.index.has(OPTS_EPOCH))
       buffer.set(values, OPTS_EPOCH, this.keys.optsEpoch(kind, pk) ?? null);
     buffer.push(values, what, (m) => this.problem(m));
+  }
+
+  /**
+   * The values of the kind's carried _stats columns (EntityKind.carried) in the entity's
+   * previous row: what the fold carries forward when this epoch does not renew them.
+   */
+  carried(kind: KindName, pk: number): CarriedValues | undefined {
+    return this.keys.carried(kind, pk);
+  }
+
+  /** The carried values of the row this fold writes for the entity, for its next row. */
+  carry(kind: KindName, pk: number, values: CarriedValues): void {
+    this.keys.carry(kind, pk, values);
   }
 
   problem(message: string): void {

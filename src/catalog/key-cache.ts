@@ -15,6 +15,8 @@ import {
   KIND_NAMES,
   identTable,
   optsTable,
+  statsTable,
+  type EntityKind,
   type KindName,
   type NaturalKey,
 } from "./kinds/entity-kinds.ts";
@@ -32,8 +34,13 @@ export interface KindKeys {
    * its row would grow the cache with every connection the system ever had.
    */
   readonly raw: Map<number, RawRow>;
+  /** The values of the kind's carried _stats columns (EntityKind.carried) in each entity's latest row. */
+  readonly carried: Map<number, CarriedValues>;
   next: number;
 }
+
+/** Carried _stats values by column: DuckDB values read back, or values the fold wrote. */
+export type CarriedValues = Readonly<Record<string, DuckDBValue>>;
 
 export type KeyCache = { readonly [K in KindName]: KindKeys };
 
@@ -87,7 +94,28 @@ async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys
     const epoch = row[epochIndex];
     if (epoch instanceof DuckDBTimestampTZValue) optsEpoch.set(entity, epoch);
   }
-  return { pks, opts, optsEpoch, raw: new Map(), next: max + 1 };
+  return { pks, opts, optsEpoch, raw: new Map(), carried: await loadCarried(con, kind), next: max + 1 };
+}
+
+/** Each entity's carried values, from its latest _stats row; none before the columns' migration. */
+async function loadCarried(con: DuckDBConnection, kind: KindName): Promise<Map<number, CarriedValues>> {
+  const { pk } = ENTITY_KINDS[kind];
+  const columns = (ENTITY_KINDS[kind] as EntityKind).carried;
+  const carried = new Map<number, CarriedValues>();
+  if (!columns) return carried;
+  const present = await con.runAndReadAll(
+    `SELECT count(*)::INTEGER FROM duckdb_columns() WHERE schema_name = 'hx' AND table_name = '${statsTable(kind)}'
+       AND column_name IN (${columns.map((c) => `'${c}'`).join(", ")})`,
+  );
+  if (present.getRowsJS()[0]?.[0] !== columns.length) return carried;
+  const latest = await con.runAndReadAll(
+    `SELECT ${pk}, ${columns.join(", ")} FROM hx.${statsTable(kind)}
+     QUALIFY row_number() OVER (PARTITION BY ${pk} ORDER BY epoch DESC) = 1`,
+  );
+  for (const row of latest.getRows()) {
+    carried.set(Number(row[0]), Object.fromEntries(columns.map((c, i) => [c, row[i + 1] ?? null])));
+  }
+  return carried;
 }
 
 export async function loadKeyCache(con: DuckDBConnection): Promise<KeyCache> {
@@ -104,6 +132,7 @@ interface StagedKind {
   readonly optsEpoch: Map<number, DuckDBTimestampTZValue>;
   /** The input rows of this fold's entities, new or unchanged: the committed `raw` once published. */
   readonly raw: Map<number, RawRow>;
+  readonly carried: Map<number, CarriedValues>;
   next: number;
 }
 
@@ -123,6 +152,7 @@ export class StagedKeys {
         opts: new Map(),
         optsEpoch: new Map(),
         raw: new Map(),
+        carried: new Map(),
         next: committed.next,
       };
     }
@@ -178,16 +208,28 @@ export class StagedKeys {
     return staged.optsEpoch.get(pk) ?? staged.committed.optsEpoch.get(pk);
   }
 
+  /** The entity's carried values, this fold's included; undefined before its first row. */
+  carried(kind: KindName, pk: number): CarriedValues | undefined {
+    const staged = this.kinds[kind];
+    return staged.carried.get(pk) ?? staged.committed.carried.get(pk);
+  }
+
+  /** Remembers the carried values of the entity's row this fold writes. */
+  carry(kind: KindName, pk: number, values: CarriedValues): void {
+    this.kinds[kind].carried.set(pk, values);
+  }
+
   /**
    * Call after COMMIT: the staged pks, fingerprints and epochs become the committed state,
    * and the input rows of the entities this fold saw replace those of the last fold of their kind.
    */
   publish(): void {
     for (const kind of KIND_NAMES) {
-      const { committed, pks, opts, optsEpoch, raw, next } = this.kinds[kind];
+      const { committed, pks, opts, optsEpoch, raw, carried, next } = this.kinds[kind];
       for (const [key, pk] of pks) committed.pks.set(key, pk);
       for (const [pk, print] of opts) committed.opts.set(pk, print);
       for (const [pk, epoch] of optsEpoch) committed.optsEpoch.set(pk, epoch);
+      for (const [pk, values] of carried) committed.carried.set(pk, values);
       // A kind this fold did not see at all (its replies missing) keeps its rows.
       if (raw.size > 0) committed.raw.clear();
       for (const [pk, row] of raw) committed.raw.set(pk, row);

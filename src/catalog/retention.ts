@@ -270,6 +270,7 @@ function forget(keys: KeyCache, removed: ReadonlyMap<string, readonly Record<str
       cache.opts.delete(pk);
       cache.optsEpoch.delete(pk);
       cache.raw.delete(pk);
+      cache.carried.delete(pk);
     }
   }
 }

@@ -14,6 +14,11 @@ export interface EntityKind {
   readonly pk: string;
   /** The natural key of an _ident row (as built by the fold, or as read back from the table). */
   readonly keyOf: (ident: Readonly<Record<string, unknown>>) => NaturalKey;
+  /**
+   * _stats columns the fold carries from an entity's previous row to its next
+   * (FoldContext.carried), remembered in the key cache and loaded from the latest row.
+   */
+  readonly carried?: readonly string[];
 }
 
 /**
@@ -95,6 +100,8 @@ export const ENTITY_KINDS = {
   gateway: {
     pk: "gateway_pk",
     keyOf: (ident) => key(ident.server_pk, ident.gateway, ident.direction, ident.remote_server),
+    // When the link was last up, and to which server (migration 40).
+    carried: ["last_connected_epoch", "last_remote_server"],
   },
   leafnode: { pk: "leafnode_pk", keyOf: (ident) => key(ident.server_pk, ident.account, ident.remote) },
   // An account's name is its public key in operator mode, its configured name otherwise.

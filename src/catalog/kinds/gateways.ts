@@ -6,6 +6,7 @@
  * GATEWAYZ does not connect gets an outbound row with connected = false.
  */
 import type { FoldContext } from "../fold-context.ts";
+import type { CarriedValues } from "../key-cache.ts";
 import { arr, isEmpty, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
 import { byServerName, connectionFigures, trafficFigures, type ServerNames } from "./server-names.ts";
 
@@ -18,8 +19,11 @@ export function foldGateways(ctx: FoldContext, replies: EpochReplies, names: Ser
       const what = `gateway ${server} ${direction === "outbound" ? "→" : "←"} ${gateway}${remoteServer ? `/${remoteServer}` : ""}`;
       const ident = { server_pk: serverPk, gateway, direction, remote_server: remoteServer };
       const pk = ctx.pk("gateway", ident, what);
+      if (pk === undefined) return;
       ctx.opts("gateway", pk, { configured: entry.configured ?? false }, what);
-      ctx.stats("gateway", pk, linkStats(ctx, names, entry, what), what);
+      const row = linkStats(ctx, names, entry, what);
+      lastUp(ctx, pk, row);
+      ctx.stats("gateway", pk, row, what);
     };
 
     const outbound = obj(reply.data.outbound_gateways);
@@ -50,6 +54,23 @@ export function foldGateways(ctx: FoldContext, replies: EpochReplies, names: Ser
       }
     }
   }
+}
+
+/**
+ * When the link was last up, and to which server: this epoch when it is up, else what its
+ * previous row said (NULL for a link never seen up). cluster-007 names them for a lost link
+ * without reading the link's history.
+ */
+function lastUp(ctx: FoldContext, pk: number, row: Record<string, unknown>): void {
+  const values: CarriedValues =
+    row.connected === true
+      ? {
+          last_connected_epoch: ctx.epoch,
+          last_remote_server: typeof row.remote_server === "string" ? row.remote_server : null,
+        }
+      : (ctx.carried("gateway", pk) ?? { last_connected_epoch: null, last_remote_server: null });
+  Object.assign(row, values);
+  ctx.carry("gateway", pk, values);
 }
 
 function linkStats(ctx: FoldContext, names: ServerNames, entry: Json, what: string): Record<string, unknown> {

@@ -47,7 +47,8 @@ WITH e AS (
   FROM checks.epochs_in(ep_from, ep_to) w JOIN hx.epochs x ON x.epoch = w.epoch
 ),
 stats AS (
-  SELECT s.epoch, s.gateway_pk, i.server_pk, i.gateway, i.direction, s.connected
+  SELECT s.epoch, s.gateway_pk, i.server_pk, i.gateway, i.direction, s.connected, s.remote_server,
+         s.last_connected_epoch, s.last_remote_server
   FROM hx.gateway_stats s JOIN hx.gateway_ident i ON i.gateway_pk = s.gateway_pk
   WHERE s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch <= ep_to
 ),
@@ -59,49 +60,20 @@ judged AS (
   UNION
   SELECT e.epoch, e.prev_epoch, r.server_pk FROM e JOIN reported r ON r.epoch = e.epoch
 ),
-candidates AS (
-  SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway
+-- Links up in the server's latest report before the epoch judged (up then), and configured
+-- links down now that were up before: each row says when the link was last up and to which
+-- server (the fold carries them), so a link down for days still fires and names them, and a
+-- link never up is no loss, without reading the link's history.
+lost AS (
+  SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway, o.epoch AS last_connected_epoch,
+         o.remote_server AS last_remote_server
   FROM judged j
   ASOF JOIN reported p ON p.server_pk = j.server_pk AND j.prev_epoch >= p.epoch
   JOIN outbound o ON o.epoch = p.epoch AND o.server_pk = j.server_pk AND o.connected
   UNION
-  SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway
+  SELECT j.epoch, o.gateway_pk, j.server_pk, o.gateway, o.last_connected_epoch, o.last_remote_server
   FROM judged j JOIN outbound o ON o.epoch = j.epoch AND o.server_pk = j.server_pk AND NOT o.connected
-),
--- When each candidate link was last up, so that a link down for days still fires and names
--- it (a link never up is no loss). Up in the hour before the window, or else as the run
--- before reported it (its finding's detail); only a link neither up lately nor reported then
--- reads its whole history, once, not at every epoch it stays down. Each row is a time the
--- link was up, so the latest before the epoch judged is the answer.
-recent AS (
-  SELECT s.epoch, s.gateway_pk, s.remote_server FROM hx.gateway_stats s
-  WHERE s.connected AND s.epoch >= ep_from - INTERVAL 1 HOUR AND s.epoch < ep_to
-    AND s.gateway_pk IN (SELECT gateway_pk FROM candidates)
-),
-carried AS (
-  SELECT c.epoch AS judged, c.gateway_pk,
-         CAST(json_extract_string(f.detail, '$.last_connected_epoch') AS TIMESTAMPTZ) AS epoch,
-         json_extract_string(f.detail, '$.last_remote_server') AS remote_server
-  FROM candidates c
-  JOIN e ON e.epoch = c.epoch
-  JOIN hx.check_findings f ON f.epoch = e.prev_epoch AND f.code = 'cluster-007' AND f.entity_ref = c.gateway_pk
-  WHERE f.epoch >= ep_from - INTERVAL 1 HOUR AND f.epoch < ep_to
-),
-unknown AS (
-  SELECT DISTINCT c.gateway_pk FROM candidates c
-  WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.gateway_pk = c.gateway_pk AND r.epoch < c.epoch)
-    AND NOT EXISTS (SELECT 1 FROM carried k WHERE k.judged = c.epoch AND k.gateway_pk = c.gateway_pk)
-),
-history AS (
-  SELECT epoch, gateway_pk, remote_server FROM recent
-  UNION ALL SELECT epoch, gateway_pk, remote_server FROM carried
-  UNION ALL
-  SELECT s.epoch, s.gateway_pk, s.remote_server FROM hx.gateway_stats s
-  WHERE s.connected AND s.epoch < ep_from - INTERVAL 1 HOUR AND s.gateway_pk IN (SELECT gateway_pk FROM unknown)
-),
-lost AS (
-  SELECT c.*, h.epoch AS last_connected_epoch, h.remote_server AS last_remote_server
-  FROM candidates c ASOF JOIN history h ON h.gateway_pk = c.gateway_pk AND c.epoch > h.epoch
+  WHERE o.last_connected_epoch IS NOT NULL
 )
 SELECT l.epoch, l.gateway_pk AS entity_pk, sv.name || ' -> ' || l.gateway AS entity_name, NULL::VARCHAR AS entity_key,
        sv.name AS server, 'critical' AS severity, l.gateway,

@@ -1,11 +1,12 @@
 /**
- * cluster-007 and leaf-004 name when a link that is down was last up, however long ago. They
- * read a link's whole history only the first time it is judged lost without having been up in
- * the hour before; after that each epoch takes the time from the run before's finding, so a
- * link down for weeks does not make every epoch read the retention. Run through the engine
- * (runEpochChecks stores each epoch's findings) in a real catalog: up, down, down two hours
- * later, down again. Before the last epoch the rows of the epoch it was up are deleted: the
- * last epoch still names that epoch, which only the run before's finding can tell it.
+ * cluster-007 and leaf-004 name when a link that is down was last up, however long ago.
+ * cluster-007 takes it from the link's rows, which the fold carries it in (migration 40).
+ * leaf-004 reads a link's whole history only the first time it is judged lost without having
+ * been up in the hour before; after that each epoch takes the time from the run before's
+ * finding, so a link down for weeks does not make every epoch read the retention. Run through
+ * the engine (runEpochChecks stores each epoch's findings) in a real catalog: up, down, down
+ * two hours later, down again. Before the last epoch the rows of the epoch it was up are
+ * deleted: the last epoch still names that epoch.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -59,7 +60,7 @@ async function lastUpAcrossTheGap(
   };
 }
 
-test("cluster-007 names the epoch a gateway link was last up, from the run before, after the rows of that epoch are gone", async () => {
+test("cluster-007 names the epoch a gateway link was last up, after the rows of that epoch are gone", async () => {
   const [up, down] = FIXTURES["cluster-007"]!.fires();
   const found = await lastUpAcrossTheGap("cluster-007", up!, down!, "gateway_stats");
   assert.deepEqual(found.names, ["n1 -> west", "n2 -> west", "n3 -> west"]);
