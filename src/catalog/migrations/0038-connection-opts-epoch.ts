@@ -41,9 +41,9 @@ export function equalityJoin(view: string, sql: string): string {
     .replace(STATS_COLUMNS, (_whole, list: string) => `s.* EXCLUDE (${list}, opts_epoch)`);
 }
 
-/** The column; `fillOptsEpoch` gives the rows already folded their values. */
-const SQL = [
-  "ALTER TABLE hx.connection_stats ADD COLUMN opts_epoch TIMESTAMPTZ;",
+/** The column (again, should a node have stopped part way); `fillOptsEpoch` fills it. */
+const COLUMN = [
+  "ALTER TABLE hx.connection_stats ADD COLUMN IF NOT EXISTS opts_epoch TIMESTAMPTZ;",
   `COMMENT ON COLUMN hx.connection_stats.opts_epoch IS ${quote(
     "Epoch of the hx.connection_opts row in force at this epoch (what the connection was then); NULL when none was recorded.",
   )};`,
@@ -71,9 +71,10 @@ function fillOptsEpoch(con: DuckDBConnection): Promise<void> {
 export const migration = {
   version: 38,
   name: "hx.connection_stats.opts_epoch names the configuration in force, which hx.connections joins by equality",
-  sql: SQL,
-  run: async (con: DuckDBConnection) => {
+  before: async (con: DuckDBConnection) => {
+    await con.run(COLUMN);
     await fillOptsEpoch(con);
-    await rewriteStoredViews(con, equalityJoin);
   },
+  sql: "",
+  run: (con: DuckDBConnection) => rewriteStoredViews(con, equalityJoin),
 };

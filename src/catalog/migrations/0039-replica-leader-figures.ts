@@ -83,9 +83,9 @@ export function figureFromRow(view: string, sql: string): string {
   return rewritten;
 }
 
-/** The columns; `fillFigures` gives the rows already folded their values. */
-const SQL = LEADER_FIGURES.flatMap((f) => [
-  `ALTER TABLE hx.${f.stats} ADD COLUMN ${f.column} BIGINT;`,
+/** The columns (again, should a node have stopped part way); `fillFigures` fills them. */
+const COLUMNS = LEADER_FIGURES.flatMap((f) => [
+  `ALTER TABLE hx.${f.stats} ADD COLUMN IF NOT EXISTS ${f.column} BIGINT;`,
   `COMMENT ON COLUMN hx.${f.stats}.${f.column} IS ${quote(f.comment)};`,
 ]).join("\n");
 
@@ -107,9 +107,10 @@ async function fillFigures(con: DuckDBConnection): Promise<void> {
 export const migration = {
   version: 39,
   name: "replica rows carry the leader's figure they are compared with, so the replica views join no leader rows",
-  sql: SQL,
-  run: async (con: DuckDBConnection) => {
+  before: async (con: DuckDBConnection) => {
+    await con.run(COLUMNS);
     await fillFigures(con);
-    await rewriteStoredViews(con, figureFromRow);
   },
+  sql: "",
+  run: (con: DuckDBConnection) => rewriteStoredViews(con, figureFromRow),
 };

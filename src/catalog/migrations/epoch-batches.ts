@@ -1,8 +1,11 @@
 /**
- * Filling a new column of a per-epoch table, a range of epochs at a time. One UPDATE over a
- * whole table joins all of its rows at once: under the default `db.memory-limit` (1GB) the
- * join spills, and filling 51 M replica rows took 401 s, against 10 s unbounded. A range of
- * epochs, bound on both sides of the join, keeps each join small.
+ * Filling a new column of a per-epoch table, a range of epochs at a time, each range in a
+ * transaction of its own when run outside one (Migration.before). One UPDATE over a whole
+ * table joins all of its rows at once: under the default `db.memory-limit` (1GB) the join
+ * spills, and filling 51 M replica rows took 401 s, against 10 s unbounded. A range of
+ * epochs, bound on both sides of the join, keeps each join small; committing each range
+ * frees the old and new values DuckDB holds until COMMIT (85 M replica rows: 23 s and 1.5 GB
+ * resident in one transaction, 7.0 s and 1.2 GB in one per range).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 

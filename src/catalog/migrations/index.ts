@@ -51,6 +51,14 @@ export interface Migration {
   readonly sql: string;
   /** Work SQL alone cannot say, run after `sql` in the same transaction (a rewrite of stored views). */
   readonly run?: (con: DuckDBConnection) => Promise<void>;
+  /**
+   * Work done before the migration's transaction, in transactions of its own: adding a column
+   * and filling it a range of epochs at a time (epoch-batches.ts). DuckDB holds each updated
+   * row's old and new value until COMMIT, so one transaction filling a large table would hold
+   * all of them, gigabytes beyond db.memory-limit. It must be idempotent: a node stopped
+   * before the migration is recorded runs it again.
+   */
+  readonly before?: (con: DuckDBConnection) => Promise<void>;
 }
 
 /** Every migration, in order. */
@@ -141,7 +149,8 @@ export async function migrate(
     // first open take seconds. A run that fails part way leaves the comments to the next.
     const last = m === pending.at(-1);
     try {
-      const { run } = m;
+      const { run, before } = m;
+      if (before) await before(con);
       const steps = [...(run ? [() => run(con)] : []), ...(last ? [() => inheritViewComments(con)] : [])];
       await inTransaction(con, m.sql, ...steps, () =>
         con
