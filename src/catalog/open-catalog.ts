@@ -12,7 +12,7 @@ import type { Logger } from "../lib/index.ts";
 import { ConnectionPool, type PoolStats } from "./connection-pool.ts";
 import { loadKeyCache, type KeyCache } from "./key-cache.ts";
 import { KIND_NAMES, identTable, optsTable, statsTable } from "./kinds/entity-kinds.ts";
-import { MIGRATIONS, migrate } from "./migrations/index.ts";
+import { MIGRATIONS, migrate, type MigrateHooks } from "./migrations/index.ts";
 import { loadTableShapes, type TableShapes } from "./table-writer.ts";
 
 /**
@@ -89,12 +89,7 @@ export async function openCatalog(options: {
     // TimeZone belongs to the ICU extension, unknown at create time; GLOBAL reaches every
     // connection made after this one.
     await con.run("SET GLOBAL TimeZone = 'UTC'");
-    const applied = await migrate(con, MIGRATIONS, (pending) =>
-      options.logger?.info(
-        { path, pending: pending.map((m) => m.version) },
-        "applying catalog migrations; on a large catalog, one that rewrites a table can take minutes",
-      ),
-    );
+    const applied = await migrate(con, MIGRATIONS, migrationLog(path, options.logger));
     if (applied.length > 0) options.logger?.info({ path, applied }, "catalog migrations applied");
     const tables = await loadTableShapes(con);
     for (const kind of KIND_NAMES) {
@@ -158,6 +153,34 @@ function catalogOf(
         openFiles.delete(path);
       })();
       return disposed;
+    },
+  };
+}
+
+/** A migration's fill is logged at most this often (and when each column is done). */
+const FILL_LOG_MS = 10_000;
+
+/**
+ * What migrating a catalog logs: the pending migrations before the first runs, and a fill's
+ * progress (ranges of epochs done), as on a large catalog it keeps the node in start-up for
+ * minutes.
+ */
+function migrationLog(path: string, logger: Logger | undefined): MigrateHooks {
+  let logged = 0;
+  return {
+    starting: (pending) =>
+      logger?.info(
+        { path, pending: pending.map((m) => m.version) },
+        "applying catalog migrations; on a large catalog, filling a new column of every row takes minutes",
+      ),
+    progress: (m, what, done, total) => {
+      const now = Date.now();
+      if (total === 0 || (done > 0 && done < total && now - logged < FILL_LOG_MS)) return;
+      logged = now;
+      logger?.info(
+        { path, migration: m.version, column: what, ranges_done: done, ranges: total },
+        done === total ? "catalog migration filled a column" : "catalog migration filling a column",
+      );
     },
   };
 }

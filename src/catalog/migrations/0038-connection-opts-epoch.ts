@@ -15,6 +15,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { quote } from "./ddl.ts";
 import { inEpochBatches } from "./epoch-batches.ts";
+import type { FillProgress } from "./index.ts";
 import { rewriteStoredViews } from "./view-rewrite.ts";
 
 /** The join migration 37 kept, as DuckDB stores it, and what replaces it. */
@@ -54,7 +55,7 @@ const COLUMN = [
  * epochs at a time (measured under a 1GB memory limit, 46 M rows: 3.0 s, against 7.1 s in one
  * UPDATE; with 20 connections changing subjects every epoch, 17 s against 80 s).
  */
-function fillOptsEpoch(con: DuckDBConnection): Promise<void> {
+function fillOptsEpoch(con: DuckDBConnection, progress: FillProgress): Promise<void> {
   return inEpochBatches(
     con,
     "connection_stats",
@@ -65,15 +66,16 @@ function fillOptsEpoch(con: DuckDBConnection): Promise<void> {
            WHERE x.epoch BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ) AS f
      WHERE f.connection_pk = s.connection_pk AND f.epoch = s.epoch
        AND s.epoch BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ`,
+    (done, total) => progress("hx.connection_stats.opts_epoch", done, total),
   );
 }
 
 export const migration = {
   version: 38,
   name: "hx.connection_stats.opts_epoch names the configuration in force, which hx.connections joins by equality",
-  before: async (con: DuckDBConnection) => {
+  before: async (con: DuckDBConnection, progress: FillProgress) => {
     await con.run(COLUMN);
-    await fillOptsEpoch(con);
+    await fillOptsEpoch(con, progress);
   },
   sql: "",
   run: (con: DuckDBConnection) => rewriteStoredViews(con, equalityJoin),

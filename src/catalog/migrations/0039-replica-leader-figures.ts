@@ -16,6 +16,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { quote } from "./ddl.ts";
 import { inEpochBatches } from "./epoch-batches.ts";
+import type { FillProgress } from "./index.ts";
 import { rewriteStoredViews } from "./view-rewrite.ts";
 
 interface LeaderFigure {
@@ -90,7 +91,7 @@ const COLUMNS = LEADER_FIGURES.flatMap((f) => [
 ]).join("\n");
 
 /** Each replica row gets its leader's figure of the same epoch, a range of epochs at a time. */
-async function fillFigures(con: DuckDBConnection): Promise<void> {
+async function fillFigures(con: DuckDBConnection, progress: FillProgress): Promise<void> {
   for (const f of LEADER_FIGURES) {
     await inEpochBatches(
       con,
@@ -100,6 +101,7 @@ async function fillFigures(con: DuckDBConnection): Promise<void> {
        WHERE i.${f.pk} = s.${f.pk} AND l.${f.asset} = i.${f.asset} AND l.epoch = s.epoch
          AND s.epoch BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ
          AND l.epoch BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ`,
+      (done, total) => progress(`hx.${f.stats}.${f.column}`, done, total),
     );
   }
 }
@@ -107,9 +109,9 @@ async function fillFigures(con: DuckDBConnection): Promise<void> {
 export const migration = {
   version: 39,
   name: "replica rows carry the leader's figure they are compared with, so the replica views join no leader rows",
-  before: async (con: DuckDBConnection) => {
+  before: async (con: DuckDBConnection, progress: FillProgress) => {
     await con.run(COLUMNS);
-    await fillFigures(con);
+    await fillFigures(con, progress);
   },
   sql: "",
   run: (con: DuckDBConnection) => rewriteStoredViews(con, figureFromRow),

@@ -35,8 +35,14 @@ export function epochBatches(
 /**
  * Runs `sql` once per batch of `hx.<table>`'s epochs, with the batch's first and last epoch
  * as `$1` and `$2` (TIMESTAMPTZ text with its offset: cast them with `::TIMESTAMPTZ`).
+ * `progress` is told the batches done and their number, before the first and after each.
  */
-export async function inEpochBatches(con: DuckDBConnection, table: string, sql: string): Promise<void> {
+export async function inEpochBatches(
+  con: DuckDBConnection,
+  table: string,
+  sql: string,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<void> {
   const counts = (
     await con.runAndReadAll(
       `SELECT epoch::VARCHAR, count(*)::INTEGER FROM hx.${table} GROUP BY epoch ORDER BY epoch`,
@@ -47,5 +53,10 @@ export async function inEpochBatches(con: DuckDBConnection, table: string, sql: 
       if (typeof epoch !== "string") throw new Error(`hx.${table}: an epoch read as ${typeof epoch}`);
       return [epoch, Number(n)] as const;
     });
-  for (const [first, last] of epochBatches(counts)) await con.run(sql, [first, last]);
+  const batches = epochBatches(counts);
+  progress(0, batches.length);
+  for (const [i, [first, last]] of batches.entries()) {
+    await con.run(sql, [first, last]);
+    progress(i + 1, batches.length);
+  }
 }

@@ -56,9 +56,20 @@ export interface Migration {
    * and filling it a range of epochs at a time (epoch-batches.ts). DuckDB holds each updated
    * row's old and new value until COMMIT, so one transaction filling a large table would hold
    * all of them, gigabytes beyond db.memory-limit. It must be idempotent: a node stopped
-   * before the migration is recorded runs it again.
+   * before the migration is recorded runs it again. Tells its progress through `progress`.
    */
-  readonly before?: (con: DuckDBConnection) => Promise<void>;
+  readonly before?: (con: DuckDBConnection, progress: FillProgress) => Promise<void>;
+}
+
+/** How far a migration's fill has got: `done` of `total` ranges of epochs of `what` (a column). */
+export type FillProgress = (what: string, done: number, total: number) => void;
+
+/** What the caller of `migrate` is told as it works. */
+export interface MigrateHooks {
+  /** The pending migrations, before the first runs: one that fills a large table takes a while. */
+  readonly starting?: (pending: readonly Migration[]) => void;
+  /** A migration's fill, after each range of epochs (and before the first). */
+  readonly progress?: (migration: Migration, what: string, done: number, total: number) => void;
 }
 
 /** Every migration, in order. */
@@ -118,8 +129,7 @@ const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to th
 export async function migrate(
   con: DuckDBConnection,
   migrations = MIGRATIONS,
-  /** Told the pending migrations before the first runs: one that rewrites a large table takes a while. */
-  starting?: (pending: readonly Migration[]) => void,
+  hooks: MigrateHooks = {},
 ): Promise<number[]> {
   migrations.forEach((m, i) => {
     if (m.version !== i + 1)
@@ -142,7 +152,7 @@ export async function migrate(
   }
   const pending = migrations.filter((m) => !done.has(m.version));
   const applied: number[] = [];
-  if (pending.length > 0) starting?.(pending);
+  if (pending.length > 0) hooks.starting?.(pending);
   for (const m of pending) {
     // The views' columns inherit their tables' comments once, with the last migration: done
     // after each one, it read every view's columns 34 times over and made a new catalog's
@@ -150,7 +160,7 @@ export async function migrate(
     const last = m === pending.at(-1);
     try {
       const { run, before } = m;
-      if (before) await before(con);
+      if (before) await before(con, (what, done, total) => hooks.progress?.(m, what, done, total));
       const steps = [...(run ? [() => run(con)] : []), ...(last ? [() => inheritViewComments(con)] : [])];
       await inTransaction(con, m.sql, ...steps, () =>
         con

@@ -39,14 +39,25 @@ test("migration 38 names each connection row's configuration, keeps every view's
     assert.ok(readBefore >= EPOCHS * ENTITIES, `hx.connections read ${readBefore} rows before`);
 
     // A node that stopped after the fill, before the migration was recorded, runs it again.
-    await MIGRATIONS[37]!.before!(con);
+    await MIGRATIONS[37]!.before!(con, () => undefined);
     const told: number[][] = [];
+    const progress: string[] = [];
     assert.deepEqual(
-      await migrate(con, MIGRATIONS.slice(0, 38), (pending) => told.push(pending.map((m) => m.version))),
+      await migrate(con, MIGRATIONS.slice(0, 38), {
+        starting: (pending) => told.push(pending.map((m) => m.version)),
+        progress: (m, what, done, total) => progress.push(`${m.version} ${what} ${done}/${total}`),
+      }),
       [38],
     );
     assert.deepEqual(told, [[38]], "told what it would apply before it did");
-    assert.deepEqual(await migrate(con, MIGRATIONS.slice(0, 38), () => assert.fail("nothing pending")), []);
+    assert.deepEqual(progress, [
+      "38 hx.connection_stats.opts_epoch 0/1",
+      "38 hx.connection_stats.opts_epoch 1/1",
+    ]);
+    assert.deepEqual(
+      await migrate(con, MIGRATIONS.slice(0, 38), { starting: () => assert.fail("nothing pending") }),
+      [],
+    );
 
     await assertViewsShowSnapshot(con, before);
     // Entity 1's configuration changed at epochs 0, 2 and 3, entity 2's at 1; entity 3 has none.
