@@ -7,7 +7,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { MIGRATIONS } from "../../../src/catalog/index.ts";
 import { migrate } from "../../../src/catalog/migrations/index.ts";
 import { equalityJoin } from "../../../src/catalog/migrations/0038-connection-opts-epoch.ts";
@@ -16,19 +15,15 @@ import {
   assertViewsShowSnapshot,
   ENTITIES,
   EPOCHS,
-  fill,
   OPTS_AT,
   readAtLatest,
   snapshotViews,
   uncommented,
+  withFilledCatalogAt,
 } from "./view-fixtures.ts";
 
 test("migration 38 names each connection row's configuration, keeps every view's rows, and a filter by subquery reaches hx.connections' scan", async () => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const con = await instance.connect();
-  try {
-    await migrate(con, MIGRATIONS.slice(0, 37));
-    await fill(con);
+  await withFilledCatalogAt(37, async (con) => {
     const columnsBefore = await all(
       con,
       "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'hx' AND table_name = 'connections' ORDER BY column_index",
@@ -90,10 +85,7 @@ test("migration 38 names each connection row's configuration, keeps every view's
       "hx.connections has the columns it had",
     );
     assert.deepEqual(await uncommented(con), []);
-  } finally {
-    con.closeSync();
-    instance.closeSync();
-  }
+  });
 });
 
 test("the rewrite of hx.connections takes its stored definition in either EXCLUDE order and refuses one it does not know", () => {

@@ -7,7 +7,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import {
   foldEpoch,
   MIGRATIONS,
@@ -21,7 +20,7 @@ import { fixtureEpochTime } from "../checks/check-harness.ts";
 import { CLUSTER_FIXTURES } from "../checks/fixtures/cluster.ts";
 import { marker, q, TEST_DB } from "./lab-epoch.ts";
 
-import { all, fill } from "./view-fixtures.ts";
+import { all, withFilledCatalogAt } from "./view-fixtures.ts";
 
 test("a lost gateway link's rows say when it was last up and to which server, across a restart", async () => {
   const fixture = CLUSTER_FIXTURES["cluster-007"]!;
@@ -64,11 +63,7 @@ test("a lost gateway link's rows say when it was last up and to which server, ac
 });
 
 test("migration 40 fills each gateway row with when its link was last up, from the rows before it", async () => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const con = await instance.connect();
-  try {
-    await migrate(con, MIGRATIONS.slice(0, 39));
-    await fill(con);
+  await withFilledCatalogAt(39, async (con) => {
     // Link 1 up at every epoch, link 2 at even minutes only, link 3 never.
     await con.run(
       `UPDATE hx.gateway_stats SET connected = gateway_pk = 1 OR (gateway_pk = 2 AND minute(epoch) % 2 = 0),
@@ -96,8 +91,5 @@ test("migration 40 fills each gateway row with when its link was last up, from t
       expected,
     );
     assert.ok(expected.some((r) => r.up === null) && expected.some((r) => r.up !== null && r.up !== r.e));
-  } finally {
-    con.closeSync();
-    instance.closeSync();
-  }
+  });
 });

@@ -8,7 +8,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { MIGRATIONS } from "../../../src/catalog/index.ts";
 import { migrate } from "../../../src/catalog/migrations/index.ts";
 import {
@@ -20,18 +19,14 @@ import {
   assertViewsShowSnapshot,
   ENTITIES,
   EPOCHS,
-  fill,
   readAtLatest,
   snapshotViews,
   uncommented,
+  withFilledCatalogAt,
 } from "./view-fixtures.ts";
 
 test("migration 39 gives replica rows their leader's figure, keeps every view's rows, and the views read no leader rows", async () => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const con = await instance.connect();
-  try {
-    await migrate(con, MIGRATIONS.slice(0, 38));
-    await fill(con);
+  await withFilledCatalogAt(38, async (con) => {
     const columns = (view: string) =>
       all(
         con,
@@ -76,10 +71,7 @@ test("migration 39 gives replica rows their leader's figure, keeps every view's 
       );
     }
     assert.deepEqual(await uncommented(con), []);
-  } finally {
-    con.closeSync();
-    instance.closeSync();
-  }
+  });
 });
 
 test("the rewrite of a replica view takes its stored definition in either EXCLUDE order and refuses one it does not know", () => {

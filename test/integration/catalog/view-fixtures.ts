@@ -4,7 +4,9 @@
  * their scans.
  */
 import assert from "node:assert/strict";
-import type { DuckDBConnection } from "@duckdb/node-api";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { MIGRATIONS } from "../../../src/catalog/index.ts";
+import { migrate } from "../../../src/catalog/migrations/index.ts";
 import { rowsReadByTable } from "../../harness/plan-rows.ts";
 import { sampleValue } from "./sample-values.ts";
 
@@ -124,4 +126,21 @@ export async function uncommented(con: DuckDBConnection): Promise<Record<string,
     `SELECT table_name || '.' || column_name AS c FROM duckdb_columns() WHERE schema_name = 'hx' AND comment IS NULL
      UNION ALL SELECT view_name FROM duckdb_views() WHERE schema_name = 'hx' AND comment IS NULL`,
   );
+}
+
+/** A catalog in memory at migration `version`, `fill`ed, for `work`; closed after. */
+export async function withFilledCatalogAt(
+  version: number,
+  work: (con: DuckDBConnection) => Promise<void>,
+): Promise<void> {
+  const instance = await DuckDBInstance.create(":memory:");
+  const con = await instance.connect();
+  try {
+    await migrate(con, MIGRATIONS.slice(0, version));
+    await fill(con);
+    await work(con);
+  } finally {
+    con.closeSync();
+    instance.closeSync();
+  }
 }

@@ -7,7 +7,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { MIGRATIONS } from "../../../src/catalog/index.ts";
 import { migrate } from "../../../src/catalog/migrations/index.ts";
 import { rangeJoins } from "../../../src/catalog/migrations/0037-views-opts-in-force.ts";
@@ -16,11 +15,11 @@ import {
   assertViewsShowSnapshot,
   ENTITIES,
   EPOCHS,
-  fill,
   OPTS_AT,
   readAtLatest,
   snapshotViews,
   uncommented,
+  withFilledCatalogAt,
 } from "./view-fixtures.ts";
 
 /** The view keeping its ASOF join (hx.connection_opts can change every epoch). */
@@ -40,11 +39,7 @@ const BOUNDED: readonly (readonly [string, string])[] = [
 ];
 
 test("migration 37 keeps every view's rows, and a filter on epoch by subquery reaches their scans", async () => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const con = await instance.connect();
-  try {
-    await migrate(con, MIGRATIONS.slice(0, 36));
-    await fill(con);
+  await withFilledCatalogAt(36, async (con) => {
     // hx.gateway_expected shows outbound gateways down while configured: configured from epoch 0, not from 3.
     await con.run("UPDATE hx.gateway_ident SET direction = 'outbound'");
     await con.run("UPDATE hx.gateway_opts SET configured = minute(epoch) < 3");
@@ -92,10 +87,7 @@ test("migration 37 keeps every view's rows, and a filter on epoch by subquery re
     }
     // The comments the views had are theirs still.
     assert.deepEqual(await uncommented(con), []);
-  } finally {
-    con.closeSync();
-    instance.closeSync();
-  }
+  });
 });
 
 test("the rewrite keeps hx.connections' ASOF join on hx.connection_opts and refuses what it would get wrong", () => {
