@@ -97,17 +97,12 @@ async function loadKind(con: DuckDBConnection, kind: KindName): Promise<KindKeys
   return { pks, opts, optsEpoch, raw: new Map(), carried: await loadCarried(con, kind), next: max + 1 };
 }
 
-/** Each entity's carried values, from its latest _stats row; none before the columns' migration. */
+/** Each entity's carried values, from its latest _stats row (the catalog is migrated first). */
 async function loadCarried(con: DuckDBConnection, kind: KindName): Promise<Map<number, CarriedValues>> {
   const { pk } = ENTITY_KINDS[kind];
   const columns = (ENTITY_KINDS[kind] as EntityKind).carried;
   const carried = new Map<number, CarriedValues>();
   if (!columns) return carried;
-  const present = await con.runAndReadAll(
-    `SELECT count(*)::INTEGER FROM duckdb_columns() WHERE schema_name = 'hx' AND table_name = '${statsTable(kind)}'
-       AND column_name IN (${columns.map((c) => `'${c}'`).join(", ")})`,
-  );
-  if (present.getRowsJS()[0]?.[0] !== columns.length) return carried;
   const latest = await con.runAndReadAll(
     `SELECT ${pk}, ${columns.join(", ")} FROM hx.${statsTable(kind)}
      QUALIFY row_number() OVER (PARTITION BY ${pk} ORDER BY epoch DESC) = 1`,
