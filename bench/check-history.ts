@@ -12,6 +12,7 @@ import {
   type CheckStatement,
   type EpochCheckResult,
 } from "../src/catalog/index.ts";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { median } from "./simulated-epochs.ts";
 
 /** Tables gaining rows with every epoch (their `_ident` and `_opts` rows are written once or on change). */
@@ -70,6 +71,22 @@ export async function checkAgain(
   return results;
 }
 
+/** `SELECT count(*) …` run 3 times: the count, and the median time. */
+async function timedCount(
+  con: DuckDBConnection,
+  sql: string,
+  params: string[],
+): Promise<{ rows: number; ms: number }> {
+  const runs: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    rows = Number((await con.runAndReadAll(sql, params)).getRowsJS()[0]?.[0]);
+    runs.push(performance.now() - t0);
+  }
+  return { rows, ms: median(runs) };
+}
+
 /** How long reading one view at the latest epoch took, by a subquery and by a parameter. */
 export interface ViewTiming {
   readonly view: string;
@@ -99,16 +116,7 @@ export async function viewTimings(catalog: Catalog): Promise<ViewTiming[]> {
     const latest = (
       await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")
     ).getRowsJS()[0]?.[0] as string;
-    const timed = async (sql: string, params: unknown[]) => {
-      const runs: number[] = [];
-      let rows = 0;
-      for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
-        rows = Number((await con.runAndReadAll(sql, params as string[])).getRowsJS()[0]?.[0]);
-        runs.push(performance.now() - t0);
-      }
-      return { rows, ms: median(runs) };
-    };
+    const timed = (sql: string, params: string[]) => timedCount(con, sql, params);
     const timings: ViewTiming[] = [];
     for (const view of views) {
       const bySubquery = await timed(
@@ -119,6 +127,50 @@ export async function viewTimings(catalog: Catalog): Promise<ViewTiming[]> {
         latest,
       ]);
       timings.push({ view, rows: bySubquery.rows, subqueryMs: bySubquery.ms, parameterMs: byParameter.ms });
+    }
+    return timings;
+  });
+}
+
+/** How long a context macro took for one entity, with its default window and with ep_to given. */
+export interface ContextTiming {
+  readonly call: string;
+  readonly rows: number;
+  readonly latestMs: number;
+  readonly parameterMs: number;
+}
+
+/**
+ * Each entity context macro (contexts.*_history) for the first entity of its kind at the
+ * latest epoch, over its default hour: ending at the latest epoch (its default, which DuckDB
+ * learns only as the query runs) and at `ep_to` given as a parameter; the median of 3 each.
+ */
+export async function contextTimings(catalog: Catalog): Promise<ContextTiming[]> {
+  return catalog.withReader(async (con) => {
+    const latest = (
+      await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")
+    ).getRowsJS()[0]?.[0] as string;
+    const timings: ContextTiming[] = [];
+    for (const [macro, view, pk] of [
+      ["server_history", "servers", "server_pk"],
+      ["stream_history", "streams", "stream_pk"],
+      ["consumer_history", "consumers", "consumer_pk"],
+    ]) {
+      const first = (
+        await con.runAndReadAll(`SELECT min(${pk}) FROM hx.${view} WHERE epoch = $1::TIMESTAMPTZ`, [latest])
+      ).getRowsJS()[0]?.[0];
+      if (first === null || first === undefined) continue;
+      const call = `contexts.${macro}(${Number(first)}`;
+      const byDefault = await timedCount(con, `SELECT count(*) FROM ${call})`, []);
+      const byParameter = await timedCount(con, `SELECT count(*) FROM ${call}, ep_to := $1::TIMESTAMPTZ)`, [
+        latest,
+      ]);
+      timings.push({
+        call: `${call})`,
+        rows: byDefault.rows,
+        latestMs: byDefault.ms,
+        parameterMs: byParameter.ms,
+      });
     }
     return timings;
   });

@@ -8,8 +8,9 @@
  * together, and the five slowest. With BENCH_CHECK_HISTORY=N, the per-epoch tables are then
  * grown to N epochs (check-history.ts), and one more epoch is folded and its operational
  * checks run: what folding and checking an epoch cost once a node holds its retention. Then
- * each view is read at the latest epoch, named by a subquery and by a parameter. Asserts
- * nothing.
+ * each view is read at the latest epoch, named by a subquery and by a parameter, and each
+ * entity context macro run over its default hour, ending at the latest epoch and at `ep_to`
+ * given. Asserts nothing.
  *   BENCH_PROFILES=medium,large BENCH_CHECK_EPOCHS=6 npm run bench:checks
  *   BENCH_PROFILES=small BENCH_CHECK_HISTORY=92160 npm run bench:checks
  */
@@ -21,7 +22,14 @@ import type { SimulatedEpoch } from "./simulated-epochs.ts";
 import { CHECKS, epochCheckStatements, findingsRowsSql, installStatements } from "../src/checks/index.ts";
 import type { PROFILES } from "../src/simulate/index.ts";
 import { BENCH_DB, benchProfiles, median, simulatedEpochs } from "./simulated-epochs.ts";
-import { checkAgain, growHistory, viewTimings, type ViewTiming } from "./check-history.ts";
+import {
+  checkAgain,
+  contextTimings,
+  growHistory,
+  viewTimings,
+  type ContextTiming,
+  type ViewTiming,
+} from "./check-history.ts";
 
 /** Epochs per profile; the first ones give the delta and history checks something to compare with. */
 const profiles = benchProfiles();
@@ -52,6 +60,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
         total: number;
         byCheck: { code: string; ms: number }[];
         views: ViewTiming[];
+        contexts: ContextTiming[];
       }
     | undefined;
   try {
@@ -116,6 +125,7 @@ async function benchProfile(name: keyof typeof PROFILES) {
         total: median(again.map((r) => r.ms)),
         byCheck: [...byCode].map(([code, ms]) => ({ code, ms: median(ms) })),
         views: await viewTimings(catalog),
+        contexts: await contextTimings(catalog),
       };
     }
   } finally {
@@ -179,6 +189,11 @@ for (const r of results) {
       console.log(
         `    ${`hx.${v.view}`.padEnd(24)}${fmt(v.subqueryMs)}${fmt(v.parameterMs)}   ${v.rows} rows`,
       );
+    console.log(
+      `  each entity context macro over its default hour, median ms of 3: ending at the latest epoch, at ep_to given`,
+    );
+    for (const c of r.history.contexts)
+      console.log(`    ${c.call.padEnd(32)}${fmt(c.latestMs)}${fmt(c.parameterMs)}   ${c.rows} rows`);
   }
 }
 

@@ -8,7 +8,7 @@ export { CATEGORIES, FIXED_COLUMNS, macroName } from "./check.ts";
 export type { Category, Check, CheckParam, DetailColumn } from "./check.ts";
 export { CHECKS } from "./registry.ts";
 export { HELPER_MACROS, checkMacroDefaults, checkMacroSql, findingsSelectSql } from "./macros.ts";
-export { contextMacroDefaults } from "./contexts.ts";
+export { contextMacroDefaults, contextMacroStatements } from "./contexts.ts";
 export {
   checkCatalogue,
   checkDescription,
