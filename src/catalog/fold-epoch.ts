@@ -12,6 +12,7 @@ import { foldAccounts } from "./kinds/accounts.ts";
 import { foldConnections } from "./kinds/connections.ts";
 import { startIpsUpsert } from "./kinds/ips.ts";
 import { foldJetStream } from "./kinds/jetstream.ts";
+import { appendMetaGroupStats } from "./kinds/meta.ts";
 import { gatherJszAssets } from "./kinds/jsz-assets.ts";
 import { foldNetwork } from "./kinds/network.ts";
 import { foldReplication } from "./kinds/replicas.ts";
@@ -122,7 +123,8 @@ async function fold(writer: Writer, input: EpochInput, epoch: DuckDBTimestampTZV
     const rows =
       (await ctx.appendAll(con)) +
       (await appendSubscriptionStats(ctx, con)) +
-      (await appendConnectionCloses(ctx, con));
+      (await appendConnectionCloses(ctx, con)) +
+      (await appendMetaGroupStats(con, epoch));
 
     // The epoch row goes last: its presence is what marks the epoch as folded.
     const { marker } = input;

@@ -6,8 +6,10 @@
  * floor(cluster_size / 2) + 1, holds, and (migration 0011) which peers it lists and how it
  * sees each. Every row also carries the server's meta API queue (`pending`, 2.10.21+) and its
  * last meta snapshot (`snapshot`, 2.11.11 / 2.12.2+). The group also gets a hx.raft_group
- * row (`_meta_`).
+ * row (`_meta_`). appendMetaGroupStats then judges the group from those rows, after the
+ * kinds' rows, in the same transaction (hx.meta_group_stats, migration 0041).
  */
+import { TIMESTAMPTZ, type DuckDBConnection, type DuckDBTimestampTZValue } from "@duckdb/node-api";
 import type { FoldContext } from "../fold-context.ts";
 import { arr, isEmpty, obj, repliesOf, str, type EpochReplies, type Json } from "../replies.ts";
 import { raftzColumns, type RaftzIndex } from "./raftz.ts";
@@ -102,4 +104,46 @@ function peerColumns(meta: Json): Record<string, unknown[]> {
     peer_active_ns: peers.map((p) => p.r.active ?? null),
     peer_lag: peers.map((p) => p.r.lag ?? 0),
   };
+}
+
+/**
+ * Each meta group's figures of `epoch`, judged from its servers' hx.meta_stats rows: the
+ * leader is the server claiming it, or else the one the others name when that one did not
+ * answer (its own view is missing, not contradicting them); the offline and lagging counts
+ * and quorum come from the leader's row. Returns the rows written.
+ */
+export async function appendMetaGroupStats(
+  con: DuckDBConnection,
+  epoch: DuckDBTimestampTZValue,
+): Promise<number> {
+  const written = await con.run(
+    `INSERT INTO hx.meta_group_stats
+WITH views AS (
+  SELECT m.*, sv.name AS server,
+         min(CASE WHEN m.is_leader THEN sv.name END) OVER w AS claimed,
+         mode(m.leader) OVER w AS named,
+         list(sv.name) OVER w AS reporting
+  FROM hx.meta_stats m JOIN hx.server_ident sv ON sv.server_pk = m.server_pk
+  WHERE m.epoch = $1
+  WINDOW w AS (PARTITION BY m.meta_pk)
+), judged AS (
+  SELECT *, coalesce(claimed, CASE WHEN NOT list_contains(reporting, named) THEN named END) AS lead
+  FROM views
+)
+SELECT epoch, meta_pk, any_value(lead) AS leader, any_value(claimed) IS NOT NULL AS leader_reporting,
+       count(*) FILTER (WHERE leader IS DISTINCT FROM lead) = 0 AND any_value(lead) IS NOT NULL AS leader_agreed,
+       list(DISTINCT leader ORDER BY leader) FILTER (WHERE leader IS NOT NULL) AS leaders_seen,
+       coalesce(list(server ORDER BY server) FILTER (WHERE leader IS DISTINCT FROM lead), []) AS servers_disagreeing,
+       count(*) FILTER (WHERE is_leader) AS leaders_claiming,
+       count(*) AS servers_reporting,
+       coalesce(max(cluster_size) FILTER (WHERE is_leader), max(cluster_size)) AS cluster_size,
+       max(peers_offline) FILTER (WHERE is_leader) AS peers_offline,
+       max(peers_lagging) FILTER (WHERE is_leader) AS peers_lagging,
+       CASE WHEN any_value(claimed) IS NOT NULL THEN bool_and(quorum_ok) FILTER (WHERE is_leader)
+            WHEN any_value(lead) IS NULL THEN false END AS quorum_ok
+FROM judged GROUP BY epoch, meta_pk ORDER BY meta_pk`,
+    [epoch],
+    [TIMESTAMPTZ],
+  );
+  return written.rowsChanged;
 }

@@ -43,6 +43,7 @@ import { migration as m0037 } from "./0037-views-opts-in-force.ts";
 import { migration as m0038 } from "./0038-connection-opts-epoch.ts";
 import { migration as m0039 } from "./0039-replica-leader-figures.ts";
 import { migration as m0040 } from "./0040-gateway-last-up.ts";
+import { migration as m0041 } from "./0041-meta-group-stats.ts";
 import { quote, table } from "./ddl.ts";
 
 export interface Migration {
@@ -114,6 +115,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m0038,
   m0039,
   m0040,
+  m0041,
 ];
 
 const MIGRATIONS_TABLE = table("hx.migrations", "Schema migrations applied to this catalog, one row each.", [
