@@ -71,6 +71,11 @@ export async function checkAgain(
   return results;
 }
 
+/** The catalog's latest epoch, as text for a TIMESTAMPTZ parameter. */
+async function latestEpoch(con: DuckDBConnection): Promise<string> {
+  return (await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")).getRowsJS()[0]?.[0] as string;
+}
+
 /** `SELECT count(*) …` run 3 times: the count, and the median time. */
 async function timedCount(
   con: DuckDBConnection,
@@ -113,9 +118,7 @@ export async function viewTimings(catalog: Catalog): Promise<ViewTiming[]> {
     )
       .getRowsJS()
       .map((r) => r[0] as string);
-    const latest = (
-      await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")
-    ).getRowsJS()[0]?.[0] as string;
+    const latest = await latestEpoch(con);
     const timed = (sql: string, params: string[]) => timedCount(con, sql, params);
     const timings: ViewTiming[] = [];
     for (const view of views) {
@@ -147,9 +150,7 @@ export interface ContextTiming {
  */
 export async function contextTimings(catalog: Catalog): Promise<ContextTiming[]> {
   return catalog.withReader(async (con) => {
-    const latest = (
-      await con.runAndReadAll("SELECT max(epoch)::VARCHAR FROM hx.epochs")
-    ).getRowsJS()[0]?.[0] as string;
+    const latest = await latestEpoch(con);
     const timings: ContextTiming[] = [];
     for (const [macro, view, pk] of [
       ["server_history", "servers", "server_pk"],
