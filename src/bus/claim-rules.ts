@@ -91,15 +91,20 @@ export type LapseCause =
 
 /**
  * Decides why a claim lapsed, from when its last refresh was stored, when refreshes began to
- * fail (undefined when none did) and when natsmon last restarted its embedded sink, if ever.
+ * fail (undefined when none did), when natsmon last restarted its embedded sink, if ever, and
+ * the claim's lapse. Refreshes that began to fail only once the claim had lapsed do not explain
+ * it: a node stalled past the lapse finds, as it resumes, the refresh it had in flight timed
+ * out (its timer ran on the wall clock while the process stood still), and it was late.
  */
 export function lapseCause(
   refreshedAt: Date,
   failingSince: Date | undefined,
   sinkRestart: ServerRestart | undefined,
+  lapseMs: number,
 ): LapseCause {
   if (sinkRestart && sinkRestart.at > refreshedAt)
     return { kind: "sink-restarted", at: sinkRestart.at, cause: sinkRestart.cause };
-  if (failingSince) return { kind: "sink-unanswered", since: failingSince };
+  if (failingSince && failingSince.getTime() - refreshedAt.getTime() < lapseMs)
+    return { kind: "sink-unanswered", since: failingSince };
   return { kind: "late" };
 }

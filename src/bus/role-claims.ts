@@ -176,7 +176,7 @@ export async function startRoleClaims(options: {
       case "reclaim": {
         const revision = await writeAt(key, 0);
         if (revision !== undefined) {
-          logLapse(key, lapseCause(entry.refreshedAt, entry.failingSince, options.sinkRestart?.()));
+          logLapse(key, lapseCause(entry.refreshedAt, entry.failingSince, options.sinkRestart?.(), lapseMs));
           entry.revision = revision;
           entry.refreshedAt = new Date();
           return;

@@ -90,7 +90,12 @@ describe("lapseCause: why a claim this node held lapsed", () => {
   const restarted = new Date("2026-01-01T00:00:11.000Z");
   const cause = "it exited unexpectedly (killed by SIGKILL)";
   const restart = (at: Date) => ({ at, cause });
-  const rows: [string, Parameters<typeof lapseCause>, ReturnType<typeof lapseCause>][] = [
+  const lapseMs = 10_000;
+  const rows: [
+    string,
+    [refreshedAt: Date, failingSince: Date | undefined, sinkRestart: { at: Date; cause: string } | undefined],
+    ReturnType<typeof lapseCause>,
+  ][] = [
     [
       "natsmon restarted its embedded sink after the last stored refresh: the restart",
       [refreshed, failing, restart(restarted)],
@@ -116,8 +121,13 @@ describe("lapseCause: why a claim this node held lapsed", () => {
       [refreshed, undefined, restart(new Date("2025-12-31T23:59:00.000Z"))],
       { kind: "late" },
     ],
+    [
+      "refreshes began to fail only after the claim had lapsed (the refresh a stalled node had in flight timed out): this node was late",
+      [refreshed, new Date("2026-01-01T00:00:12.000Z"), undefined],
+      { kind: "late" },
+    ],
   ];
   for (const [name, given, expected] of rows) {
-    test(name, () => assert.deepEqual(lapseCause(...given), expected));
+    test(name, () => assert.deepEqual(lapseCause(...given, lapseMs), expected));
   }
 });
