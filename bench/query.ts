@@ -41,7 +41,7 @@ import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { openCatalog, runReadOnlyQuery, scanToIpc, type Catalog } from "../src/catalog/index.ts";
-import type { DbConfig } from "../src/config/index.ts";
+import { DEFAULT_CHECKPOINT_BYTES, type DbConfig } from "../src/config/index.ts";
 import { END_OF_STREAM } from "../src/lib/index.ts";
 import { STREAM_COMPRESSIONS, systemSubjects, type StreamCompression } from "../src/protocol/index.ts";
 import { spawnNatsmon } from "../test/harness/natsmon-process.ts";
@@ -69,6 +69,7 @@ const SMALL_SQL = `SELECT * FROM main.bench LIMIT ${SMALL_ROWS}`;
 const DB: DbConfig = {
   retentionMs: 0,
   memoryLimit: "4GB",
+  checkpointThresholdBytes: DEFAULT_CHECKPOINT_BYTES,
   threads: 0,
   queryMaxRows: 100_000,
   queryTimeoutMs: 120_000,

@@ -12,12 +12,13 @@ import { parseJsonExact, silentLogger } from "../src/lib/index.ts";
 import type { CommitMarker } from "../src/protocol/index.ts";
 import { fetchDetails, gather, SOURCES, type GatheredReply } from "../src/scrape/index.ts";
 import { PROFILES, isProfileName, startSimulator } from "../src/simulate/index.ts";
-import type { DbConfig } from "../src/config/index.ts";
+import { DEFAULT_CHECKPOINT_BYTES, type DbConfig } from "../src/config/index.ts";
 
 /** The catalog settings of the benchmarks: room to work, all cores, no retention. */
 export const BENCH_DB: DbConfig = {
   retentionMs: 0,
   memoryLimit: "4GB",
+  checkpointThresholdBytes: DEFAULT_CHECKPOINT_BYTES,
   threads: 0,
   queryMaxRows: 100_000,
   queryTimeoutMs: 30_000,

@@ -77,6 +77,8 @@ export async function openCatalog(options: {
     // default cost ~20 MB before the first epoch was complete; 64 KiB blocks measured 19
     // bytes per entity-epoch after 60 medium-profile epochs against 26 (16 KiB was worse).
     default_block_size: "65536",
+    // DuckDB checkpoints at this WAL size, at the commit that reaches it (a fold's).
+    checkpoint_threshold: `${options.db.checkpointThresholdBytes}B`,
   };
   if (options.db.threads > 0) settings.threads = String(options.db.threads);
   const opened: { close(): void }[] = [];

@@ -10,6 +10,7 @@ import type { PoolStats } from "./connection-pool.ts";
 export interface CatalogSizing {
   readonly memoryLimit: string;
   readonly threads: number;
+  readonly checkpointThreshold: string;
 }
 
 export interface MemoryComponent {
@@ -41,13 +42,18 @@ async function rows(catalog: Catalog, sql: string): Promise<Record<string, unkno
   return catalog.withReader(async (con) => (await con.runAndReadAll(sql)).getRowObjectsJS());
 }
 
-/** DuckDB's memory limit and threads in force. */
+/** DuckDB's memory limit, threads and checkpoint threshold in force. */
 export async function catalogSizing(catalog: Catalog): Promise<CatalogSizing> {
   const [row] = await rows(
     catalog,
-    "SELECT current_setting('memory_limit') AS memory_limit, current_setting('threads') AS threads",
+    `SELECT current_setting('memory_limit') AS memory_limit, current_setting('threads') AS threads,
+            current_setting('checkpoint_threshold') AS checkpoint_threshold`,
   );
-  return { memoryLimit: String(row?.memory_limit), threads: Number(row?.threads) };
+  return {
+    memoryLimit: String(row?.memory_limit),
+    threads: Number(row?.threads),
+    checkpointThreshold: String(row?.checkpoint_threshold),
+  };
 }
 
 /** DuckDB's memory by component, as `duckdb_memory()` reports it. */

@@ -7,6 +7,7 @@ export { loadConfig, formatConfigIssue, formatConfigIssues } from "./load.ts";
 export type { ConfigIssue, ConfigResult, LoadOptions } from "./load.ts";
 export { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 export { envName } from "./sources.ts";
+export { DEFAULT_CHECKPOINT_BYTES } from "./resolve.ts";
 export { caProblem, certProblem, keyMatchesCert, keyProblem } from "./tls-files.ts";
 export { readListenerTls, renewListenerTls } from "./listener-tls.ts";
 export type { ListenerTlsNames, ListenerTlsPaths } from "./listener-tls.ts";

@@ -3,7 +3,7 @@ import { isToken } from "../domain/index.ts";
 import { parseListenAddress } from "../lib/index.ts";
 import { MAX_TIMER_MS, parseDuration } from "./duration.ts";
 import { memoryLimitProblem } from "./memory-limit.ts";
-import { parseStreamBytes } from "./stream-size.ts";
+import { parseByteSize, parseStreamBytes } from "./stream-size.ts";
 
 const token = z.string().refine(isToken, "must be a token of letters, digits, _ and - only");
 const duration = z
@@ -55,6 +55,32 @@ const memoryLimit = z
   .superRefine((v, ctx) => {
     const problem = memoryLimitProblem(v);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** db.checkpoint-threshold's bounds: a checkpoint at nearly every commit, and slips. */
+const MIN_CHECKPOINT_BYTES = 1e6;
+const MAX_CHECKPOINT_BYTES = 64e9;
+/**
+ * DuckDB's checkpoint_threshold in bytes: the WAL size at which a commit (a fold's) moves the
+ * WAL into the catalog file. Above 64GB it can only be a slip: DuckDB keeps what it has not
+ * checkpointed in its memory.
+ */
+const checkpointThreshold = z
+  .string({ error: 'must be a size such as "128MiB" or "1GB"' })
+  .trim()
+  .transform((v, ctx) => {
+    const parsed = parseByteSize(v, false);
+    const problem =
+      "problem" in parsed
+        ? parsed.problem
+        : parsed.bytes < MIN_CHECKPOINT_BYTES
+          ? `must be at least 1MB ("${v}"): below it the catalog would checkpoint at nearly every fold`
+          : parsed.bytes > MAX_CHECKPOINT_BYTES
+            ? `must be at most 64GB ("${v}"): DuckDB keeps what it has not checkpointed in memory`
+            : undefined;
+    if (problem === undefined && "bytes" in parsed) return parsed.bytes;
+    ctx.addIssue({ code: "custom", message: problem ?? "" });
+    return z.NEVER;
   });
 
 /**
@@ -174,6 +200,7 @@ export const dbSchema = z.strictObject({
   // 0 keeps everything.
   retention: duration.optional(),
   "memory-limit": memoryLimit.optional(),
+  "checkpoint-threshold": checkpointThreshold.optional(),
   threads: threads.optional(),
   "query-max-rows": z.number().int().positive().optional(),
   "query-timeout": timeout.optional(),

@@ -49,6 +49,7 @@ const LEAVES: Record<string, Kind> = {
   "scraper.stream.max-bytes": "string",
   "db.retention": "string",
   "db.memory-limit": "string",
+  "db.checkpoint-threshold": "string",
   "db.threads": "number",
   "db.query-max-rows": "number",
   "db.query-timeout": "string",

@@ -134,6 +134,8 @@ export interface DbConfig {
   /** 0 keeps everything. */
   readonly retentionMs: number;
   readonly memoryLimit: string;
+  /** DuckDB's checkpoint_threshold: WAL bytes at which a commit checkpoints the catalog. */
+  readonly checkpointThresholdBytes: number;
   /** 0: DuckDB's default (one per core). */
   readonly threads: number;
   readonly queryMaxRows: number;

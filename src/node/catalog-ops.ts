@@ -23,7 +23,12 @@ export function catalogOpsPort(system: SystemConfig, nodeId: string, opened: () 
         db: {
           memory_limit: s.memoryLimit,
           threads: s.threads,
-          configured: { memory_limit: system.db.memoryLimit, threads: system.db.threads },
+          checkpoint_threshold: s.checkpointThreshold,
+          configured: {
+            memory_limit: system.db.memoryLimit,
+            threads: system.db.threads,
+            checkpoint_threshold_bytes: system.db.checkpointThresholdBytes,
+          },
         },
         machine: { memory_bytes: totalmem(), free_memory_bytes: freemem(), cores: cpus().length },
       };

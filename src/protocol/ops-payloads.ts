@@ -11,8 +11,13 @@ export interface OpsSizingReply {
     /** In force, as DuckDB reports it (e.g. "1.0 GiB"). */
     memory_limit: string;
     threads: number;
-    /** As configured: db.memory-limit ("none" or a negative size = no limit) and db.threads (0 = one per core). */
-    configured: { memory_limit: string; threads: number };
+    /** The WAL size at which DuckDB checkpoints, as DuckDB reports it (e.g. "128.0 MiB"). */
+    checkpoint_threshold: string;
+    /**
+     * As configured: db.memory-limit ("none" or a negative size = no limit), db.threads (0 =
+     * one per core) and db.checkpoint-threshold in bytes (its default when not given).
+     */
+    configured: { memory_limit: string; threads: number; checkpoint_threshold_bytes: number };
   };
   machine: { memory_bytes: number; free_memory_bytes: number; cores: number };
 }

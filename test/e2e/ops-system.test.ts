@@ -29,7 +29,7 @@ describe("ops.sizing, ops.memory, ops.storage, usage.record and feed.memory", ()
   before(async () => {
     dir = await tempDir();
     ({ node, nc } = await spawnLocalNode(dir.path, [
-      "db: {memory-limit: 512MB, threads: 2, memory-profile: {enabled: true, interval: 200ms}}",
+      "db: {memory-limit: 512MB, threads: 2, checkpoint-threshold: 64MiB, memory-profile: {enabled: true, interval: 200ms}}",
     ]));
     const sub = nc.subscribe(subjects.feedMemory);
     void (async () => {
@@ -47,12 +47,17 @@ describe("ops.sizing, ops.memory, ops.storage, usage.record and feed.memory", ()
     await dir?.[Symbol.asyncDispose]();
   });
 
-  test("ops.sizing reports DuckDB's limit and threads as configured, with the machine", async () => {
+  test("ops.sizing reports DuckDB's limit, threads and checkpoint threshold as configured, with the machine", async () => {
     const r = await callApi<OpsSizingReply>(nc, subjects.opsSizing);
     assert.equal(r.system, "local");
     assert.equal(r.db.threads, 2);
     assert.match(r.db.memory_limit, /^\d+(\.\d+)? (MiB|GiB|MB|GB)$/);
-    assert.deepEqual(r.db.configured, { memory_limit: "512MB", threads: 2 });
+    assert.equal(r.db.checkpoint_threshold, "64.0 MiB");
+    assert.deepEqual(r.db.configured, {
+      memory_limit: "512MB",
+      threads: 2,
+      checkpoint_threshold_bytes: 64 * 1024 ** 2,
+    });
     assert.ok(r.machine.cores >= 1 && r.machine.memory_bytes > r.machine.free_memory_bytes);
   });
 

@@ -12,7 +12,7 @@ import {
   type EpochInput,
   type ScrapeReply,
 } from "../../../src/catalog/index.ts";
-import type { DbConfig } from "../../../src/config/index.ts";
+import { DEFAULT_CHECKPOINT_BYTES, type DbConfig } from "../../../src/config/index.ts";
 import { parseJsonExact } from "../../../src/lib/index.ts";
 import { QueryTimeoutError } from "../../../src/domain/index.ts";
 import type { CommitMarker } from "../../../src/protocol/index.ts";
@@ -93,6 +93,7 @@ export function labEpoch(
 export const TEST_DB: DbConfig = {
   retentionMs: 0,
   memoryLimit: "256MB",
+  checkpointThresholdBytes: DEFAULT_CHECKPOINT_BYTES,
   threads: 2,
   queryMaxRows: 1000,
   queryTimeoutMs: 5000,
