@@ -65,10 +65,3 @@ export function memoryLimitProblem(text: string): string | undefined {
   }
   return undefined;
 }
-
-/** A valid `db.memory-limit` in bytes; undefined for no limit ("none" or negative). */
-export function memoryLimitBytes(text: string): number | undefined {
-  const match = SIZE.exec(text);
-  if (!match || match[1]) return undefined;
-  return Number(match[2]) * (UNITS.get(match[3]!.toLowerCase()) ?? Number.NaN);
-}

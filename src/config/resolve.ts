@@ -5,7 +5,7 @@ import type { Config, DbConfig, ScraperConfig, SystemConfig } from "./types.ts";
 import { buildEndpoints, endpointIssues } from "./endpoints.ts";
 import type { Salvaged } from "./salvage.ts";
 import { authWarnings } from "./auth-warnings.ts";
-import { memoryLimitBytes } from "./memory-limit.ts";
+import { memoryLimitBytes } from "./stream-size.ts";
 
 export interface ResolveIssue {
   path: string;

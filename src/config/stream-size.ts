@@ -1,7 +1,8 @@
 /**
  * Sizes written as the configuration's other sizes are (db.memory-limit: a number and a unit,
  * "512MiB", "1GB"): `scraper.stream.max-bytes`, the scrape stream's max_bytes, which also
- * takes "none" for no limit (JetStream's -1), and `db.checkpoint-threshold`.
+ * takes "none" for no limit (JetStream's -1), `db.checkpoint-threshold`, and a valid
+ * `db.memory-limit` (memory-limit.ts) in bytes.
  */
 import { SIZE, UNIT_LIST, UNITS } from "./memory-limit.ts";
 
@@ -28,6 +29,12 @@ export function parseByteSize(text: string, none: boolean): { bytes: number } | 
   const bytes = Math.floor(Number(match[2]) * perUnit);
   if (bytes < 1) return { problem: `"${text}" is no room at all: give a size above 0${orNone}` };
   return { bytes };
+}
+
+/** A valid `db.memory-limit` in whole bytes; undefined for no limit ("none" or a negative size). */
+export function memoryLimitBytes(text: string): number | undefined {
+  const parsed = parseByteSize(text, false);
+  return "bytes" in parsed ? parsed.bytes : undefined;
 }
 
 /** The size in whole bytes (-1 for "none"), or why `text` is not one. */
