@@ -31,7 +31,7 @@ async function loadYaml(yaml: string[]): Promise<Loaded> {
 
 const HALF = (where: string, limit: string) =>
   `is more than half of ${where} (${limit}): DuckDB holds what it has not checkpointed in its memory ` +
-  "(about 1.2 times the WAL), leaving the catalog's queries and folds the rest; raise db.memory-limit " +
+  "(up to about three quarters of the WAL), leaving the catalog's queries and folds the rest; raise db.memory-limit " +
   "or lower db.checkpoint-threshold";
 
 describe("db.checkpoint-threshold", () => {
