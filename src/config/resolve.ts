@@ -164,29 +164,22 @@ export function configIssues(
  * a catalog runs its queries and folds in what is left, or spills to disk.
  * Allowed: the limit is the operator's to size. The default never warns (a quarter at most).
  */
-function checkpointWarnings(
-  top: View["db"],
-  catalogSystems: readonly { raw: Salvaged<RawSystem> | undefined; path: string }[],
-): ResolveIssue[] {
-  const warnings = new Map<string, ResolveIssue>();
-  for (const { raw: s, path } of catalogSystems) {
+function checkpointWarnings(top: View["db"], catalogSystems: readonly SystemView[]): ResolveIssue[] {
+  return warnPerPath(catalogSystems, (s, path) => {
     const ownThreshold = s?.db?.["checkpoint-threshold"];
     const threshold = ownThreshold ?? top?.["checkpoint-threshold"];
     const ownLimit = s?.db?.["memory-limit"];
     const limit = ownLimit ?? top?.["memory-limit"] ?? "1GB";
     const limitBytes = memoryLimitBytes(limit);
-    if (threshold === undefined || limitBytes === undefined || threshold <= limitBytes / 2) continue;
-    const at = ownThreshold === undefined ? "db.checkpoint-threshold" : `${path}.db.checkpoint-threshold`;
-    const where = ownLimit === undefined ? "db.memory-limit" : `${path}.db.memory-limit`;
-    warnings.set(at, {
-      path: at,
+    if (threshold === undefined || limitBytes === undefined || threshold <= limitBytes / 2) return undefined;
+    return {
+      path: settingPath(ownThreshold, path, "db.checkpoint-threshold"),
       message:
-        `is more than half of ${where} (${limit}): DuckDB holds what it has not checkpointed in its ` +
-        "memory (up to about three quarters of the WAL), leaving the catalog's queries and folds the rest; raise " +
-        "db.memory-limit or lower db.checkpoint-threshold",
-    });
-  }
-  return [...warnings.values()];
+        `is more than half of ${settingPath(ownLimit, path, "db.memory-limit")} (${limit}): DuckDB holds ` +
+        "what it has not checkpointed in its memory (up to about three quarters of the WAL), leaving the " +
+        "catalog's queries and folds the rest; raise db.memory-limit or lower db.checkpoint-threshold",
+    };
+  });
 }
 
 /**
@@ -197,23 +190,43 @@ function checkpointWarnings(
  */
 function threadsWarnings(
   top: View["db"],
-  catalogSystems: readonly { raw: Salvaged<RawSystem> | undefined; path: string }[],
+  catalogSystems: readonly SystemView[],
   cores: number,
 ): ResolveIssue[] {
-  const warnings = new Map<string, ResolveIssue>();
-  for (const { raw: s, path } of catalogSystems) {
+  return warnPerPath(catalogSystems, (s, path) => {
     const own = s?.db?.threads;
     const threads = own ?? top?.threads;
-    if (threads === undefined || threads <= cores) continue;
-    const at = own === undefined ? "db.threads" : `${path}.db.threads`;
-    warnings.set(at, {
-      path: at,
+    if (threads === undefined || threads <= cores) return undefined;
+    return {
+      path: settingPath(own, path, "db.threads"),
       message:
         `is ${threads}, more than the ${cores} cores of this machine: DuckDB starts every thread when ` +
         "the catalog opens, and those beyond the cores only wait for one; 0 gives a thread per core",
-    });
+    };
+  });
+}
+
+type SystemView = { raw: Salvaged<RawSystem> | undefined; path: string };
+
+/**
+ * The warnings `judge` finds in each system's merged settings, one per path: systems that
+ * inherit a top-level value name its path alike, and are warned about once.
+ */
+function warnPerPath(
+  systems: readonly SystemView[],
+  judge: (system: Salvaged<RawSystem> | undefined, path: string) => ResolveIssue | undefined,
+): ResolveIssue[] {
+  const warnings = new Map<string, ResolveIssue>();
+  for (const { raw, path } of systems) {
+    const warning = judge(raw, path);
+    if (warning) warnings.set(warning.path, warning);
   }
   return [...warnings.values()];
+}
+
+/** Where a merged setting is set: the system's own (`systems[0].db.threads`) or the top level's. */
+function settingPath(own: unknown, systemPath: string, name: string): string {
+  return own === undefined ? name : `${systemPath}.${name}`;
 }
 
 /**
@@ -269,25 +282,19 @@ function streamAgeIssues(
 }
 
 /** A scraper.stream.max-bytes that holds only a few epochs, named where it is set. */
-function streamBytesWarnings(
-  top: View["scraper"],
-  systems: readonly { raw: Salvaged<RawSystem> | undefined; path: string }[],
-): ResolveIssue[] {
-  const warnings = new Map<string, ResolveIssue>();
-  for (const { raw: s, path } of systems) {
+function streamBytesWarnings(top: View["scraper"], systems: readonly SystemView[]): ResolveIssue[] {
+  return warnPerPath(systems, (s, path) => {
     const own = s?.scraper?.stream?.["max-bytes"];
     const bytes = own ?? top?.stream?.["max-bytes"];
-    if (bytes === undefined || bytes < 0 || bytes >= STREAM_BYTES_WARN) continue;
-    const at = own === undefined ? "scraper.stream.max-bytes" : `${path}.scraper.stream.max-bytes`;
-    warnings.set(at, {
-      path: at,
+    if (bytes === undefined || bytes < 0 || bytes >= STREAM_BYTES_WARN) return undefined;
+    return {
+      path: settingPath(own, path, "scraper.stream.max-bytes"),
       message:
         `is ${bytes} bytes, less than 10MB: at about 13 to 21 KB per server per scrape (measured on small ` +
         "servers) it holds minutes of scrapes, and a catalog that falls behind or restarts for longer finds " +
         "parts of its epochs dropped",
-    });
-  }
-  return [...warnings.values()];
+    };
+  });
 }
 
 /** Turns the schema-checked file into the defaulted Config. */
